@@ -1,0 +1,70 @@
+"""Plain values the pip reader returns. Small, frozen, JSON-friendly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class FrameStatus(str, Enum):
+    """The frame's verdict: the table counts a throw only on ``OK``."""
+
+    OK = "ok"
+    REROLL = "reroll"
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die found in a frame.
+
+    ``value`` is the face on top (1-6), or ``None`` when the die was found but
+    will not be read; ``reason`` then says why ("tilted", "blurred" ...).
+    ``center`` is in pixels of the original frame; ``box`` is the rotated box as
+    ``((cx, cy), (w, h), angle_degrees)`` in OpenCV's ``minAreaRect`` convention.
+    """
+
+    value: int | None
+    center: tuple[float, float]
+    box: tuple[tuple[float, float], tuple[float, float], float]
+    confidence: float
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        (bx, by), (bw, bh), ang = self.box
+        out: dict[str, Any] = {
+            "value": self.value,
+            "center": [round(self.center[0], 1), round(self.center[1], 1)],
+            "box": [[round(bx, 1), round(by, 1)], [round(bw, 1), round(bh, 1)], round(ang, 1)],
+            "confidence": round(self.confidence, 3),
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class FrameReading:
+    """What one frame shows: the dice, and whether the table may count them."""
+
+    status: FrameStatus
+    reason: str
+    dice: tuple[DieReading, ...] = field(default_factory=tuple)
+    ms: float = 0.0
+
+    @property
+    def is_ok(self) -> bool:
+        return self.status is FrameStatus.OK
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        """The read values, highest first (only meaningful when ``is_ok``)."""
+        return tuple(sorted((d.value for d in self.dice if d.value is not None), reverse=True))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status.value,
+            "reason": self.reason,
+            "dice": [d.to_json() for d in self.dice],
+            "ms": round(self.ms, 2),
+        }
