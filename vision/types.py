@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class FrameStatus(str, Enum):
+class FrameStatus(StrEnum):
     """The frame's verdict: the table counts a throw only on ``OK``."""
 
     OK = "ok"

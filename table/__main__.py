@@ -1,0 +1,3 @@
+from table.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,301 @@
+"""The game log: read and write game files (GAME_LOG.md).
+
+Two forms, one content: a JSON object with ``events``, or JSON Lines with the
+header on the first line and one event per line after it (the table's own log
+on disk). Writing appends one line per event and flushes and fsyncs it before
+returning, so a power cut loses at most the line being written; reading
+tolerates such a torn last line (reports it, keeps everything before it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from table.game import GameHeader
+from table.rules.base import (
+    Bids,
+    Count,
+    EndGame,
+    EndRound,
+    Event,
+    Give,
+    Hold,
+    Player,
+    Roll,
+    Stand,
+    Throw,
+)
+
+
+class LogError(ValueError):
+    """A structural fault in a game file; the message names the problem."""
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse_event(obj: object, where: str = "event") -> Event:
+    """One event object to an Event, or LogError saying what is wrong with it."""
+    if not isinstance(obj, dict):
+        raise LogError(f"{where}: an event must be a JSON object with one key, got {_brief(obj)}")
+    if len(obj) != 1:
+        keys = ", ".join(repr(k) for k in obj) or "no keys"
+        raise LogError(f"{where}: an event must have exactly one key, got {keys}")
+    ((key, value),) = obj.items()
+
+    def bad(expected: str) -> LogError:
+        return LogError(f"{where}: {key!r} needs {expected}, got {_brief(value)}")
+
+    if key == "throw":
+        if not isinstance(value, list) or not 1 <= len(value) <= 2 or not all(map(_is_int, value)):
+            raise bad("a list of 1 or 2 integers")
+        return Throw(tuple(value))
+    if key in ("stand", "end_round", "end_game"):
+        if not isinstance(value, bool):
+            raise bad("true")
+        if key == "stand":
+            return Stand(value)
+        return EndRound(value) if key == "end_round" else EndGame(value)
+    if key == "hold":
+        if not _is_int(value):
+            raise bad("an integer")
+        return Hold(value)
+    if key in ("count", "give"):
+        if not isinstance(value, str):
+            raise bad("a string")
+        return Count(value) if key == "count" else Give(value)
+    if key == "bids":
+        if not isinstance(value, dict) or not all(map(_is_int, value.values())):
+            raise bad("an object of integers")
+        return Bids(tuple((str(k), int(v)) for k, v in value.items()))
+    if key == "roll":
+        if (
+            not isinstance(value, dict)
+            or set(value) != {"die", "face"}
+            or not isinstance(value["die"], str)
+            or not (_is_int(value["face"]) or isinstance(value["face"], str))
+        ):
+            raise bad('an object with exactly "die" (a string) and "face" (an integer or a string)')
+        return Roll(value["die"], value["face"])
+    known = "throw, stand, end_round, hold, count, give, bids, roll, end_game"
+    raise LogError(f"{where}: unknown event {key!r} (known: {known})")
+
+
+def parse_header(obj: object) -> GameHeader:
+    """The header fields of a game object (``events`` is ignored here)."""
+    if not isinstance(obj, dict):
+        raise LogError(f"a game file must be a JSON object, got {_brief(obj)}")
+    if "rules" not in obj:
+        raise LogError('the game has no "rules"')
+    rules = obj["rules"]
+    if not isinstance(rules, str):
+        raise LogError(f'"rules" must be a string, got {_brief(rules)}')
+    options = obj.get("options", {})
+    if not isinstance(options, dict):
+        raise LogError(f'"options" must be an object, got {_brief(options)}')
+    raw_players = obj.get("players")
+    if not isinstance(raw_players, list):
+        raise LogError('"players" must be a list of players, e.g. [{"name": "Ann"}, ...]')
+    players: list[Player] = []
+    for i, p in enumerate(raw_players):
+        if isinstance(p, str):
+            players.append(Player(p))
+            continue
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+            raise LogError(f'player {i + 1}: needs a "name" string, got {_brief(p)}')
+        extra = set(p) - {"name", "cpu"}
+        if extra:
+            raise LogError(f"player {i + 1}: unknown field {sorted(extra)[0]!r}")
+        cpu = p.get("cpu")
+        if cpu is not None and not isinstance(cpu, str):
+            raise LogError(f'player {i + 1}: "cpu" must be a strength name, got {_brief(cpu)}')
+        players.append(Player(p["name"], cpu))
+    seed = obj.get("seed")
+    if seed is not None and not _is_int(seed):
+        raise LogError(f'"seed" must be an integer, got {_brief(seed)}')
+    return GameHeader(rules=rules, players=tuple(players), options=options, seed=seed)
+
+
+def _brief(value: object) -> str:
+    text = json.dumps(value) if _jsonable(value) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _jsonable(value: object) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Reading
+
+
+@dataclass(frozen=True)
+class LoadedGame:
+    """A game file's content; ``torn`` describes a torn last line, if any."""
+
+    header: GameHeader
+    events: tuple[Event, ...]
+    torn: str | None = None
+
+
+def loads(text: str) -> LoadedGame:
+    """Parse a game from text in either form."""
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+        is_json = False
+    else:
+        is_json = True
+    if is_json:
+        header = parse_header(whole)
+        assert isinstance(whole, dict)
+        raw_events = whole.get("events", [])
+        if not isinstance(raw_events, list):
+            raise LogError('"events" must be a list')
+        events = tuple(parse_event(e, f"event {i}") for i, e in enumerate(raw_events))
+        return LoadedGame(header, events)
+    return _loads_lines(text)
+
+
+def _loads_lines(text: str) -> LoadedGame:
+    lines = [(n + 1, line) for n, line in enumerate(text.split("\n")) if line.strip()]
+    if not lines:
+        raise LogError("the file is empty")
+    first_no, first = lines[0]
+    try:
+        header_obj = json.loads(first)
+    except json.JSONDecodeError as exc:
+        raise LogError(f"not valid JSON (line {first_no}: {exc.msg})") from None
+    header = parse_header(header_obj)
+    events: list[Event] = []
+    if isinstance(header_obj, dict) and isinstance(header_obj.get("events"), list):
+        events.extend(parse_event(e, f"event {i}") for i, e in enumerate(header_obj["events"]))
+    torn: str | None = None
+    body = lines[1:]
+    for pos, (line_no, line) in enumerate(body):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if pos == len(body) - 1:
+                torn = f"line {line_no} is torn (not valid JSON) and was ignored"
+                break
+            raise LogError(f"line {line_no}: not valid JSON ({exc.msg})") from None
+        events.append(parse_event(obj, f"line {line_no} (event {len(events)})"))
+    return LoadedGame(header, tuple(events), torn)
+
+
+def load(path: str | os.PathLike[str]) -> LoadedGame:
+    """Read a game file; LogError (with the file name) for anything structural."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise LogError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise LogError(f"{p}: is a folder, not a game file") from None
+    except OSError as exc:
+        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LogError(f"{p}: not UTF-8 text") from None
+    try:
+        return loads(text)
+    except LogError as exc:
+        raise LogError(f"{p}: {exc}") from None
+
+
+def dumps(header: GameHeader, events: tuple[Event, ...] | list[Event]) -> str:
+    """A game as one JSON object (the shareable form)."""
+    obj = header.to_json()
+    obj["events"] = [e.to_json() for e in events]
+    return json.dumps(obj, indent=1)
+
+
+# ---------------------------------------------------------------------------
+# Writing
+
+
+def _line(obj: dict[str, Any]) -> bytes:
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class LogWriter:
+    """Appends events to a JSON Lines game log; each line is on disk on return."""
+
+    def __init__(self, path: Path, fh: BinaryIO) -> None:
+        self.path = path
+        self._fh = fh
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], header: GameHeader) -> LogWriter:
+        """Start a new log with its header (fails if the file exists)."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(p, "xb")  # noqa: SIM115 - kept open for appends
+        writer = cls(p, fh)
+        writer._write(_line(header.to_json()))
+        _fsync_dir(p.parent)
+        return writer
+
+    @classmethod
+    def reopen(cls, path: str | os.PathLike[str]) -> LogWriter:
+        """Go on appending to an existing log (after a resume).
+
+        A torn last line is cut off first, so the next event starts on a line
+        of its own; the torn bytes are kept beside the log as ``.torn``.
+        """
+        p = Path(path)
+        data = p.read_bytes()
+        if data and not data.endswith(b"\n"):
+            cut = data.rfind(b"\n") + 1
+            p.with_suffix(p.suffix + ".torn").write_bytes(data[cut:])
+            with open(p, "r+b") as fh:
+                fh.truncate(cut)
+                fh.flush()
+                os.fsync(fh.fileno())
+        return cls(p, open(p, "ab"))  # noqa: SIM115
+
+    def append(self, event: Event) -> None:
+        self._write(_line(event.to_json()))
+
+    def _write(self, data: bytes) -> None:
+        self._fh.write(data)
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> LogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

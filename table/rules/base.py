@@ -1,0 +1,318 @@
+"""The one small interface every rule set implements, and the values it trades in.
+
+A rule set is pure: state in, event in, new state or a refusal with a reason out.
+No I/O, no clock, no randomness: dice arrive as data (``Throw``), decisions as
+events. States are frozen values, so a refused event cannot have changed them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+# ---------------------------------------------------------------------------
+# Players
+
+
+@dataclass(frozen=True)
+class Player:
+    """A seat at the table. ``cpu`` is a strength level for a CPU player."""
+
+    name: str
+    cpu: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        if self.cpu is not None:
+            out["cpu"] = self.cpu
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Events (docs: GAME_LOG.md). Each has exactly one JSON key.
+
+
+class EventKind(StrEnum):
+    THROW = "throw"
+    STAND = "stand"
+    END_ROUND = "end_round"
+    HOLD = "hold"
+    COUNT = "count"
+    GIVE = "give"
+    BIDS = "bids"
+    ROLL = "roll"
+    END_GAME = "end_game"
+
+
+@dataclass(frozen=True)
+class Throw:
+    """The dice read after a roll: two values, or one in a one-die tie-break."""
+
+    dice: tuple[int, ...]
+    kind: ClassVar[EventKind] = EventKind.THROW
+
+    def to_json(self) -> dict[str, Any]:
+        return {"throw": list(self.dice)}
+
+
+@dataclass(frozen=True)
+class Stand:
+    """Keep the last throw and end the turn. ``flag`` False is refused."""
+
+    flag: bool = True
+    kind: ClassVar[EventKind] = EventKind.STAND
+
+    def to_json(self) -> dict[str, Any]:
+        return {"stand": self.flag}
+
+
+@dataclass(frozen=True)
+class EndRound:
+    """End the round now (MX-7)."""
+
+    flag: bool = True
+    kind: ClassVar[EventKind] = EventKind.END_ROUND
+
+    def to_json(self) -> dict[str, Any]:
+        return {"end_round": self.flag}
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Leave the die showing ``value`` lying for the next throw (MN-5)."""
+
+    value: int
+    kind: ClassVar[EventKind] = EventKind.HOLD
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hold": self.value}
+
+
+@dataclass(frozen=True)
+class Count:
+    """Tie-break counting, ``mex`` or ``pips`` (MX-9)."""
+
+    mode: str
+    kind: ClassVar[EventKind] = EventKind.COUNT
+
+    def to_json(self) -> dict[str, Any]:
+        return {"count": self.mode}
+
+
+@dataclass(frozen=True)
+class Give:
+    """Hand the 31 sip/point to a named player (MN-6)."""
+
+    to: str
+    kind: ClassVar[EventKind] = EventKind.GIVE
+
+    def to_json(self) -> dict[str, Any]:
+        return {"give": self.to}
+
+
+@dataclass(frozen=True)
+class Bids:
+    """Everyone's bids for a mythical round, as ``(name, bid)`` pairs."""
+
+    bids: tuple[tuple[str, int], ...]
+    kind: ClassVar[EventKind] = EventKind.BIDS
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.bids)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bids": dict(self.bids)}
+
+
+@dataclass(frozen=True)
+class Roll:
+    """One mythical die rolled in a trick: its kind and the face on top."""
+
+    die: str
+    face: int | str
+    kind: ClassVar[EventKind] = EventKind.ROLL
+
+    def to_json(self) -> dict[str, Any]:
+        return {"roll": {"die": self.die, "face": self.face}}
+
+
+@dataclass(frozen=True)
+class EndGame:
+    """Stop the game here (E-1). ``flag`` False is refused."""
+
+    flag: bool = True
+    kind: ClassVar[EventKind] = EventKind.END_GAME
+
+    def to_json(self) -> dict[str, Any]:
+        return {"end_game": self.flag}
+
+
+Event = Throw | Stand | EndRound | Hold | Count | Give | Bids | Roll | EndGame
+
+
+# ---------------------------------------------------------------------------
+# Results of applying an event
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The rules do not allow this event now; ``reason`` is for people."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended. ``winner`` is None on a draw or a tie."""
+
+    winner: str | None
+    draw: bool = False
+
+
+@dataclass(frozen=True)
+class TurnInfo:
+    """Whose turn it is and where they stand, for the display and CPU players."""
+
+    player: str | None
+    throw: int = 0
+    max_throws: int = 0
+    phase: str = ""
+    trick: int = 0
+
+
+# ---------------------------------------------------------------------------
+# Options
+
+
+class OptionError(ValueError):
+    """An unknown option or a value out of range; the message names both."""
+
+
+OptionValue = int | bool | str
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a rule set: its name, default and allowed values.
+
+    ``choices`` lists the allowed values for closed sets; ``low``/``high`` bound
+    integers. A ``default`` of None means the rule set fills it in from the
+    number of players (``Rules.start``).
+    """
+
+    name: str
+    default: OptionValue | None
+    choices: tuple[OptionValue, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    doc: str = ""
+
+    def allowed_text(self) -> str:
+        if self.choices:
+            return ", ".join(_show(c) for c in self.choices)
+        if self.low is not None and self.high is not None:
+            return f"an integer from {self.low} to {self.high}"
+        if self.low is not None:
+            return f"an integer of at least {self.low}"
+        return "a boolean" if isinstance(self.default, bool) else "an integer"
+
+    def check(self, value: object) -> OptionValue:
+        """Return the value if allowed, else raise OptionError naming it."""
+        bad = OptionError(
+            f"option {self.name!r}: {_show(value)} is not allowed (allowed: {self.allowed_text()})"
+        )
+        want_bool = isinstance(self.default, bool) or (
+            bool(self.choices) and all(isinstance(c, bool) for c in self.choices)
+        )
+        if want_bool:
+            if not isinstance(value, bool):
+                raise bad
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise bad
+        if self.choices:
+            if not any(type(c) is type(value) and c == value for c in self.choices):
+                raise bad
+            return value
+        if not isinstance(value, int):
+            raise bad
+        if (self.low is not None and value < self.low) or (
+            self.high is not None and value > self.high
+        ):
+            raise bad
+        return value
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+def parse_options(
+    specs: tuple[OptionSpec, ...], raw: Mapping[str, object], rules_name: str
+) -> dict[str, OptionValue | None]:
+    """Validate ``raw`` against ``specs``; options left out take their defaults."""
+    known = {s.name: s for s in specs}
+    for key in raw:
+        if key not in known:
+            names = ", ".join(known) or "none"
+            raise OptionError(f"{rules_name}: unknown option {key!r} (options: {names})")
+    out: dict[str, OptionValue | None] = {}
+    for spec in specs:
+        out[spec.name] = spec.check(raw[spec.name]) if spec.name in raw else spec.default
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The interface
+
+S = TypeVar("S")
+
+
+class Rules(Protocol, Generic[S]):
+    """One rule set. Implementations are stateless singletons; all state is ``S``.
+
+    ``start`` receives options already validated by :func:`parse_options`
+    against ``options``; it fills in defaults that depend on the players and may
+    raise OptionError for combinations that are not allowed.
+    """
+
+    name: str
+    min_players: int
+    max_players: int | None
+    options: tuple[OptionSpec, ...]
+
+    def start(self, players: tuple[Player, ...], options: Mapping[str, OptionValue | None]) -> S:
+        """The state before the first event."""
+        ...
+
+    def apply(self, state: S, event: Event) -> S | Refused:
+        """The state after ``event``, or a refusal (the state is then unchanged)."""
+        ...
+
+    def allowed(self, state: S) -> frozenset[EventKind]:
+        """The kinds of event that may be accepted now (a kind listed may still
+        be refused for its value, e.g. a hold of a die that is not lying)."""
+        ...
+
+    def turn(self, state: S) -> TurnInfo | None:
+        """Whose turn it is; None once the game is over."""
+        ...
+
+    def outcome(self, state: S) -> Outcome | None:
+        """None while the game goes on."""
+        ...
+
+    def view(self, state: S) -> dict[str, Any]:
+        """The replay ``--json`` contract of GAME_LOG.md, minus ``refused``.
+
+        Holds at least ``rules``, ``round``, ``over``, ``winner``, ``draw``,
+        ``players`` and ``turn``; rule sets add their own fields (``pot``,
+        ``pirate`` ...) and may add a ``last_round`` summary for the display.
+        """
+        ...
