@@ -1,0 +1,93 @@
+"""``dicetable replay FILE [--json]``: audit a saved game.
+
+Exit 0 once the file was read (whatever the rules refused), 2 with one line
+naming the problem for a structural fault (GAME_LOG.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from table.game import Game, SetupError, replay
+from table.gamelog import LoadedGame, LogError, load
+
+COUNTERS = ("lives", "points", "sips")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a game file (JSON or JSON Lines)")
+    parser.add_argument("--json", action="store_true", help="print the final state as JSON")
+
+
+def replay_file(path: str) -> tuple[LoadedGame, Game]:
+    """Load and replay; LogError or SetupError for structural faults."""
+    loaded = load(path)
+    try:
+        game = replay(loaded.header, loaded.events)
+    except SetupError as exc:
+        raise LogError(f"{path}: {exc}") from None
+    return loaded, game
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        loaded, game = replay_file(args.file)
+    except LogError as exc:
+        print(f"dicetable replay: {exc}", file=sys.stderr)
+        return 2
+    if loaded.torn:
+        print(f"dicetable replay: {args.file}: {loaded.torn}", file=sys.stderr)
+    view = game.view()
+    if args.json:
+        print(json.dumps(view))
+    else:
+        print(summary(view))
+    return 0
+
+
+def _turn_text(turn: dict[str, Any]) -> str:
+    if "phase" in turn:
+        who = turn.get("player") or "everyone"
+        if turn.get("phase") == "bids":
+            return f"{who} to bid"
+        return f"{who} to roll, trick {turn.get('trick')}"
+    return f"{turn.get('player')} to throw, throw {turn.get('throw')} of {turn.get('max_throws')}"
+
+
+def summary(view: dict[str, Any]) -> str:
+    """A readable summary of a replay view: standings, round, refusals."""
+    lines: list[str] = []
+    head = f"{view.get('rules')}, round {view.get('round')}"
+    if view.get("over"):
+        if view.get("draw"):
+            head += ": game over, a draw"
+        elif view.get("winner"):
+            head += f": game over, winner {view['winner']}"
+        else:
+            head += ": game over, no single winner"
+    lines.append(head)
+    players = view.get("players", [])
+    width = max((len(str(p.get("name", ""))) for p in players), default=0)
+    for p in players:
+        counts = "  ".join(f"{k} {p[k]}" for k in COUNTERS if k in p)
+        out = "  out" if p.get("out") else ""
+        lines.append(f"  {str(p.get('name')):<{width}}  {counts}{out}")
+    if "pot" in view:
+        lines.append(f"pot: {view['pot']}")
+    pirate = view.get("pirate")
+    if pirate:
+        lines.append(f"pirate: {pirate.get('name')} (x{pirate.get('multiplier')})")
+    turn = view.get("turn")
+    if turn:
+        lines.append(f"next: {_turn_text(turn)}")
+    refused = view.get("refused", [])
+    if refused:
+        lines.append(f"refused ({len(refused)}):")
+        for r in refused:
+            lines.append(f"  event {r['index']} {json.dumps(r['event'])}: {r['reason']}")
+    else:
+        lines.append("refused: none")
+    return "\n".join(lines)

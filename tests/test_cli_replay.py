@@ -1,0 +1,89 @@
+"""``dicetable replay``: exit codes and one-line messages, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from table.cli import main
+
+GAME = {
+    "rules": "mexico",
+    "options": {"lives": 2},
+    "players": [{"name": "Ann"}, {"name": "Bob"}],
+    "events": [{"throw": [6, 3]}, {"stand": True}, {"throw": [3, 1]}, {"hold": 3}],
+}
+
+
+def _write(tmp_path: Path, obj: object | str, name: str = "g.json") -> Path:
+    p = tmp_path / name
+    p.write_text(obj if isinstance(obj, str) else json.dumps(obj))
+    return p
+
+
+def test_json_output_has_the_contract_fields(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(_write(tmp_path, GAME)), "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    for key in ("rules", "round", "over", "winner", "draw", "players", "turn", "refused"):
+        assert key in view
+    assert view["refused"] == [
+        {"index": 3, "event": {"hold": 3}, "reason": "mexico: keeping one die is not allowed"}
+    ]
+
+
+def test_readable_summary_lists_players_and_refusals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(_write(tmp_path, GAME))]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("mexico, round 1")
+    assert "Ann" in out and "lives 2" in out
+    assert 'event 3 {"hold": 3}: mexico: keeping one die is not allowed' in out
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("{not json", "not valid JSON"),
+        ({**GAME, "rules": "yahtzee"}, "unknown rules 'yahtzee'"),
+        ({**GAME, "options": {"lifes": 3}}, "unknown option 'lifes'"),
+        ({**GAME, "options": {"lives": 4}}, "option 'lives': 4 is not allowed (allowed: 2, 3, 6)"),
+        ({**GAME, "players": [{"name": "Ann"}]}, "needs 2 to 6 players"),
+        ({**GAME, "players": ["Ann", "Ann"]}, "used twice"),
+        ({**GAME, "events": [{"throw": "63"}]}, "event 0: 'throw' needs a list"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: object, words: str
+) -> None:
+    assert main(["replay", str(_write(tmp_path, content))]) == 2
+    err = capsys.readouterr().err
+    assert words in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_torn_last_line_warns_and_exits_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header = {k: v for k, v in GAME.items() if k != "events"}
+    text = json.dumps(header) + '\n{"throw": [6, 3]}\n{"stand": tr'
+    assert main(["replay", str(_write(tmp_path, text, "g.jsonl")), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "torn" in captured.err
+    assert json.loads(captured.out)["turn"]["throw"] == 1
+
+
+def test_console_entry_point_runs_without_a_traceback(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "table", "replay", str(tmp_path / "nope.json")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"dicetable replay: {tmp_path / 'nope.json'}: no such file"

@@ -1,0 +1,170 @@
+"""The game log (GAME_LOG.md): both forms, torn lines, structural faults, the writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from table.game import Game, GameHeader, replay
+from table.gamelog import LogError, LogWriter, load, loads, parse_event
+from table.rules.base import (
+    Bids,
+    Count,
+    EndGame,
+    EndRound,
+    Give,
+    Hold,
+    Player,
+    Roll,
+    Stand,
+    Throw,
+)
+
+HEADER = {"rules": "mexico", "players": [{"name": "Ann"}, {"name": "Bob"}]}
+
+
+@pytest.mark.parametrize(
+    ("obj", "event"),
+    [
+        ({"throw": [6, 3]}, Throw((6, 3))),
+        ({"throw": [4]}, Throw((4,))),
+        ({"stand": True}, Stand()),
+        ({"stand": False}, Stand(False)),
+        ({"end_round": True}, EndRound()),
+        ({"hold": 3}, Hold(3)),
+        ({"count": "pips"}, Count("pips")),
+        ({"give": "Bob"}, Give("Bob")),
+        ({"bids": {"Ann": 1, "Bob": 0}}, Bids((("Ann", 1), ("Bob", 0)))),
+        ({"roll": {"die": "red", "face": 5}}, Roll("red", 5)),
+        ({"roll": {"die": "griffin", "face": "flag"}}, Roll("griffin", "flag")),
+        ({"end_game": True}, EndGame()),
+    ],
+)
+def test_events_parse_and_round_trip(obj: dict[str, object], event: object) -> None:
+    parsed = parse_event(obj)
+    assert parsed == event
+    assert parsed.to_json() == obj
+
+
+@pytest.mark.parametrize(
+    ("obj", "words"),
+    [
+        ([6, 3], "JSON object"),
+        ({}, "exactly one key"),
+        ({"throw": [6, 3], "stand": True}, "exactly one key"),
+        ({"throw": [6, 3, 1]}, "1 or 2 integers"),
+        ({"throw": []}, "1 or 2 integers"),
+        ({"throw": ["6", 3]}, "1 or 2 integers"),
+        ({"throw": [True, 3]}, "1 or 2 integers"),
+        ({"stand": 1}, "'stand' needs true"),
+        ({"hold": "3"}, "an integer"),
+        ({"count": 1}, "a string"),
+        ({"bids": {"Ann": "one"}}, "an object of integers"),
+        ({"roll": {"die": "red"}}, '"die"'),
+        ({"roll": {"die": "red", "face": 5, "x": 1}}, '"die"'),
+        ({"shout": True}, "unknown event 'shout'"),
+    ],
+)
+def test_malformed_events_are_structural_faults(obj: object, words: str) -> None:
+    with pytest.raises(LogError, match=words.replace("(", r"\(")):
+        parse_event(obj, "event 0")
+
+
+def test_json_and_json_lines_forms_are_the_same_game() -> None:
+    events = [{"throw": [6, 3]}, {"stand": True}, {"throw": [2, 1]}]
+    whole = loads(json.dumps({**HEADER, "events": events}))
+    lines = loads("\n".join(json.dumps(x) for x in [HEADER, *events]) + "\n")
+    assert whole == lines
+    assert lines.torn is None and len(lines.events) == 3
+
+
+def test_torn_last_line_is_reported_and_ignored() -> None:
+    text = "\n".join([json.dumps(HEADER), '{"throw": [6, 3]}', '{"stand": tr'])
+    loaded = loads(text)
+    assert loaded.events == (Throw((6, 3)),)
+    assert loaded.torn is not None and "line 3" in loaded.torn
+
+
+def test_bad_line_before_the_last_is_a_fault() -> None:
+    text = "\n".join([json.dumps(HEADER), '{"throw": [6', '{"stand": true}'])
+    with pytest.raises(LogError, match="line 2"):
+        loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "empty"),
+        ("[1, 2]", "JSON object"),
+        ('{"players": []}', 'no "rules"'),
+        ('{"rules": 3, "players": []}', '"rules" must be a string'),
+        ('{"rules": "mexico"}', '"players" must be a list'),
+        ('{"rules": "mexico", "players": [{"nom": "A"}]}', 'needs a "name"'),
+        ('{"rules": "mexico", "players": ["A", "B"], "seed": "x"}', '"seed"'),
+        ('{"rules": "mexico", "players": ["A", "B"], "events": {}}', '"events" must be a list'),
+    ],
+)
+def test_structural_faults_in_the_header(text: str, words: str) -> None:
+    with pytest.raises(LogError, match=words):
+        loads(text)
+
+
+def test_load_names_the_file_and_rejects_non_utf8(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\xff\xfe{")
+    with pytest.raises(LogError, match=r"bad\.json: not UTF-8"):
+        load(bad)
+    with pytest.raises(LogError, match="no such file"):
+        load(tmp_path / "missing.json")
+
+
+def test_writer_appends_one_line_per_event_and_reads_back(tmp_path: Path) -> None:
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")), {"lives": 2})
+    path = tmp_path / "games" / "g.jsonl"
+    events = [Throw((6, 3)), Stand(), Throw((2, 1))]
+    with LogWriter.create(path, header) as log:
+        for e in events:
+            log.append(e)
+    assert len(path.read_text().splitlines()) == 4
+    loaded = load(path)
+    assert loaded.header == header
+    assert list(loaded.events) == events
+    with pytest.raises(FileExistsError):
+        LogWriter.create(path, header)
+
+
+def test_reopen_cuts_a_torn_line_and_goes_on(tmp_path: Path) -> None:
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
+    path = tmp_path / "g.jsonl"
+    with LogWriter.create(path, header) as log:
+        log.append(Throw((6, 3)))
+    with open(path, "ab") as fh:
+        fh.write(b'{"sta')  # power cut mid-write
+    assert load(path).torn is not None
+    with LogWriter.reopen(path) as log:
+        log.append(Stand())
+    loaded = load(path)
+    assert loaded.torn is None
+    assert loaded.events == (Throw((6, 3)), Stand())
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"sta'
+
+
+def test_replay_equals_live_application() -> None:
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
+    events = [Throw((6, 3)), Stand(), Throw((2, 1)), Hold(3), Throw((4, 4))]
+    live = Game.start(header)
+    for e in events:
+        live, _ = live.apply(e)
+    assert replay(header, events).view() == live.view()
+
+
+def test_generic_refusals_do_not_change_the_state() -> None:
+    game = Game.start(GameHeader("mexico", (Player("Ann"), Player("Bob"))))
+    for event in (Throw((7, 1)), Throw((0, 3)), Stand(False), EndGame(False), Hold(9)):
+        after, refused = game.apply(event)
+        assert refused is not None
+        assert after.state == game.state
+        assert after.refused[-1].event == event
+    assert "7" in game.apply(Throw((7, 1)))[1].reason  # type: ignore[union-attr]

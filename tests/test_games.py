@@ -1,0 +1,55 @@
+"""Whole games as data: every tests/games/*.json replayed through the CLI's path.
+
+Each file is a game file plus an ``expect`` object: a subset of the expected
+``dicetable replay --json`` output; every key given must match exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table.cli import main
+
+GAMES = sorted((Path(__file__).parent / "games").glob("*.json"))
+
+
+def test_there_are_games_for_every_rule_set() -> None:
+    for rules in ("mex", "mexico", "mexen", "mythical"):
+        assert len([g for g in GAMES if g.name.startswith(rules + "_")]) >= 3, rules
+
+
+@pytest.mark.parametrize("path", GAMES, ids=[g.stem for g in GAMES])
+def test_game_replays_to_expected_state(
+    path: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    game = json.loads(path.read_text())
+    expect: dict[str, Any] = game.pop("expect")
+    plain = tmp_path / path.name
+    plain.write_text(json.dumps(game))
+    assert main(["replay", str(plain), "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    for key, want in expect.items():
+        assert key in view, f"replay --json has no {key!r}"
+        assert view[key] == want, f"{key}: expected {want!r}, got {view[key]!r}"
+
+
+@pytest.mark.parametrize("path", GAMES, ids=[g.stem for g in GAMES])
+def test_game_replays_the_same_from_json_lines(
+    path: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The table's own log form (header line + one event per line) gives the same state."""
+    game = json.loads(path.read_text())
+    game.pop("expect")
+    events = game.pop("events")
+    plain = tmp_path / "whole.json"
+    plain.write_text(json.dumps({**game, "events": events}))
+    lines = tmp_path / "log.jsonl"
+    lines.write_text("\n".join(json.dumps(x) for x in [game, *events]) + "\n")
+    assert main(["replay", str(plain), "--json"]) == 0
+    whole = capsys.readouterr().out
+    assert main(["replay", str(lines), "--json"]) == 0
+    assert capsys.readouterr().out == whole
