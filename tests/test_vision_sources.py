@@ -1,0 +1,360 @@
+"""Frame sources: folders and videos written here, missing devices, a fake picamera2."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.sources import (
+    CameraError,
+    DeviceSource,
+    FolderSource,
+    FrameSource,
+    ImageFilesSource,
+    PiCameraSource,
+    SourceExhausted,
+    VideoFileSource,
+    iter_frames,
+    load_image,
+    open_source,
+)
+
+
+def _frame(level: int, h: int = 48, w: int = 64) -> np.ndarray:
+    img = np.zeros((h, w, 3), np.uint8)
+    img[:, :] = (level, 255 - level, 7)  # B, G, R: distinguishable channels
+    return img
+
+
+def _write_folder(folder: Path, names: list[str]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, name in enumerate(names):
+        assert cv2.imwrite(str(folder / name), _frame(10 * (i + 1)))
+
+
+# -- folder ---------------------------------------------------------------
+
+
+def test_folder_replays_images_in_natural_order_then_runs_out(tmp_path: Path) -> None:
+    # frame10 written first: a plain string sort would put it before frame2.
+    names = ["frame10.png", "frame2.png", "frame1.png"]
+    _write_folder(tmp_path, names)
+    (tmp_path / "notes.txt").write_text("not an image")
+    with FolderSource(tmp_path) as src:
+        assert src.name == f"folder:{tmp_path}"
+        assert [p.name for p in src.files] == ["frame1.png", "frame2.png", "frame10.png"]
+        frames = [src.read() for _ in range(3)]
+        with pytest.raises(SourceExhausted):
+            src.read()
+    # frame1 was written with level 30, frame2 with 20, frame10 with 10.
+    assert [int(f[0, 0, 0]) for f in frames] == [30, 20, 10]
+    for f in frames:
+        assert f.dtype == np.uint8 and f.shape == (48, 64, 3)
+        assert tuple(int(v) for v in f[5, 5]) == (int(f[0, 0, 0]), 255 - int(f[0, 0, 0]), 7)
+
+
+def test_folder_loop_starts_over(tmp_path: Path) -> None:
+    _write_folder(tmp_path, ["a.png", "b.png"])
+    with FolderSource(tmp_path, loop=True) as src:
+        levels = [int(src.read()[0, 0, 0]) for _ in range(5)]
+    assert levels == [10, 20, 10, 20, 10]
+
+
+def test_folder_grey_and_alpha_images_come_out_bgr(tmp_path: Path) -> None:
+    cv2.imwrite(str(tmp_path / "1_grey.png"), np.full((10, 12), 77, np.uint8))
+    bgra = np.zeros((10, 12, 4), np.uint8)
+    bgra[:] = (1, 2, 3, 128)
+    cv2.imwrite(str(tmp_path / "2_alpha.png"), bgra)
+    src = FolderSource(tmp_path)
+    grey, alpha = src.read(), src.read()
+    assert grey.shape == (10, 12, 3) and tuple(grey[0, 0]) == (77, 77, 77)
+    assert alpha.shape == (10, 12, 3) and tuple(alpha[0, 0]) == (1, 2, 3)
+
+
+def test_iter_frames_stops_at_the_end(tmp_path: Path) -> None:
+    _write_folder(tmp_path, ["a.jpg", "b.jpg", "c.jpg"])
+    with open_source(str(tmp_path)) as src:
+        assert len(list(iter_frames(src))) == 3
+
+
+def test_empty_folder_is_a_camera_error(tmp_path: Path) -> None:
+    (tmp_path / "readme.txt").write_text("no images here")
+    with pytest.raises(CameraError, match="no images in folder"):
+        FolderSource(tmp_path)
+
+
+def test_missing_folder_is_a_camera_error(tmp_path: Path) -> None:
+    with pytest.raises(CameraError, match="no such folder"):
+        open_source(f"folder:{tmp_path / 'nope'}")
+
+
+def test_broken_image_in_folder_names_the_file(tmp_path: Path) -> None:
+    _write_folder(tmp_path, ["a.png"])
+    (tmp_path / "b.png").write_bytes(b"this is not a png")
+    src = FolderSource(tmp_path)
+    src.read()
+    with pytest.raises(CameraError) as info:
+        src.read()
+    message = str(info.value)
+    assert "b.png" in message and "not an image" in message
+    assert "\n" not in message
+
+
+def test_load_image_errors_are_one_line(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    for path, words in [
+        (tmp_path / "missing.jpg", "no such file"),
+        (empty, "empty"),
+        (tmp_path, "folder"),
+    ]:
+        with pytest.raises(CameraError, match=words) as info:
+            load_image(path)
+        assert "\n" not in str(info.value)
+
+
+# -- video ----------------------------------------------------------------
+
+
+def _write_video(path: Path, levels: list[int]) -> None:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, (64, 48))
+    assert writer.isOpened()
+    for level in levels:
+        writer.write(_frame(level))
+    writer.release()
+
+
+def test_video_file_gives_every_frame_then_runs_out(tmp_path: Path) -> None:
+    path = tmp_path / "throw.avi"
+    levels = [0, 60, 120, 180, 240]
+    _write_video(path, levels)
+    with open_source(f"video:{path}") as src:
+        assert isinstance(src, VideoFileSource)
+        assert src.name == f"video:{path}"
+        frames = list(iter_frames(src))
+        with pytest.raises(SourceExhausted):
+            src.read()
+    assert len(frames) == len(levels)
+    for frame, level in zip(frames, levels, strict=True):
+        assert frame.shape == (48, 64, 3) and frame.dtype == np.uint8
+        assert abs(int(frame[24, 32, 0]) - level) <= 6  # JPEG-compressed frames
+
+
+def test_video_loop_rewinds(tmp_path: Path) -> None:
+    path = tmp_path / "throw.avi"
+    _write_video(path, [0, 200])
+    with VideoFileSource(path, loop=True) as src:
+        levels = [int(src.read()[24, 32, 0]) for _ in range(5)]
+    assert [round(v / 100) * 100 for v in levels] == [0, 200, 0, 200, 0]
+
+
+def test_bare_path_to_video_opens_a_video(tmp_path: Path) -> None:
+    path = tmp_path / "clip.avi"
+    _write_video(path, [50])
+    with open_source(str(path)) as src:
+        assert isinstance(src, VideoFileSource)
+
+
+def test_bare_path_to_image_replays_that_image(tmp_path: Path) -> None:
+    path = tmp_path / "one.png"
+    cv2.imwrite(str(path), _frame(90))
+    with open_source(str(path)) as src:
+        assert isinstance(src, ImageFilesSource)
+        assert int(src.read()[0, 0, 0]) == 90
+        with pytest.raises(SourceExhausted):
+            src.read()
+
+
+def test_unreadable_video_is_a_camera_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"\x00garbage" * 100)
+    with pytest.raises(CameraError) as info:
+        VideoFileSource(bad)
+    assert "bad.mp4" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_missing_video_is_a_camera_error(tmp_path: Path) -> None:
+    with pytest.raises(CameraError, match="no such file"):
+        open_source(f"video:{tmp_path / 'gone.mp4'}")
+
+
+def test_closed_source_refuses_to_read(tmp_path: Path) -> None:
+    path = tmp_path / "clip.avi"
+    _write_video(path, [50, 60])
+    src = VideoFileSource(path)
+    src.read()
+    src.close()
+    src.close()  # twice is fine
+    with pytest.raises(CameraError, match="closed"):
+        src.read()
+
+
+# -- usb ------------------------------------------------------------------
+
+
+def test_missing_usb_device_path_is_a_camera_error() -> None:
+    with pytest.raises(CameraError, match=r"no camera at /dev/video97 \(is it plugged in\?\)"):
+        open_source("usb:/dev/video97")
+
+
+def test_missing_usb_device_index_is_a_camera_error() -> None:
+    with pytest.raises(CameraError) as info:
+        DeviceSource(97)
+    assert str(info.value).startswith("usb:97: cannot open camera")
+
+
+def test_usb_source_reads_through_videocapture(monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[Any] = []
+
+    class FakeCapture:
+        def __init__(self, device: Any) -> None:
+            opened.append(device)
+            self.frames = [_frame(33), None, None]
+            self.released = False
+
+        def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+            return True
+
+        def set(self, prop: int, value: float) -> bool:
+            return True
+
+        def read(self) -> tuple[bool, Any]:
+            frame = self.frames.pop(0) if self.frames else None
+            return frame is not None, frame
+
+        def release(self) -> None:
+            self.released = True
+
+    monkeypatch.setattr(cv2, "VideoCapture", FakeCapture)
+    src = open_source("usb:2")
+    assert isinstance(src, DeviceSource) and src.name == "usb:2"
+    assert opened == [2]
+    assert int(src.read()[0, 0, 0]) == 33
+    with pytest.raises(CameraError, match="stopped sending frames"):
+        src.read()
+
+
+# -- picamera -------------------------------------------------------------
+
+
+class _FakePicamera2:
+    instances: list[_FakePicamera2] = []
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.config: dict[str, Any] = {}
+        _FakePicamera2.instances.append(self)
+
+    def create_preview_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
+        return {"main": main}
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.calls.append("configure")
+
+    def start(self) -> None:
+        self.calls.append("start")
+
+    def capture_array(self, stream: str = "main") -> np.ndarray:
+        w, h = self.config["main"]["size"]
+        out = np.zeros((h, w, 4), np.uint8)  # XRGB-style 4 channels: alpha must be dropped
+        out[:] = (11, 22, 33, 255)
+        return out
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+    def close(self) -> None:
+        self.calls.append("close")
+
+
+def _fake_picamera2_module() -> types.ModuleType:
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _FakePicamera2  # type: ignore[attr-defined]
+    return module
+
+
+def test_picamera2_is_imported_only_when_that_source_opens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    _FakePicamera2.instances.clear()
+    imported: list[str] = []
+    real_import = __import__
+
+    def spying_import(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "picamera2":
+            imported.append(name)
+            return _fake_picamera2_module()
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.__import__", spying_import)
+    _write_folder(tmp_path, ["a.png"])
+    with open_source(str(tmp_path)) as src:
+        src.read()
+    assert imported == []  # other sources never touch picamera2
+
+    with open_source("picamera:320x240") as cam:
+        assert imported == ["picamera2"]
+        assert isinstance(cam, PiCameraSource) and cam.name == "picamera"
+        frame = cam.read()
+    assert frame.shape == (240, 320, 3) and frame.dtype == np.uint8
+    assert tuple(int(v) for v in frame[0, 0]) == (11, 22, 33)
+    (fake,) = _FakePicamera2.instances
+    assert fake.config["main"] == {"size": (320, 240), "format": "RGB888"}
+    assert fake.calls == ["configure", "start", "stop", "close"]
+
+
+def test_picamera_module_missing_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # makes "import picamera2" fail
+    with pytest.raises(CameraError, match="picamera2 module is missing"):
+        open_source("picamera")
+
+
+def test_picamera_without_camera_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("picamera2")
+
+    def no_camera() -> None:
+        raise IndexError("list index out of range")
+
+    module.Picamera2 = no_camera  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    with pytest.raises(CameraError, match="no camera found") as info:
+        open_source("picamera")
+    assert "\n" not in str(info.value)
+
+
+def test_picamera_source_satisfies_the_protocol(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "picamera2", _fake_picamera2_module())
+    cam = PiCameraSource(size=(64, 48))
+    assert isinstance(cam, FrameSource)
+    cam.close()
+    with pytest.raises(CameraError, match="closed"):
+        cam.read()
+
+
+# -- spec parsing ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("", "no camera given"),
+        ("   ", "no camera given"),
+        ("webcam:0", "unknown camera 'webcam:0'"),
+        ("usb:", "give a device"),
+        ("picamera:big", "size must look like 1280x960"),
+        ("/no/such/thing", "no such file or folder"),
+    ],
+)
+def test_bad_specs_say_what_to_write(spec: str, words: str) -> None:
+    with pytest.raises(CameraError, match=words) as info:
+        open_source(spec)
+    assert "\n" not in str(info.value)

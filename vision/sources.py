@@ -1,0 +1,409 @@
+"""Where frames come from: the Pi camera, a USB webcam, a video file or a folder of photos.
+
+Every source gives BGR ``uint8`` frames of shape ``(h, w, 3)`` through one small
+interface, :class:`FrameSource`. Anything that goes wrong with a camera or a
+file (unplugged, missing, unreadable, empty) is raised as :class:`CameraError`
+whose message is one line a person at the table can act on.
+
+``picamera2`` exists only on a Raspberry Pi; it is imported only when a
+``picamera`` source is opened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol, Self, runtime_checkable
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Frame = npt.NDArray[np.uint8]
+
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
+
+_SPEC_HELP = "use picamera, usb:N, usb:/dev/videoN, video:PATH, folder:PATH or a path"
+
+
+class CameraError(RuntimeError):
+    """A camera or image source failed; ``str(err)`` is a one-line message for people."""
+
+
+class SourceExhausted(CameraError):
+    """A video file or folder (without ``loop``) has no more frames."""
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """Anything that hands out camera frames."""
+
+    @property
+    def name(self) -> str:
+        """Short human name, e.g. ``usb:0`` or ``folder:replays/throw1``."""
+        ...
+
+    def read(self) -> Frame:
+        """The next frame, BGR uint8 ``(h, w, 3)``; raise :class:`CameraError` otherwise."""
+        ...
+
+    def close(self) -> None:
+        """Release the device or file; safe to call twice."""
+        ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+class _Source:
+    """Shared context-manager and iteration plumbing for the sources below."""
+
+    name: str = "source"
+
+    def read(self) -> Frame:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def iter_frames(source: FrameSource) -> Iterator[Frame]:
+    """Frames from ``source`` until it runs out (a camera never does).
+
+    Ends quietly on :class:`SourceExhausted`; any other :class:`CameraError` is raised.
+    """
+    while True:
+        try:
+            frame = source.read()
+        except SourceExhausted:
+            return
+        yield frame
+
+
+def as_bgr(image: npt.NDArray[Any], what: str) -> Frame:
+    """Bring a grey, BGRA or 16-bit image to BGR uint8, or raise :class:`CameraError`."""
+    if image.dtype != np.uint8:
+        if image.dtype == np.uint16:
+            image = (image >> 8).astype(np.uint8)
+        else:
+            raise CameraError(f"{what}: unsupported pixel type {image.dtype}")
+    if image.ndim == 2:
+        return np.ascontiguousarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    if image.ndim == 3 and image.shape[2] == 3:
+        return np.ascontiguousarray(image)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return np.ascontiguousarray(image[:, :, :3])
+    raise CameraError(f"{what}: unexpected frame shape {image.shape}")
+
+
+def load_image(path: str | Path) -> Frame:
+    """Read one photo as BGR uint8, or raise :class:`CameraError` saying why not."""
+    p = Path(path)
+    if not p.exists():
+        raise CameraError(f"{p}: no such file")
+    if p.is_dir():
+        raise CameraError(f"{p}: is a folder, not an image")
+    try:
+        data = np.fromfile(p, dtype=np.uint8)
+    except OSError as err:
+        raise CameraError(f"{p}: cannot open ({err.strerror or err})") from None
+    if data.size == 0:
+        raise CameraError(f"{p}: file is empty")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None or image.size == 0:
+        raise CameraError(f"{p}: not an image OpenCV can read")
+    return as_bgr(image, str(p))
+
+
+def _natural_key(path: Path) -> list[Any]:
+    """Sort ``frame2`` before ``frame10``."""
+    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
+
+
+def list_images(folder: str | Path) -> list[Path]:
+    """The image files directly in ``folder``, in natural name order."""
+    root = Path(folder)
+    files = [p for p in root.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES]
+    return sorted(files, key=_natural_key)
+
+
+class ImageFilesSource(_Source):
+    """Replays a fixed list of photos, one per :meth:`read`, optionally looping."""
+
+    def __init__(self, files: Sequence[str | Path], *, name: str, loop: bool = False) -> None:
+        if not files:
+            raise CameraError(f"{name}: no images to replay")
+        self.name = name
+        self.files: tuple[Path, ...] = tuple(Path(f) for f in files)
+        self.loop = loop
+        self._next = 0
+        self._closed = False
+
+    def read(self) -> Frame:
+        if self._closed:
+            raise CameraError(f"{self.name}: source is closed")
+        if self._next >= len(self.files):
+            if not self.loop:
+                raise SourceExhausted(f"{self.name}: no more images")
+            self._next = 0
+        path = self.files[self._next]
+        self._next += 1
+        return load_image(path)
+
+    def close(self) -> None:
+        self._closed = True
+
+
+class FolderSource(ImageFilesSource):
+    """The photos in a folder, sorted by name (``frame2`` before ``frame10``)."""
+
+    def __init__(self, folder: str | Path, *, loop: bool = False) -> None:
+        root = Path(folder)
+        name = f"folder:{root}"
+        if not root.exists():
+            raise CameraError(f"{name}: no such folder")
+        if not root.is_dir():
+            raise CameraError(f"{name}: not a folder")
+        try:
+            files = list_images(root)
+        except OSError as err:
+            raise CameraError(f"{name}: cannot list ({err.strerror or err})") from None
+        if not files:
+            suffixes = ", ".join(sorted(IMAGE_SUFFIXES))
+            raise CameraError(f"{name}: no images in folder (looked for {suffixes})")
+        super().__init__(files, name=name, loop=loop)
+        self.folder = root
+
+
+@contextlib.contextmanager
+def _quiet_opencv() -> Iterator[None]:
+    """Silence OpenCV's own warnings while probing devices; we report failures ourselves."""
+    logging = getattr(getattr(cv2, "utils", None), "logging", None)
+    if logging is None:
+        yield
+        return
+    old = logging.getLogLevel()
+    logging.setLogLevel(logging.LOG_LEVEL_ERROR)
+    try:
+        yield
+    finally:
+        logging.setLogLevel(old)
+
+
+class _CaptureSource(_Source):
+    """Common part of the sources that wrap ``cv2.VideoCapture``."""
+
+    def __init__(self) -> None:
+        self._cap: Any = None
+
+    def _grab(self) -> Frame | None:
+        if self._cap is None:
+            raise CameraError(f"{self.name}: source is closed")
+        ok, frame = self._cap.read()
+        if not ok or frame is None or frame.size == 0:
+            return None
+        return as_bgr(frame, self.name)
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class DeviceSource(_CaptureSource):
+    """A USB webcam (any V4L2 device) through OpenCV, by index or ``/dev/videoN``."""
+
+    def __init__(self, device: int | str, *, size: tuple[int, int] | None = None) -> None:
+        super().__init__()
+        self.name = f"usb:{device}"
+        if isinstance(device, str):
+            if device.isdigit():
+                device = int(device)
+            elif not Path(device).exists():
+                raise CameraError(f"{self.name}: no camera at {device} (is it plugged in?)")
+        with _quiet_opencv():
+            cap = cv2.VideoCapture(device)
+            opened = bool(cap.isOpened())
+        if not opened:
+            cap.release()
+            raise CameraError(f"{self.name}: cannot open camera (unplugged, or in use?)")
+        if size is not None:
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        self._cap = cap
+
+    def read(self) -> Frame:
+        # A webcam may drop one frame while it adjusts; two misses in a row mean it is gone.
+        for _ in range(2):
+            frame = self._grab()
+            if frame is not None:
+                return frame
+        raise CameraError(f"{self.name}: camera stopped sending frames (unplugged?)")
+
+
+class VideoFileSource(_CaptureSource):
+    """Frames of a video file, optionally looping."""
+
+    def __init__(self, path: str | Path, *, loop: bool = False) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.name = f"video:{self.path}"
+        self.loop = loop
+        if not self.path.exists():
+            raise CameraError(f"{self.name}: no such file")
+        if not self.path.is_file():
+            raise CameraError(f"{self.name}: not a file")
+        with _quiet_opencv():
+            cap = cv2.VideoCapture(str(self.path))
+            opened = bool(cap.isOpened())
+        if not opened:
+            cap.release()
+            raise CameraError(f"{self.name}: not a video OpenCV can read")
+        self._cap = cap
+        # Read the first frame now, so a broken file fails when it is opened, not later.
+        with _quiet_opencv():
+            first = self._grab()
+        if first is None:
+            self.close()
+            raise CameraError(f"{self.name}: video has no readable frames")
+        self._pending: Frame | None = first
+
+    def read(self) -> Frame:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            return pending
+        frame = self._grab()
+        if frame is not None:
+            return frame
+        if not self.loop:
+            raise SourceExhausted(f"{self.name}: end of video")
+        self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
+        frame = self._grab()
+        if frame is None:
+            raise CameraError(f"{self.name}: cannot rewind video")
+        return frame
+
+
+class PiCameraSource(_Source):
+    """The Raspberry Pi camera through ``picamera2`` (Raspberry Pi OS's python3-picamera2)."""
+
+    def __init__(self, *, size: tuple[int, int] = (1280, 960)) -> None:
+        self.name = "picamera"
+        try:
+            import picamera2
+        except ImportError:
+            raise CameraError(
+                "picamera: the picamera2 module is missing "
+                "(on Raspberry Pi OS: apt install python3-picamera2, "
+                "and make the venv with --system-site-packages)"
+            ) from None
+        try:
+            cam = picamera2.Picamera2()
+        except Exception as err:  # picamera2 raises IndexError/RuntimeError for no camera
+            raise CameraError(
+                f"picamera: no camera found (is the ribbon cable seated?) [{_short(err)}]"
+            ) from None
+        try:
+            # libcamera's "RGB888" is laid out B, G, R in memory: what OpenCV wants.
+            config = cam.create_preview_configuration(main={"size": size, "format": "RGB888"})
+            cam.configure(config)
+            cam.start()
+        except Exception as err:
+            with contextlib.suppress(Exception):
+                cam.close()
+            raise CameraError(f"picamera: cannot start camera [{_short(err)}]") from None
+        self._cam: Any = cam
+
+    def read(self) -> Frame:
+        if self._cam is None:
+            raise CameraError(f"{self.name}: source is closed")
+        try:
+            array = self._cam.capture_array("main")
+        except Exception as err:
+            raise CameraError(f"picamera: capture failed [{_short(err)}]") from None
+        return as_bgr(np.asarray(array), self.name)
+
+    def close(self) -> None:
+        cam, self._cam = self._cam, None
+        if cam is None:
+            return
+        with contextlib.suppress(Exception):
+            cam.stop()
+        with contextlib.suppress(Exception):
+            cam.close()
+
+
+def _short(err: BaseException) -> str:
+    text = " ".join(str(err).split()) or type(err).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _parse_size(text: str, spec: str) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d+)x(\d+)", text.strip().lower())
+    if not m or int(m.group(1)) <= 0 or int(m.group(2)) <= 0:
+        raise CameraError(f"camera '{spec}': size must look like 1280x960")
+    return int(m.group(1)), int(m.group(2))
+
+
+def open_source(spec: str, *, loop: bool = False) -> FrameSource:
+    """Open a frame source from a short text spec.
+
+    * ``picamera`` or ``picamera:1280x960``: the Raspberry Pi camera;
+    * ``usb:0``, ``usb:/dev/video2``, ``/dev/video2`` or ``0``: a webcam;
+    * ``video:PATH``: a video file; ``folder:PATH``: the photos in a folder;
+    * a bare path: a folder of photos, a single photo, or a video file.
+
+    ``loop`` makes video and folder replays start over instead of running out.
+    """
+    text = spec.strip()
+    if not text:
+        raise CameraError(f"no camera given: {_SPEC_HELP}")
+    kind, sep, rest = text.partition(":")
+    kind = kind.lower() if sep else ""
+    if text.lower() == "picamera":
+        return PiCameraSource()
+    if kind == "picamera":
+        return PiCameraSource(size=_parse_size(rest, text))
+    if kind == "usb":
+        if not rest:
+            raise CameraError(f"camera '{text}': give a device, e.g. usb:0")
+        return DeviceSource(rest)
+    if kind == "video":
+        return VideoFileSource(rest, loop=loop)
+    if kind == "folder":
+        return FolderSource(rest, loop=loop)
+    if text.isdigit() or text.startswith("/dev/video"):
+        return DeviceSource(text)
+    path = Path(text)
+    if path.is_dir():
+        return FolderSource(path, loop=loop)
+    if path.is_file():
+        if path.suffix.lower() in IMAGE_SUFFIXES:
+            return ImageFilesSource([path], name=f"image:{path}", loop=loop)
+        return VideoFileSource(path, loop=loop)
+    if sep and kind.isalpha() and len(kind) > 1:
+        raise CameraError(f"unknown camera '{text}': {_SPEC_HELP}")
+    raise CameraError(f"camera '{text}': no such file or folder ({_SPEC_HELP})")
