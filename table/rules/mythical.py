@@ -363,7 +363,10 @@ class MythicalRules:
             return self._bids(state, event)
         if isinstance(event, Roll):
             return self._roll(state, event)
-        return Refused(f'{NAME}: "{event.kind.value}" is not part of Mythical Dice (bids, roll)')
+        return Refused(
+            f'{NAME}: a "{event.kind.value}" event is not part of Mythical Dice '
+            "(it uses bids and roll)"
+        )
 
     def _bids(self, state: MythicalState, event: Bids) -> MythicalState | Refused:
         r = state.round
@@ -373,7 +376,7 @@ class MythicalRules:
         given: dict[str, int] = {}
         for who, bid in event.bids:
             if who not in names:
-                return Refused(f"{NAME}: {who!r} is not playing (players: {', '.join(names)})")
+                return Refused(f"{NAME}: {who} is not playing (players: {', '.join(names)})")
             if who in given:
                 return Refused(f"{NAME}: two bids for {who}")
             if isinstance(bid, bool) or not isinstance(bid, int):
@@ -398,7 +401,8 @@ class MythicalRules:
         die_name = event.die.strip().lower()
         kind = self.bag.get(die_name)
         if kind is None:
-            return Refused(f"{NAME}: unknown die {event.die!r} (dice: {', '.join(self.bag.names)})")
+            known = ", ".join(self.bag.names)
+            return Refused(f'{NAME}: unknown die "{event.die}" (dice: {known})')
         face: Face
         if isinstance(event.face, bool):
             return Refused(f"{NAME}: {_show_face(event.face)} is not a face")
