@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Install dicetable on a Raspberry Pi (Raspberry Pi OS, Bookworm or later).
+# Idempotent: running it again updates the code and leaves your config alone.
+#
+#   sudo firmware_config/install.sh                 # install, ask about the boot config
+#   sudo firmware_config/install.sh --boot-config yes
+#   firmware_config/install.sh --root /tmp/pi --no-apt --no-pip   # into a folder (tests)
+#
+# What it does, each step only if not done yet:
+#   1. apt: python3-venv, python3-picamera2, python3-libcamera, i2c-tools (--no-apt skips)
+#   2. a system user "dicetable" in the groups gpio, i2c, video
+#   3. a venv in /opt/dicetable/venv that can see the apt picamera2/libcamera
+#      (--system-site-packages), with dicetable and its Pi extra installed (--no-pip skips)
+#   4. /etc/dicetable/dicetable.toml (only if absent: your edits are kept)
+#   5. /etc/systemd/system/dicetable.service, enabled
+#   6. the boot config fragment in /boot/firmware/config.txt, only with consent
+set -euo pipefail
+
+ROOT=/
+BOOT_CONFIG=ask
+DO_APT=1
+DO_PIP=1
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --root) ROOT=${2:?--root needs a folder}; shift 2 ;;
+        --boot-config) BOOT_CONFIG=${2:?--boot-config needs yes, no or ask}; shift 2 ;;
+        --no-apt) DO_APT=0; shift ;;
+        --no-pip) DO_PIP=0; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+case "$BOOT_CONFIG" in yes|no|ask) ;; *) echo "install.sh: --boot-config must be yes, no or ask" >&2; exit 2 ;; esac
+ROOT=${ROOT%/}
+R() { printf '%s%s' "$ROOT" "$1"; }   # a path inside the target root
+say() { printf 'dicetable install: %s\n' "$*"; }
+
+PREFIX=/opt/dicetable
+VENV=$PREFIX/venv
+UNIT=/etc/systemd/system/dicetable.service
+CONF=/etc/dicetable/dicetable.toml
+BOOT=/boot/firmware/config.txt
+[ -e "$(R /boot/firmware)" ] || [ ! -e "$(R /boot/config.txt)" ] || BOOT=/boot/config.txt
+
+# 1. packages from the OS
+if [ "$DO_APT" = 1 ]; then
+    say "installing OS packages (python3-picamera2, python3-libcamera, i2c-tools)"
+    apt-get update -qq
+    apt-get install -y -qq python3-venv python3-picamera2 python3-libcamera i2c-tools
+fi
+
+# 2. the service user and its groups
+for g in gpio i2c video dicetable; do
+    if ! grep -q "^$g:" "$(R /etc/group)" 2>/dev/null; then
+        groupadd --system ${ROOT:+--prefix "$ROOT"} "$g"
+        say "created group $g"
+    fi
+done
+if ! grep -q '^dicetable:' "$(R /etc/passwd)" 2>/dev/null; then
+    useradd --system ${ROOT:+--prefix "$ROOT"} --gid dicetable --groups gpio,i2c,video \
+        --home-dir /var/lib/dicetable --no-create-home --shell /usr/sbin/nologin dicetable
+    say "created user dicetable (groups gpio, i2c, video)"
+else
+    usermod ${ROOT:+--prefix "$ROOT"} --append --groups gpio,i2c,video dicetable
+fi
+
+# 3. the code, in a venv that sees the OS's picamera2
+mkdir -p "$(R $PREFIX)"
+if [ ! -x "$(R $VENV)/bin/python" ]; then
+    python3 -m venv --system-site-packages "$(R $VENV)"
+    say "created $VENV"
+fi
+cp "$SRC/README.md" "$(R $PREFIX)/README.md"
+if [ "$DO_PIP" = 1 ]; then
+    "$(R $VENV)/bin/pip" install -q --upgrade "$SRC[pi]"
+    say "installed dicetable into $VENV"
+fi
+
+# 4. config: a person's edits are never overwritten
+install -d -m 0755 "$(R /etc/dicetable)"
+if [ ! -e "$(R $CONF)" ]; then
+    install -m 0644 "$SRC/firmware_config/dicetable.toml" "$(R $CONF)"
+    say "wrote $CONF (edit it to change pins, display, camera)"
+else
+    say "kept your $CONF"
+fi
+
+# 5. the service
+install -d "$(R /etc/systemd/system)"
+sed "s#^ExecStart=/opt/dicetable/venv/bin/dicetable#ExecStart=$VENV/bin/dicetable#" \
+    "$SRC/systemd/dicetable.service" > "$(R $UNIT).new"
+if cmp -s "$(R $UNIT).new" "$(R $UNIT)" 2>/dev/null; then
+    rm "$(R $UNIT).new"
+else
+    mv "$(R $UNIT).new" "$(R $UNIT)"
+    chmod 0644 "$(R $UNIT)"
+    say "installed $UNIT"
+fi
+if [ -z "$ROOT" ]; then
+    systemctl daemon-reload
+    systemctl enable dicetable.service
+else
+    systemctl --root="$ROOT" enable dicetable.service >/dev/null 2>&1 ||
+        { install -d "$(R /etc/systemd/system/multi-user.target.wants)"
+          ln -sfn "$UNIT" "$(R /etc/systemd/system/multi-user.target.wants/dicetable.service)"; }
+fi
+
+# 6. boot config, only with consent
+if grep -q '^# >>> dicetable >>>' "$(R $BOOT)" 2>/dev/null; then
+    say "boot config already has the dicetable block ($BOOT)"
+else
+    answer=$BOOT_CONFIG
+    if [ "$answer" = ask ]; then
+        if [ -t 0 ]; then
+            read -r -p "Add I2C, camera and button settings to $BOOT? A reboot is needed after. [y/N] " reply
+            case "$reply" in [yY]*) answer=yes ;; *) answer=no ;; esac
+        else
+            answer=no
+        fi
+    fi
+    if [ "$answer" = yes ]; then
+        install -d "$(dirname "$(R $BOOT)")"
+        [ ! -e "$(R $BOOT)" ] || cp -p "$(R $BOOT)" "$(R $BOOT).before-dicetable"
+        { printf '\n'; cat "$SRC/firmware_config/config.txt.fragment"; } >> "$(R $BOOT)"
+        say "added the dicetable block to $BOOT (reboot to apply)"
+    else
+        say "left $BOOT alone; see firmware_config/config.txt.fragment to add it by hand"
+    fi
+fi
+
+[ -n "$ROOT" ] || systemctl restart dicetable.service
+say "done"
