@@ -1,0 +1,944 @@
+"""The referee: buttons and dice readings in, game events and screens out. Pure.
+
+The event loop owns the hardware, the clock and the files; the referee owns
+the meaning. Every call takes a frozen :class:`Referee` and returns the next
+one with an :class:`Output`: the events to log (in order, before the screen is
+shown), the screen, and a few flags for the loop (a new game starts, the game
+is over, the menu choices changed, the table waits for dice).
+
+At the table:
+
+- Menu (power on, after a game): HOLD = next choice, ROLL = select, STOP = back.
+- A turn: roll, then press ROLL; the next settled reading is the throw. STOP
+  stands (mex, mexico); long STOP ends the round (mex); very long STOP asks to
+  end the game. HOLD leaves a die lying (mexen) or chooses the tie-break
+  counting (mex).
+- A button that means nothing at the moment says so on the screen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from table.game import CPU_LEVELS, Game, GameHeader, SetupError, replay
+from table.gamelog import LoadedGame
+from table.rules import get_rules
+from table.rules.base import (
+    Count,
+    EndGame,
+    EndRound,
+    Event,
+    EventKind,
+    Give,
+    Hold,
+    OptionSpec,
+    Player,
+    Refused,
+    Stand,
+    Throw,
+)
+from table.rules.pairs import Pair
+from table.service.ports import Button, ButtonPress, Press
+from table.service.screens import (
+    Choose,
+    GameEnd,
+    Menu,
+    Message,
+    Reading,
+    Refusal,
+    Result,
+    Resumed,
+    RoundEnd,
+    Screen,
+    Turn,
+)
+from vision.types import DieReading, FrameReading
+
+# The rule sets the table referees with real dice. (``mythical`` needs its own
+# special dice recognised; it is played from game files, not at the table yet.)
+MENU_RULES: tuple[str, ...] = ("mex", "mexico", "mexen")
+MAX_SEATS = 6  # what the screen shows legibly
+HOLD_TOLERANCE = 0.5  # a held die may shift by this fraction of its size
+
+# ---------------------------------------------------------------------------
+# Settings
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The menu's choices, remembered between games (saved as JSON by the loop)."""
+
+    rules: str = "mexico"
+    players: int = 2
+    cpus: tuple[str, ...] = ()  # strength of the CPU players in the last seats
+    options: tuple[tuple[str, object], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules,
+            "players": self.players,
+            "cpus": list(self.cpus),
+            "options": {k: v for k, v in self.options},
+        }
+
+    @staticmethod
+    def from_json(obj: object) -> Settings:
+        """Tolerant: anything unreadable or out of range falls back to the default."""
+        if not isinstance(obj, Mapping):
+            return Settings()
+        rules = obj.get("rules")
+        players = obj.get("players")
+        cpus = obj.get("cpus")
+        options = obj.get("options")
+        raw = Settings(
+            rules=rules if isinstance(rules, str) else Settings.rules,
+            players=players
+            if isinstance(players, int) and not isinstance(players, bool)
+            else Settings.players,
+            cpus=tuple(c for c in cpus if isinstance(c, str)) if isinstance(cpus, list) else (),
+            options=tuple((str(k), v) for k, v in options.items())
+            if isinstance(options, Mapping)
+            else (),
+        )
+        return normalize(raw)
+
+    def option(self, name: str) -> object:
+        return dict(self.options).get(name)
+
+
+def cpu_available() -> bool:
+    """True when the CPU players' module is there with the API the referee uses."""
+    return _cpu_module() is not None
+
+
+def _cpu_module() -> Any:
+    try:
+        module = importlib.import_module("table.cpu")
+    except ImportError:
+        return None
+    return module if callable(getattr(module, "decide", None)) else None
+
+
+def _seat_range(rules: str) -> tuple[int, int]:
+    r = get_rules(rules)
+    high = r.max_players if r.max_players is not None else MAX_SEATS
+    return r.min_players, min(high, MAX_SEATS)
+
+
+def normalize(settings: Settings) -> Settings:
+    """The nearest valid settings: known rules, seats in range, options allowed."""
+    rules = settings.rules if settings.rules in MENU_RULES else Settings.rules
+    low, high = _seat_range(rules)
+    players = max(low, min(high, settings.players))
+    cpus: tuple[str, ...] = ()
+    if cpu_available():
+        cpus = tuple(c for c in settings.cpus if c in CPU_LEVELS)[: players - 1]
+    specs = {s.name: s for s in get_rules(rules).options}
+    options: list[tuple[str, object]] = []
+    for name, value in settings.options:
+        spec = specs.get(name)
+        if spec is None or name in dict(options):
+            continue
+        if value in _option_values(spec):
+            options.append((name, value))
+    return Settings(rules=rules, players=players, cpus=cpus, options=tuple(options))
+
+
+_PRESETS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 99)
+
+
+def _option_values(spec: OptionSpec) -> tuple[object, ...]:
+    """The values the menu offers for an option (default first among equals)."""
+    if spec.choices:
+        values: tuple[object, ...] = tuple(spec.choices)
+    elif isinstance(spec.default, bool):
+        values = (True, False)
+    else:
+        low = spec.low if spec.low is not None else 0
+        high = spec.high if spec.high is not None else 99
+        if high - low <= 12:
+            ints = set(range(low, high + 1))
+        else:
+            ints = {v for v in _PRESETS if low <= v <= high} | {low}
+        if isinstance(spec.default, int):
+            ints.add(spec.default)
+        values = tuple(sorted(ints))
+    if spec.default is None:
+        values = (None,) + values
+    return values
+
+
+def _value_label(value: object) -> str:
+    if value is None:
+        return "auto"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def seat_players(settings: Settings) -> tuple[Player, ...]:
+    """P1..Pn for people, CPU1.. for the CPU players in the last seats."""
+    humans = settings.players - len(settings.cpus)
+    seats = [Player(f"P{i + 1}") for i in range(humans)]
+    seats += [Player(f"CPU{i + 1}", cpu) for i, cpu in enumerate(settings.cpus)]
+    return tuple(seats)
+
+
+# ---------------------------------------------------------------------------
+# Output
+
+
+@dataclass(frozen=True)
+class Output:
+    """What the loop does after one input, in this order: log, new game/over, screen."""
+
+    screen: Screen
+    log: tuple[Event, ...] = ()
+    new_game: GameHeader | None = None
+    game_over: bool = False
+    settings: Settings | None = None
+    want_dice: bool = False
+    status: str = ""
+
+
+# ---------------------------------------------------------------------------
+# Internal state
+
+
+class Mode(StrEnum):
+    MENU = "menu"
+    PLAY = "play"
+    OVER = "over"
+
+
+class Purpose(StrEnum):
+    """What a chooser is choosing."""
+
+    GIVE = "give"  # mexen 31: who gets the sip/point
+    COUNT = "count"  # mex tie-break counting
+    HOLD = "hold"  # mexen: which die stays lying
+    END = "end"  # end the game? no/yes
+
+
+@dataclass(frozen=True)
+class Chooser:
+    purpose: Purpose
+    title: str
+    labels: tuple[str, ...]
+    values: tuple[str, ...]
+    index: int = 0
+
+    def screen(self, hint: str = "HOLD next  ROLL ok") -> Choose:
+        return Choose(self.title, self.labels[self.index], self.index, len(self.labels), hint)
+
+
+@dataclass(frozen=True)
+class MenuStep:
+    key: str  # "rules", "players", "cpus", "cpu:0", "opt:lives", "start"
+    title: str
+    values: tuple[object, ...]
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where a die lay (pixels of the frame) and how big it was."""
+
+    x: float
+    y: float
+    size: float
+
+
+@dataclass(frozen=True)
+class HeldDie:
+    """The die left lying: its value and where it may be (any of ``spots``)."""
+
+    value: int
+    spots: tuple[Spot, ...] = ()
+
+
+def _spot(d: DieReading) -> Spot:
+    (_cx, _cy), (w, h), _a = d.box
+    return Spot(d.center[0], d.center[1], max(1.0, (abs(w) + abs(h)) / 2))
+
+
+# ---------------------------------------------------------------------------
+# The referee
+
+
+@dataclass(frozen=True)
+class Referee:
+    settings: Settings
+    seed: int = 0
+    mode: Mode = Mode.MENU
+    screen: Screen = field(default_factory=lambda: Message("dicetable"))
+    # menu
+    draft: Settings = field(default_factory=Settings)
+    step: int = 0
+    index: int = 0
+    games: int = 0
+    # play
+    game: Game | None = None
+    waiting: bool = False
+    table: tuple[DieReading, ...] = ()  # dice of the last counted throw, as read
+    held: HeldDie | None = None
+    chooser: Chooser | None = None
+
+    # -- entry points ------------------------------------------------------
+
+    @staticmethod
+    def boot(
+        settings: Settings, resume: LoadedGame | None = None, seed: int = 0
+    ) -> tuple[Referee, Output]:
+        settings = normalize(settings)
+        ref = Referee(settings=settings, seed=seed, draft=settings)
+        if resume is None:
+            return ref._menu_at(0)
+        try:
+            game = replay(resume.header, resume.events)
+        except (SetupError, ValueError, KeyError) as exc:
+            ref, out = ref._menu_at(0)
+            msg = Message("cannot resume", str(exc), "any button: menu")
+            return replace(ref, screen=msg), replace(out, screen=msg)
+        ref = replace(ref, mode=Mode.PLAY, game=game)
+        if game.is_over:
+            ref, out = ref._game_over(game, ())
+            return ref, out
+        turn = game.turn
+        view = game.view()
+        detail = f"round {view.get('round', 1)}"
+        if turn is not None and turn.player:
+            detail += f", {turn.player}'s turn"
+        if resume.torn:
+            detail += " (last line was torn)"
+        screen = Resumed(game.header.rules, detail, "press ROLL after rolling")
+        ref = replace(ref, screen=screen)
+        ref = ref._auto_chooser()
+        if ref.chooser is not None:
+            screen = Resumed(game.header.rules, detail, "HOLD next  ROLL ok")
+            ref = replace(ref, screen=screen)
+        return ref, ref._out(screen)
+
+    def on_press(self, press: ButtonPress) -> tuple[Referee, Output]:
+        if self.mode is Mode.MENU:
+            return self._menu_press(press)
+        if self.mode is Mode.OVER or self.game is None:
+            return self._menu_at(0)
+        if self.chooser is not None:
+            return self._choose_press(press)
+        if press.button is Button.STOP and press.press is Press.VERY_LONG:
+            return self._ask_end()
+        if self.waiting:
+            return self._press_while_reading(press)
+        if press.button is Button.ROLL:
+            return self._roll()
+        if press.button is Button.STOP:
+            if press.press is Press.LONG:
+                return self._end_round()
+            return self._stand()
+        return self._hold()
+
+    def on_reading(self, reading: FrameReading) -> tuple[Referee, Output]:
+        if self.mode is not Mode.PLAY or self.game is None or not self.waiting:
+            return self, self._out(self.screen)  # nobody asked; nothing changes
+        game = self.game
+        player = _player(game)
+        if not reading.is_ok:
+            reason = reading.reason or "the dice could not be read"
+            return self._show(Refusal(f"{reason}: roll again", f"{player}: roll again"), wait=True)
+        want = _dice_wanted(game)
+        values = reading.values
+        if len(values) != want or len(reading.dice) != want:
+            seen = len(reading.dice)
+            what = "die" if want == 1 else "dice"
+            screen = Refusal(f"saw {seen}, need {want} {what}", f"{player}: roll again")
+            return self._show(screen, wait=True)
+        if self.held is not None and self.held.spots:
+            problem = _held_problem(self.held, reading.dice)
+            if problem:
+                return self._show(Refusal(problem, "put it back, roll again"), wait=True)
+        event = Throw(values)
+        after, refused = game.apply(event)
+        if refused is not None:
+            ref = replace(self, game=after, waiting=False)
+            return ref._refused(refused, (event,))
+        table = reading.dice if want == 2 else ()
+        ref = replace(self, game=after, waiting=False, table=table, held=None)
+        return ref._after_event(game, (event,), thrown=values)
+
+    def on_camera_failed(self, reason: str) -> tuple[Referee, Output]:
+        screen = Message("camera", reason or "no picture", "ROLL: try again")
+        ref = replace(self, waiting=False, screen=screen)
+        return ref, ref._out(screen)
+
+    # -- output helpers ----------------------------------------------------
+
+    def _status(self) -> str:
+        if self.mode is Mode.MENU:
+            return f"menu: {self._steps()[self.step].title}"
+        game = self.game
+        if game is None or self.mode is Mode.OVER:
+            return "game over"
+        turn = game.turn
+        rnd = game.view().get("round", 1)
+        if turn is None or turn.player is None:
+            return f"{game.header.rules} round {rnd}"
+        what = "reading" if self.waiting else f"throw {turn.throw + 1}/{turn.max_throws}"
+        return f"{game.header.rules} round {rnd}: {turn.player} {what}"
+
+    def _out(self, screen: Screen, **kw: Any) -> Output:
+        return Output(screen=screen, want_dice=self.waiting, status=self._status(), **kw)
+
+    def _show(self, screen: Screen, wait: bool | None = None, **kw: Any) -> tuple[Referee, Output]:
+        ref = replace(self, screen=screen)
+        if wait is not None:
+            ref = replace(ref, waiting=wait)
+        return ref, ref._out(screen, **kw)
+
+    def _note(self, title: str, text: str = "", hint: str = "") -> tuple[Referee, Output]:
+        return self._show(Message(title, text, hint or self._hint()))
+
+    # -- the menu ----------------------------------------------------------
+
+    def _steps(self) -> tuple[MenuStep, ...]:
+        return _menu_steps(self.draft)
+
+    def _menu_at(self, step: int, note: str = "") -> tuple[Referee, Output]:
+        steps = self._steps()
+        step = max(0, min(step, len(steps) - 1))
+        ref = replace(self, mode=Mode.MENU, step=step, game=None, waiting=False, chooser=None)
+        ref = replace(ref, index=_current_index(steps[step], ref.draft), table=(), held=None)
+        screen = ref._menu_screen(note)
+        ref = replace(ref, screen=screen)
+        return ref, ref._out(screen)
+
+    def _menu_screen(self, note: str = "") -> Menu:
+        s = self._steps()[self.step]
+        if s.key == "start":
+            hint = note or "ROLL start  STOP back"
+            return Menu(s.title, _summary(self.draft), 0, 1, hint)
+        hint = note or "HOLD next  ROLL ok"
+        return Menu(s.title, s.labels[self.index], self.index, len(s.labels), hint)
+
+    def _menu_press(self, press: ButtonPress) -> tuple[Referee, Output]:
+        steps = self._steps()
+        s = steps[self.step]
+        if press.button is Button.HOLD:
+            if s.key == "start":
+                return self._show(self._menu_screen("HOLD: nothing to change; ROLL"))
+            ref = replace(self, index=(self.index + 1) % len(s.values))
+            screen = ref._menu_screen()
+            return replace(ref, screen=screen), ref._out(screen)
+        if press.button is Button.STOP:
+            if self.step == 0:
+                return self._show(self._menu_screen("STOP: this is the first choice"))
+            return self._menu_at(self.step - 1)
+        if s.key == "start":
+            return self._start_game()
+        draft = _choose(self.draft, s, s.values[self.index])
+        ref = replace(self, draft=draft)
+        return ref._menu_at(self.step + 1)
+
+    def _start_game(self) -> tuple[Referee, Output]:
+        settings = normalize(self.draft)
+        specs = get_rules(settings.rules).options
+        options = {n: v for n, v in settings.options if v is not None}
+        options = {s.name: options[s.name] for s in specs if s.name in options}
+        seed = _mix(self.seed, self.games) % (2**31)
+        header = GameHeader(settings.rules, seat_players(settings), options, seed)
+        try:
+            game = Game.start(header)
+        except SetupError as exc:
+            return self._show(Message("cannot start", str(exc), "STOP: back"))
+        changed = settings if settings != self.settings else None
+        ref = replace(
+            self,
+            settings=settings,
+            draft=settings,
+            games=self.games + 1,
+            mode=Mode.PLAY,
+            game=game,
+            waiting=False,
+            table=(),
+            held=None,
+            chooser=None,
+        )
+        screen = ref._turn_screen()
+        ref = replace(ref, screen=screen)
+        return ref, ref._out(screen, new_game=header, settings=changed)
+
+    # -- play: buttons -----------------------------------------------------
+
+    def _hint(self) -> str:
+        game = self.game
+        if self.mode is not Mode.PLAY or game is None:
+            return ""
+        if self.waiting:
+            return "reading... STOP cancels"
+        if _is_cpu(game):
+            return "ROLL: CPU plays"
+        return "roll, then press ROLL"
+
+    def _press_while_reading(self, press: ButtonPress) -> tuple[Referee, Output]:
+        player = _player(self.game)
+        if press.button is Button.STOP:
+            screen = Turn(player, "reading cancelled", "roll, then press ROLL", self._info())
+            return self._show(screen, wait=False)
+        name = "ROLL" if press.button is Button.ROLL else "HOLD"
+        return self._show(Reading(player, f"{name}: still reading"), wait=True)
+
+    def _roll(self) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        if _is_cpu(game):
+            return self._cpu_step()
+        if EventKind.THROW not in game.allowed:
+            return self._note("ROLL", "no throw now", "")
+        player = _player(game)
+        want = _dice_wanted(game)
+        text = "reading the die..." if want == 1 else "reading..."
+        return self._show(Reading(player, text), wait=True)
+
+    def _stand(self) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        if EventKind.STAND not in game.allowed:
+            rules = game.header.rules
+            if rules == "mexen":
+                return self._note("STOP", "no standing in mexen: three throws")
+            if game.turn is not None and game.turn.throw == 0:
+                return self._note("STOP", "throw first, then stand")
+            return self._note("STOP", "cannot stand now")
+        return self._apply_button(Stand())
+
+    def _end_round(self) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        if EventKind.END_ROUND not in game.allowed:
+            if game.header.rules != "mex":
+                return self._note("long STOP", f"no ending a round in {game.header.rules}")
+            return self._note("long STOP", "the round cannot be ended now")
+        return self._apply_button(EndRound())
+
+    def _hold(self) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        rules = game.header.rules
+        if rules == "mex":
+            if EventKind.COUNT in game.allowed:
+                chooser = Chooser(
+                    Purpose.COUNT,
+                    "tie-break count",
+                    ("mex (as usual)", "pips (sum)"),
+                    ("mex", "pips"),
+                )
+                return replace(self, chooser=chooser)._show(chooser.screen())
+            return self._note("HOLD", "only for the tie-break count")
+        if rules != "mexen":
+            return self._note("HOLD", f"not in {rules}: keep both dice")
+        if EventKind.HOLD not in game.allowed:
+            held = game.view().get("held")
+            if held is not None:
+                return self._note("HOLD", f"the {held} lies already: roll the other")
+            return self._note("HOLD", "no die may be left lying now")
+        values = self._holdable()
+        if not values:
+            return self._note("HOLD", "no die may be left lying now")
+        if len(values) == 1:
+            return self._do_hold(values[0])
+        chooser = Chooser(
+            Purpose.HOLD,
+            "leave lying",
+            tuple(f"the {v}" for v in values),
+            tuple(str(v) for v in values),
+        )
+        return replace(self, chooser=chooser)._show(chooser.screen("HOLD next ROLL ok STOP no"))
+
+    def _holdable(self) -> tuple[int, ...]:
+        game = self.game
+        assert game is not None
+        lying = game.view().get("table") or [d.value for d in self.table if d.value is not None]
+        out: list[int] = []
+        for v in lying:
+            if isinstance(v, int) and v not in out and game.apply(Hold(v))[1] is None:
+                out.append(v)
+        return tuple(out)
+
+    def _do_hold(self, value: int) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        event = Hold(value)
+        after, refused = game.apply(event)
+        if refused is not None:
+            return replace(self, game=after)._refused(refused, (event,))
+        spots = tuple(_spot(d) for d in self.table if d.value == value)
+        ref = replace(self, game=after, held=HeldDie(value, spots), chooser=None)
+        player = _player(after)
+        screen = Turn(player, f"the {value} stays", "roll the other, ROLL", ref._info())
+        return ref._show(screen, log=(event,))
+
+    def _ask_end(self) -> tuple[Referee, Output]:
+        chooser = Chooser(
+            Purpose.END, "end the game?", ("no, play on", "yes, end it"), ("no", "yes")
+        )
+        ref = replace(self, chooser=chooser, waiting=False)
+        return ref._show(chooser.screen())
+
+    def _choose_press(self, press: ButtonPress) -> tuple[Referee, Output]:
+        chooser = self.chooser
+        assert chooser is not None
+        if press.button is Button.STOP and press.press is Press.VERY_LONG:
+            if chooser.purpose is Purpose.END:
+                return self._show(chooser.screen("HOLD next  ROLL ok"))
+            return self._ask_end()
+        if press.button is Button.HOLD:
+            chooser = replace(chooser, index=(chooser.index + 1) % len(chooser.values))
+            return replace(self, chooser=chooser)._show(chooser.screen())
+        if press.button is Button.STOP:
+            if chooser.purpose is Purpose.GIVE:
+                return self._show(chooser.screen("choose first: HOLD, ROLL"))
+            ref = replace(self, chooser=None)
+            ref = ref._auto_chooser()
+            if ref.chooser is not None:
+                return ref._show(ref.chooser.screen())
+            return ref._show(ref._turn_screen())
+        value = chooser.values[chooser.index]
+        ref = replace(self, chooser=None)
+        if chooser.purpose is Purpose.END:
+            if value == "yes":
+                return ref._apply_button(EndGame())
+            ref = ref._auto_chooser()
+            if ref.chooser is not None:
+                return ref._show(ref.chooser.screen())
+            return ref._show(ref._turn_screen())
+        if chooser.purpose is Purpose.HOLD:
+            return ref._do_hold(int(value))
+        if chooser.purpose is Purpose.COUNT:
+            return ref._apply_button(Count(value))
+        return ref._apply_button(Give(value))
+
+    # -- play: events ------------------------------------------------------
+
+    def _apply_button(self, event: Event) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        after, refused = game.apply(event)
+        if refused is not None:
+            return replace(self, game=after)._refused(refused, (event,))
+        return replace(self, game=after)._after_event(game, (event,))
+
+    def _refused(self, refused: Refused, log: tuple[Event, ...]) -> tuple[Referee, Output]:
+        ref = self._auto_chooser()
+        screen = Refusal(refused.reason, ref._hint())
+        return ref._show(screen, wait=False, log=log)
+
+    def _after_event(
+        self, before: Game, log: tuple[Event, ...], thrown: tuple[int, ...] = ()
+    ) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        if game.is_over:
+            return self._game_over(game, log)
+        old_round = before.view().get("round")
+        view = game.view()
+        if view.get("round") != old_round:
+            ref = replace(self, table=(), held=None)
+            return ref._show(ref._round_screen(before, thrown), log=log)
+        ref = self._auto_chooser()
+        if ref.chooser is not None:
+            screen: Screen = ref.chooser.screen()
+            if thrown:
+                shown = _shown(game.header.rules, thrown)
+                screen = Choose(f"{shown}! {ref.chooser.title}", *_rest(ref.chooser))
+            return ref._show(screen, log=log)
+        if thrown:
+            return ref._show(ref._result_screen(before, thrown), log=log)
+        return ref._show(ref._turn_screen(), log=log)
+
+    def _auto_chooser(self) -> Referee:
+        """Open the chooser the game needs now (mexen 31: who gets the point)."""
+        game = self.game
+        if game is None or self.chooser is not None or game.is_over:
+            return self
+        allowed = game.allowed
+        if EventKind.GIVE in allowed and EventKind.THROW not in allowed:
+            me = _player(game)
+            names = tuple(p.name for p in game.header.players if p.name != me)
+            stake = str(game.view().get("stake", "points")).rstrip("s")
+            chooser = Chooser(Purpose.GIVE, f"31: give a {stake} to", names, names)
+            return replace(self, chooser=chooser)
+        return self
+
+    def _game_over(self, game: Game, log: tuple[Event, ...]) -> tuple[Referee, Output]:
+        outcome = game.outcome
+        view = game.view()
+        if outcome is not None and outcome.winner:
+            headline = f"{outcome.winner} wins!"
+        elif outcome is not None and outcome.draw:
+            headline = "draw"
+        else:
+            headline = "game over"
+        screen = GameEnd(headline, _standings(view))
+        ref = replace(self, mode=Mode.OVER, game=game, waiting=False, chooser=None, screen=screen)
+        return ref, Output(screen=screen, log=log, game_over=True, status="game over")
+
+    # -- play: screens -----------------------------------------------------
+
+    def _info(self) -> str:
+        game = self.game
+        if game is None:
+            return ""
+        view = game.view()
+        if game.header.rules == "mexen":
+            text = f"pot {view.get('pot', 0)}"
+            pirate = view.get("pirate")
+            if isinstance(pirate, dict):
+                text += f"  pirate {pirate.get('name')}x{pirate.get('multiplier')}"
+            return text
+        return "  ".join(f"{n} {v}" for n, v in _standings(view))
+
+    def _turn_screen(self) -> Screen:
+        game = self.game
+        assert game is not None
+        turn = game.turn
+        view = game.view()
+        if turn is None or turn.player is None:
+            return Message("game over")
+        header = f"round {view.get('round', 1)}  " + _throw_text(game)
+        return Turn(turn.player, header, self._hint(), self._info())
+
+    def _result_screen(self, before: Game, thrown: tuple[int, ...]) -> Screen:
+        game = self.game
+        assert game is not None
+        thrower = _player(before)
+        shown = _shown(game.header.rules, thrown)
+        now = _player(game)
+        if now == thrower:
+            allowed = game.allowed
+            if EventKind.STAND in allowed:
+                hint = "ROLL again  STOP stand"
+            elif EventKind.HOLD in allowed:
+                hint = "HOLD a die or roll: ROLL"
+            else:
+                hint = "roll again, then ROLL"
+            return Result(thrower, shown, _throw_text(before), hint)
+        return Result(thrower, shown, "turn over", f"next: {now}")
+
+    def _round_screen(self, before: Game, thrown: tuple[int, ...]) -> Screen:
+        game = self.game
+        assert game is not None
+        view = game.view()
+        last = view.get("last_round") or {}
+        losers = [str(x) for x in last.get("losers", [])]
+        loss = last.get("loss", 0)
+        rules = game.header.rules
+        who = ", ".join(losers) or "nobody"
+        lost = f"{who} takes {loss}" if rules == "mexen" else f"{who} loses {loss}"
+        extras: list[str] = []
+        if thrown:
+            extras.append(f"{_player(before)} {_shown(rules, thrown)}")
+        if rules == "mexen" and isinstance(view.get("pirate"), dict):
+            extras.append(f"pirate {view['pirate'].get('name')}")
+        if rules == "mex" and last.get("mexx"):
+            extras.append(f"{last.get('mexx')} Mexx")
+        if rules == "mexico" and last.get("saw_21"):
+            extras.append("21: x2")
+        title = f"round {last.get('round', '?')} over"
+        return RoundEnd(title, lost, _standings(view), "  ".join(extras), f"next: {_player(game)}")
+
+    # -- CPU players -------------------------------------------------------
+
+    def _cpu_step(self) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        module = _cpu_module()
+        event: Event | None = None
+        if module is not None:
+            try:
+                event = module.decide(game, _player(game))
+            except Exception:  # a CPU fault must not stop the table
+                event = None
+        if event is None or isinstance(event, Throw):
+            event = Throw(cpu_dice(game))
+        before = game
+        after, refused = game.apply(event)
+        if refused is not None:
+            return replace(self, game=after)._refused(refused, (event,))
+        thrown = event.dice if isinstance(event, Throw) else ()
+        ref = replace(self, game=after, table=(), held=None)
+        return ref._after_event(before, (event,), thrown=thrown)
+
+
+# ---------------------------------------------------------------------------
+# Pure helpers
+
+
+def _mix(*parts: int) -> int:
+    data = ":".join(str(p) for p in parts).encode()
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
+
+
+def cpu_dice(game: Game) -> tuple[int, ...]:
+    """Dice for a CPU throw: a hash of (game seed, event index), no global RNG."""
+    want = _dice_wanted(game)
+    held = game.view().get("held") if game.header.rules == "mexen" else None
+    digest = hashlib.sha256(f"{game.header.seed or 0}:{game.count}".encode()).digest()
+    values = [b % 6 + 1 for b in digest if b < 252]
+    dice = values[:want]
+    if isinstance(held, int) and want == 2:
+        dice = [held, values[0]]
+    return tuple(sorted(dice, reverse=True))
+
+
+def _player(game: Game | None) -> str:
+    if game is None:
+        return ""
+    turn = game.turn
+    return turn.player if turn is not None and turn.player else ""
+
+
+def _is_cpu(game: Game) -> bool:
+    name = _player(game)
+    return any(p.name == name and p.cpu is not None for p in game.header.players)
+
+
+def _dice_wanted(game: Game) -> int:
+    """Two dice, or one in a mexen tie-break (MN-10)."""
+    if game.header.rules == "mexen" and game.view().get("phase") == "tiebreak":
+        return 1
+    return 2
+
+
+def _throw_text(game: Game) -> str:
+    turn = game.turn
+    if turn is None:
+        return ""
+    if game.view().get("phase") == "tiebreak":
+        return "tie-break"
+    return f"throw {min(turn.throw + 1, max(1, turn.max_throws))}/{turn.max_throws}"
+
+
+def _shown(rules: str, dice: tuple[int, ...]) -> str:
+    """R-3: "MEX!" for 21; doubles as hundreds except in mexico; one die as itself."""
+    if len(dice) != 2:
+        return " ".join(str(d) for d in dice)
+    pair = Pair.of(dice[0], dice[1])
+    text = pair.shown(doubles_as_hundreds=rules != "mexico")
+    return "MEX!" if text == "MEX" else text
+
+
+def _standings(view: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    rows: list[tuple[str, str]] = []
+    for p in view.get("players", []):
+        if not isinstance(p, Mapping):
+            continue
+        name = str(p.get("name", "?"))
+        if "lives" in p:
+            value = "out" if p.get("out") else str(p["lives"])
+        else:
+            value = str(p.get("points", p.get("sips", "")))
+        rows.append((name, value))
+    return tuple(rows)
+
+
+def _rest(chooser: Chooser) -> tuple[str, int, int, str]:
+    return chooser.labels[chooser.index], chooser.index, len(chooser.labels), "HOLD next  ROLL ok"
+
+
+def _held_problem(held: HeldDie, dice: tuple[DieReading, ...]) -> str:
+    """Why the reading breaks the hold (the held die moved or turned), or ""."""
+    near: list[DieReading] = []
+    for d in dice:
+        for s in held.spots:
+            if math.dist(d.center, (s.x, s.y)) <= HOLD_TOLERANCE * s.size:
+                near.append(d)
+                break
+    if any(d.value == held.value for d in near):
+        return ""
+    if near:
+        return f"the held {held.value} was turned"
+    return f"the held {held.value} was moved"
+
+
+def _menu_steps(draft: Settings) -> tuple[MenuStep, ...]:
+    steps = [
+        MenuStep("rules", "rules", tuple(MENU_RULES), tuple(MENU_RULES)),
+    ]
+    low, high = _seat_range(draft.rules)
+    counts = tuple(range(low, high + 1))
+    steps.append(MenuStep("players", "players", counts, tuple(f"{n} players" for n in counts)))
+    if cpu_available():
+        cpus = tuple(range(0, draft.players))
+        labels = tuple("no CPU" if n == 0 else f"{n} CPU" for n in cpus)
+        steps.append(MenuStep("cpus", "of them CPU", cpus, labels))
+        for i in range(len(draft.cpus)):
+            levels = tuple(CPU_LEVELS)
+            steps.append(MenuStep(f"cpu:{i}", f"CPU{i + 1} strength", levels, levels))
+    for spec in get_rules(draft.rules).options:
+        values = _option_values(spec)
+        title = spec.name.replace("_", " ")
+        steps.append(MenuStep(f"opt:{spec.name}", title, values, tuple(map(_value_label, values))))
+    steps.append(MenuStep("start", "start game", ("start",), ("start",)))
+    return tuple(steps)
+
+
+def _current_value(step: MenuStep, draft: Settings) -> object:
+    if step.key == "rules":
+        return draft.rules
+    if step.key == "players":
+        return draft.players
+    if step.key == "cpus":
+        return len(draft.cpus)
+    if step.key.startswith("cpu:"):
+        i = int(step.key[4:])
+        return draft.cpus[i] if i < len(draft.cpus) else "normal"
+    if step.key.startswith("opt:"):
+        name = step.key[4:]
+        opts = dict(draft.options)
+        if name in opts:
+            return opts[name]
+        spec = next(s for s in get_rules(draft.rules).options if s.name == name)
+        return spec.default
+    return None
+
+
+def _current_index(step: MenuStep, draft: Settings) -> int:
+    value = _current_value(step, draft)
+    for i, v in enumerate(step.values):
+        if v == value and type(v) is type(value):
+            return i
+    return 0
+
+
+def _choose(draft: Settings, step: MenuStep, value: object) -> Settings:
+    if step.key == "rules":
+        return normalize(replace(draft, rules=str(value)))
+    if step.key == "players":
+        assert isinstance(value, int)
+        return normalize(replace(draft, players=value))
+    if step.key == "cpus":
+        assert isinstance(value, int)
+        cpus = list(draft.cpus[:value]) + ["normal"] * max(0, value - len(draft.cpus))
+        return normalize(replace(draft, cpus=tuple(cpus)))
+    if step.key.startswith("cpu:"):
+        i = int(step.key[4:])
+        cpus = list(draft.cpus)
+        if i < len(cpus):
+            cpus[i] = str(value)
+        return normalize(replace(draft, cpus=tuple(cpus)))
+    if step.key.startswith("opt:"):
+        name = step.key[4:]
+        opts = [(n, v) for n, v in draft.options if n != name] + [(name, value)]
+        return normalize(replace(draft, options=tuple(opts)))
+    return draft
+
+
+def _summary(s: Settings) -> str:
+    cpu = f" {len(s.cpus)}cpu" if s.cpus else ""
+    return f"{s.rules} {s.players}P{cpu}"

@@ -1,0 +1,346 @@
+"""What the 128x64 screen shows: one frozen value per kind of screen, drawn by pure functions.
+
+The referee decides *what* to show (a :data:`Screen` value); :func:`render` decides
+*how* (a mode "1" PIL image of :data:`table.service.ports.DISPLAY_SIZE`), and
+:func:`render_text` gives the same content as a few lines of plain text for the
+terminal stand-in display and the logs. Text is fitted to the width: the font
+shrinks first, then the text is cut with "..", so nothing is drawn off-screen.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+from table.service.ports import DISPLAY_SIZE
+
+WIDTH, HEIGHT = DISPLAY_SIZE
+
+# ---------------------------------------------------------------------------
+# Screens
+
+
+@dataclass(frozen=True)
+class Menu:
+    """One step of the game menu: ``title`` (what is chosen) and the current ``item``."""
+
+    title: str
+    item: str
+    index: int = 0  # position of ``item`` among the choices (0-based)
+    count: int = 1
+    hint: str = "HOLD next  ROLL ok"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Whose turn it is and what to do now."""
+
+    player: str
+    header: str  # "round 2  throw 1/3"
+    hint: str  # "roll, then press ROLL"
+    info: str = ""  # "lives P1 3 P2 2" / "pot 4"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The table waits for the dice to lie still and reads them."""
+
+    player: str
+    hint: str = "reading..."
+
+
+@dataclass(frozen=True)
+class Result:
+    """A throw that was counted: the value big, the next step small."""
+
+    player: str
+    shown: str  # "63", "MEX!", "600", "44", a single die "5"
+    header: str = ""
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Something was not accepted: the reason, and what to do instead."""
+
+    reason: str
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Choose:
+    """Pick one of a few things (31 recipient, tie-break counting, held die, end game)."""
+
+    title: str
+    item: str
+    index: int = 0
+    count: int = 1
+    hint: str = "HOLD next  ROLL ok"
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    """A round was scored: who lost what, and everyone's count."""
+
+    title: str  # "round 2 over"
+    lost: str  # "P2 loses 2"
+    standings: tuple[tuple[str, str], ...]  # (name, "3") in seat order
+    extra: str = ""  # "pot 4  pirate P1x2"
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """The game is over: who won and the final standings."""
+
+    headline: str  # "P1 wins!" / "draw"
+    standings: tuple[tuple[str, str], ...]
+    hint: str = "any button: menu"
+
+
+@dataclass(frozen=True)
+class Message:
+    """A short note: a button that means nothing now, the camera, an error."""
+
+    title: str
+    text: str = ""
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A game was picked up again after a restart."""
+
+    rules: str
+    detail: str  # "round 3, P2 throw 1/3"
+    hint: str = ""
+
+
+Screen = Menu | Turn | Reading | Result | Refusal | Choose | RoundEnd | GameEnd | Message | Resumed
+
+
+# ---------------------------------------------------------------------------
+# Fonts and fitting
+
+_SMALL = 10
+_MEDIUM = 14
+_LARGE = 20
+_HUGE = 34
+
+
+@lru_cache(maxsize=32)
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    try:
+        return ImageFont.load_default(size=size)
+    except (OSError, TypeError, AttributeError):  # Pillow without FreeType
+        return ImageFont.load_default()
+
+
+def _width(text: str, size: int) -> int:
+    box = _font(size).getbbox(text)
+    return int(math.ceil(box[2]))
+
+
+def _fit(text: str, sizes: tuple[int, ...], width: int) -> tuple[str, int]:
+    """The largest size of ``sizes`` at which ``text`` fits ``width``; else cut it."""
+    for size in sizes:
+        if _width(text, size) <= width:
+            return text, size
+    size = sizes[-1]
+    cut = text
+    while cut and _width(cut + "..", size) > width:
+        cut = cut[:-1]
+    return (cut + ".." if cut else ""), size
+
+
+class _Canvas:
+    """Draws text lines into a region; every call keeps inside the screen."""
+
+    def __init__(self, image: Image.Image, ox: int, oy: int) -> None:
+        self.draw = ImageDraw.Draw(image)
+        self.ox = ox
+        self.oy = oy
+
+    def text(
+        self,
+        y: int,
+        text: str,
+        sizes: tuple[int, ...] = (_SMALL,),
+        center: bool = False,
+        x: int = 0,
+        width: int = WIDTH,
+    ) -> int:
+        """Draw ``text`` with its top at ``y``; return the y below it."""
+        width = min(width, WIDTH - x)
+        fitted, size = _fit(text, sizes, width)
+        font = _font(size)
+        box = font.getbbox(fitted) if fitted else (0, 0, 0, size)
+        left, top, right, bottom = (int(math.ceil(v)) for v in box)
+        height = bottom - top
+        if y + height > HEIGHT:
+            return y
+        if fitted:
+            tx = x + (width - (right - left)) // 2 - left if center else x - left
+            self.draw.text((self.ox + tx, self.oy + y - top), fitted, font=font, fill=1)
+        return y + height + 2
+
+    def rule(self, y: int) -> None:
+        if 0 <= y < HEIGHT:
+            self.draw.line((self.ox, self.oy + y, self.ox + WIDTH - 1, self.oy + y), fill=1)
+
+    def invert_band(self, y0: int, y1: int) -> None:
+        """Draw a filled band (for the title of a menu)."""
+        y0, y1 = max(0, y0), min(HEIGHT - 1, y1)
+        self.draw.rectangle((self.ox, self.oy + y0, self.ox + WIDTH - 1, self.oy + y1), fill=1)
+
+    def text_inverted(self, y: int, text: str, size: int = _SMALL) -> None:
+        fitted, size = _fit(text, (size,), WIDTH - 4)
+        font = _font(size)
+        box = font.getbbox(fitted) if fitted else (0, 0, 0, 0)
+        left, top = int(box[0]), int(box[1])
+        self.draw.text((self.ox + 2 - left, self.oy + y - top), fitted, font=font, fill=0)
+
+
+def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...]) -> int:
+    """Name/value pairs in one or two small columns (up to 6 players on 3 lines)."""
+    if not rows:
+        return y
+    columns = 1 if len(rows) <= 2 else 2
+    col_w = WIDTH // columns
+    lines = (len(rows) + columns - 1) // columns
+    line_h = _SMALL + 1
+    room = max(0, (HEIGHT - y) // line_h)
+    if lines > room:  # squeeze everything onto the lines we have
+        text = "  ".join(f"{n} {v}" for n, v in rows)
+        return c.text(y, text)
+    for i, (name, value) in enumerate(rows):
+        col, line = i // lines, i % lines
+        yy = y + line * line_h
+        x = col * col_w
+        c.text(yy, value, x=x + col_w - 22, width=20)
+        c.text(yy, name, x=x, width=col_w - 24)
+    return y + lines * line_h
+
+
+# ---------------------------------------------------------------------------
+# Drawing
+
+
+def _draw(screen: Screen, c: _Canvas) -> None:
+    if isinstance(screen, Menu | Choose):
+        c.invert_band(0, 11)
+        c.text_inverted(1, screen.title)
+        if screen.count > 1:
+            pos = f"{screen.index + 1}/{screen.count}"
+            c.text(13, pos, x=WIDTH - _width(pos, _SMALL) - 1, width=_width(pos, _SMALL) + 1)
+        c.text(24, screen.item, (_LARGE, _MEDIUM, _SMALL), center=True)
+        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+    elif isinstance(screen, Turn):
+        c.text(0, screen.header)
+        c.text(12, screen.player, (_LARGE, _MEDIUM, _SMALL), center=True)
+        c.text(36, screen.hint, center=True)
+        c.text(HEIGHT - _SMALL - 1, screen.info)
+    elif isinstance(screen, Reading):
+        c.text(0, screen.player)
+        c.text(22, screen.hint, (_LARGE, _MEDIUM, _SMALL), center=True)
+    elif isinstance(screen, Result):
+        c.text(0, screen.player, x=0, width=WIDTH // 2)
+        if screen.header:
+            w = min(WIDTH // 2, _width(screen.header, _SMALL) + 1)
+            c.text(0, screen.header, x=WIDTH - w, width=w)
+        c.text(12, screen.shown, (_HUGE, _LARGE, _MEDIUM), center=True)
+        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+    elif isinstance(screen, Refusal):
+        c.invert_band(0, 11)
+        c.text_inverted(1, "not counted")
+        _wrapped(c, 14, screen.reason, 3)
+        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+    elif isinstance(screen, RoundEnd):
+        c.text(0, screen.title)
+        y = c.text(11, screen.lost, (_MEDIUM, _SMALL))
+        if screen.extra:
+            y = c.text(y, screen.extra)
+        _standings(c, y, screen.standings)
+    elif isinstance(screen, GameEnd):
+        y = c.text(0, screen.headline, (_LARGE, _MEDIUM, _SMALL), center=True)
+        _standings(c, y, screen.standings)
+    elif isinstance(screen, Message):
+        c.invert_band(0, 11)
+        c.text_inverted(1, screen.title)
+        _wrapped(c, 14, screen.text, 3)
+        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+    else:  # Resumed
+        c.invert_band(0, 11)
+        c.text_inverted(1, f"resumed: {screen.rules}")
+        _wrapped(c, 16, screen.detail, 2)
+        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+
+
+def _wrap(text: str, size: int, width: int, lines: int) -> list[str]:
+    words = text.split()
+    out: list[str] = []
+    line = ""
+    for word in words:
+        candidate = f"{line} {word}" if line else word
+        if _width(candidate, size) <= width or not line:
+            line = candidate
+        else:
+            out.append(line)
+            line = word
+    if line:
+        out.append(line)
+    if len(out) > lines:
+        out = out[: lines - 1] + [" ".join(out[lines - 1 :])]
+    return out
+
+
+def _wrapped(c: _Canvas, y: int, text: str, lines: int) -> int:
+    for line in _wrap(text, _SMALL, WIDTH, lines):
+        y = c.text(y, line)
+    return y
+
+
+def render(screen: Screen) -> Image.Image:
+    """The screen as a mode "1" image of 128x64 (white ink on black)."""
+    image = Image.new("1", DISPLAY_SIZE, 0)
+    _draw(screen, _Canvas(image, 0, 0))
+    return image
+
+
+def render_padded(screen: Screen, margin: int) -> Image.Image:
+    """The screen drawn in the middle of a larger canvas, to check nothing spills out."""
+    image = Image.new("1", (WIDTH + 2 * margin, HEIGHT + 2 * margin), 0)
+    _draw(screen, _Canvas(image, margin, margin))
+    return image
+
+
+def render_text(screen: Screen) -> str:
+    """The screen's content as a few plain lines (terminal display, logs)."""
+    if isinstance(screen, Menu | Choose):
+        pos = f" ({screen.index + 1}/{screen.count})" if screen.count > 1 else ""
+        lines = [f"[{screen.title}]{pos}", f"  > {screen.item}", screen.hint]
+    elif isinstance(screen, Turn):
+        lines = [screen.header, f"  {screen.player}", screen.hint, screen.info]
+    elif isinstance(screen, Reading):
+        lines = [screen.player, screen.hint]
+    elif isinstance(screen, Result):
+        lines = [f"{screen.player}  {screen.header}".strip(), f"  {screen.shown}", screen.hint]
+    elif isinstance(screen, Refusal):
+        lines = ["[not counted]", screen.reason, screen.hint]
+    elif isinstance(screen, RoundEnd):
+        lines = [screen.title, screen.lost, screen.extra, _standings_text(screen.standings)]
+        lines.append(screen.hint)
+    elif isinstance(screen, GameEnd):
+        lines = [screen.headline, _standings_text(screen.standings), screen.hint]
+    elif isinstance(screen, Message):
+        lines = [f"[{screen.title}]", screen.text, screen.hint]
+    else:
+        lines = [f"[resumed: {screen.rules}]", screen.detail, screen.hint]
+    return "\n".join(line for line in lines if line)
+
+
+def _standings_text(rows: tuple[tuple[str, str], ...]) -> str:
+    return "  ".join(f"{name} {value}" for name, value in rows)
