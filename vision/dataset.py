@@ -1,0 +1,92 @@
+"""The labelled dice photos and their one split into a tuning and a held-out part.
+
+Every user of the photos (training, benchmark, tests) goes through this module so
+that the split is the same everywhere.
+
+The split rule: within a set, sort the images by file name; the image at an even
+index (0, 2, 4 ...) belongs to the *tuning* part, the one at an odd index to the
+*held-out* part. Nothing is ever trained or tuned on the held-out part.
+
+The tuning part is further divided for the crop classifier: images at index
+6, 14, 22 ... (``index % 8 == 6``) form the *calibration* part, kept out of the
+classifier's training so that its refusal thresholds are set on dice it has not
+seen; the rest of the tuning part (``"fit"``) trains it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+SETS: tuple[str, ...] = ("byler_d6", "matteo_webcam")
+Part = Literal["tune", "heldout", "all", "fit", "calib"]
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    value: int
+    bbox: tuple[float, float, float, float]
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.bbox
+        return ((x0 + x1) / 2.0, (y0 + y1) / 2.0)
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    set_name: str
+    path: Path
+    width: int
+    height: int
+    dice: tuple[LabelledDie, ...]
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def default_data_dir() -> Path:
+    """``$DICETABLE_SHARED`` if set, else ``../shared/data/dice`` beside the repository."""
+    env = os.environ.get("DICETABLE_SHARED")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice"
+
+
+def in_part(index: int, part: Part) -> bool:
+    """Whether the image at ``index`` (in file-name order) belongs to ``part``."""
+    if part == "all":
+        return True
+    if part == "heldout":
+        return index % 2 == 1
+    if part == "tune":
+        return index % 2 == 0
+    if part == "calib":
+        return index % 8 == 6
+    return index % 2 == 0 and index % 8 != 6  # "fit"
+
+
+def load_set(
+    set_name: str, part: Part = "all", data_dir: Path | None = None
+) -> list[LabelledImage]:
+    """The images of one set, sorted by file name, restricted to ``part``."""
+    root = (data_dir or default_data_dir()) / set_name
+    with open(root / "manifest.json", encoding="utf-8") as fh:
+        manifest = json.load(fh)
+    entries = sorted(manifest["images"], key=lambda e: str(e["file"]))
+    out: list[LabelledImage] = []
+    for i, e in enumerate(entries):
+        if not in_part(i, part):
+            continue
+        dice = tuple(
+            LabelledDie(int(d["value"]), tuple(float(v) for v in d["bbox"]))  # type: ignore[arg-type]
+            for d in e["dice"]
+        )
+        out.append(
+            LabelledImage(set_name, root / str(e["file"]), int(e["width"]), int(e["height"]), dice)
+        )
+    return out

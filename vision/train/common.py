@@ -1,0 +1,112 @@
+"""Shared pieces of the training scripts: tuning-part photos with die sizes, augmentation."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dataset import SETS, LabelledImage, Part, load_set
+
+SEED = 20261129
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+@dataclass
+class Photo:
+    name: str
+    image: np.ndarray  # BGR uint8
+    centers: np.ndarray  # (n, 2) float32, label-box centres
+    sizes: np.ndarray  # (n,) float32, die side in pixels
+    values: np.ndarray  # (n,) int
+
+
+def _die_sizes(img: LabelledImage, fallback: float) -> np.ndarray:
+    sides = np.array([max(d.bbox[2] - d.bbox[0], d.bbox[3] - d.bbox[1]) for d in img.dice])
+    if img.set_name != "matteo_webcam":
+        return sides.astype(np.float32)
+    # matteo_webcam boxes mostly surround the top face's pips only; a 4, 5 or 6
+    # pattern spans about 0.7 of the face, so the die is about 1.45 times that box.
+    big = [s for s, d in zip(sides, img.dice, strict=True) if d.value >= 4]
+    est = 1.45 * float(np.median(big)) if big else fallback
+    return np.full(len(sides), est, dtype=np.float32)
+
+
+def load_tuning(part: Part = "tune") -> list[Photo]:
+    """Tuning-part photos of every set (never the held-out part)."""
+    assert part in ("tune", "fit", "calib")
+    photos: list[Photo] = []
+    for set_name in SETS:
+        imgs = load_set(set_name, part)
+        big = [
+            1.45 * max(d.bbox[2] - d.bbox[0], d.bbox[3] - d.bbox[1])
+            for im in imgs
+            for d in im.dice
+            if d.value >= 4
+        ]
+        fallback = float(np.median(big)) if big else 40.0
+        for im in imgs:
+            image = cv2.imread(str(im.path), cv2.IMREAD_COLOR)
+            assert image is not None, im.path
+            photos.append(
+                Photo(
+                    f"{set_name}/{im.name}",
+                    image,
+                    np.array([d.center for d in im.dice], dtype=np.float32).reshape(-1, 2),
+                    _die_sizes(im, fallback),
+                    np.array([d.value for d in im.dice], dtype=np.int64),
+                )
+            )
+    return photos
+
+
+def colour_jitter(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    """Hue, saturation, brightness, contrast, channel order, occasional grey or negative."""
+    out = img
+    if rng.random() < 0.7:
+        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.int32)
+        hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
+        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.5), 0, 255)
+        out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.3:
+        out = out[..., rng.permutation(3)]
+    if rng.random() < 0.1:
+        g = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)
+        out = cv2.cvtColor(g, cv2.COLOR_GRAY2BGR)
+    if rng.random() < 0.1:
+        out = 255 - out
+    f = out.astype(np.float32)
+    contrast = rng.uniform(0.6, 1.4)
+    bright = rng.uniform(-40, 40)
+    f = (f - 128.0) * contrast + 128.0 + bright
+    f *= rng.uniform(0.9, 1.1, size=3).astype(np.float32)
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+def blur_noise(rng: np.random.Generator, img: np.ndarray, max_sigma: float) -> np.ndarray:
+    out = img
+    if rng.random() < 0.4:
+        s = rng.uniform(0.3, max_sigma)
+        out = cv2.GaussianBlur(out, (0, 0), s)
+    if rng.random() < 0.3:
+        noise = rng.normal(0, rng.uniform(2, 8), out.shape)
+        out = np.clip(out.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    return out
+
+
+def git_commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def write_record(name: str, record: dict[str, object]) -> None:
+    path = MODELS / f"{name}.json"
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
