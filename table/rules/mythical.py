@@ -14,7 +14,8 @@ How each **[choice]** of RULES.md is implemented:
   so another bag can be used. A roll is refused for an unknown die name, for a
   face its die does not have, and for a kind of die of which the bag has no
   more in this round (the dice of that kind rolled so far this round already
-  reach the bag's count: a second minotaur is refused).
+  reach the bag's count: a second minotaur is refused). Die names and face
+  names are read without regard to case or surrounding spaces ("Mermaid").
 - MY-2 option ``rounds`` (1-8); its default (None) is filled in by ``start``:
   8 for 2-4 players, 7 for 5, 6 for 6. Since every player draws r dice in
   round r, a ``rounds`` that needs more dice than the bag holds in the last
@@ -31,6 +32,16 @@ How each **[choice]** of RULES.md is implemented:
 - MY-9 / E-1 the highest total wins; a tie for the highest has no winner
   (``winner`` null, ``draw`` false). ``end_game`` ends the game at once; the
   round in progress is not scored.
+
+``view`` adds to the common fields: ``rounds``; ``bids`` (name -> bid, null
+while bidding); ``tricks_won`` (name -> tricks this round); ``leader`` (who
+leads the current trick, or the next round's first trick while bidding);
+``trick`` (this trick's rolls so far: ``{"player", "die", "face"}``);
+``dice_left`` (kind -> dice of the bag not yet rolled this round);
+``last_trick`` (``round``, ``trick``, ``leader``, ``winner``, ``rolls``,
+``flag``, ``bonus``) and ``last_round`` (``round``, and name -> value maps
+``bids``, ``tricks_won``, ``bonuses``, ``scores``; ``met``: names who met
+their bid), each null until there is one.
 """
 
 from __future__ import annotations
