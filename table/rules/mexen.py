@@ -32,7 +32,7 @@ null), ``scores`` (finished turns of this round), ``tiebreak`` and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -147,6 +147,17 @@ class MexenState:
 # ---------------------------------------------------------------------------
 
 
+def _evolve(state: MexenState, **changes: Any) -> MexenState:
+    """``dataclasses.replace`` without its per-field cost (strategies simulate
+    many games): a shallow copy of the frozen state with ``changes`` set. The
+    state has no ``__post_init__`` and no derived fields, so this is the same."""
+    new = object.__new__(MexenState)
+    d = new.__dict__
+    d.update(state.__dict__)
+    d.update(changes)
+    return new
+
+
 def _bump(scores: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
     return scores[:seat] + (scores[seat] + by,) + scores[seat + 1 :]
 
@@ -186,7 +197,7 @@ class MexenRules:
         if state.phase is Phase.OVER:
             return Refused("game over")
         if isinstance(event, EndGame):
-            return replace(state, phase=Phase.OVER)  # E-1
+            return _evolve(state, phase=Phase.OVER)  # E-1
         if state.phase is Phase.GIVE:
             if isinstance(event, Give):
                 return self._give(state, event.to)
@@ -215,7 +226,7 @@ class MexenRules:
         seat = names.index(to)
         if seat == state.current:
             return _refuse("the 31 sip/point goes to another player")
-        return replace(state, phase=Phase.THROW, scores=_bump(state.scores, seat, 1))
+        return _evolve(state, phase=Phase.THROW, scores=_bump(state.scores, seat, 1))
 
     def _hold(self, state: MexenState, value: int) -> MexenState | Refused:
         if state.config.extreme:
@@ -232,7 +243,7 @@ class MexenRules:
             if value == state.lain:
                 return _refuse(f"the {value} has lain for a throw already; it must be thrown")
             return _refuse(f"no die showing {value} is lying on the table")
-        return replace(state, held=value)
+        return _evolve(state, held=value)
 
     def _throw(self, state: MexenState, dice: tuple[int, ...]) -> MexenState | Refused:
         if len(dice) != 2:
@@ -255,7 +266,7 @@ class MexenRules:
             elif pirate is not None:
                 scores = _bump(scores, pirate, multiplier)
         if pair.name == 31:  # MN-6 / MN-12: void, does not use up a throw
-            return replace(
+            return _evolve(
                 state,
                 scores=scores,
                 table=(a, b),
@@ -277,37 +288,29 @@ class MexenRules:
         ends = throw >= state.max_throws or (
             not config.extreme and (pair.is_mex or pair.name == 32)
         )
-        after = replace(
-            state,
-            scores=scores,
-            pirate=pirate,
-            multiplier=multiplier,
-            pot=pot,
-            mexes=mexes,
-            table=(a, b),
-            lain=held,
-            held=None,
-            throw=throw,
-            last=pair,
-        )
+        changes: dict[str, Any] = {
+            "scores": scores,
+            "pirate": pirate,
+            "multiplier": multiplier,
+            "pot": pot,
+            "mexes": mexes,
+            "table": (a, b),
+            "lain": held,
+            "held": None,
+            "throw": throw,
+            "last": pair,
+        }
         if not ends:
-            return after
+            return _evolve(state, **changes)
         round_limit = state.round_limit
         if not config.extreme and state.done == 0 and pair.is_mex and throw < THROWS:
             round_limit = throw  # MN-4
-        results = state.results + (pair,)
         done = state.done + 1
-        if done < len(config.names):
-            return replace(
-                after,
-                results=results,
-                done=done,
-                throw=0,
-                max_throws=round_limit or THROWS,
-                round_limit=round_limit,
-                last=None,
-            )
-        return self._end_of_turns(replace(after, results=results, done=done, last=None))
+        changes.update(results=state.results + (pair,), done=done, last=None)
+        if done < len(config.names):  # the turn passes on by itself
+            changes.update(throw=0, max_throws=round_limit or THROWS, round_limit=round_limit)
+            return _evolve(state, **changes)
+        return self._end_of_turns(_evolve(state, **changes))
 
     def _end_of_turns(self, state: MexenState) -> MexenState:
         """MN-9/MN-10: everyone has thrown; the lowest takes the pot or ties are broken."""
@@ -318,7 +321,7 @@ class MexenRules:
         )
         if len(lowest) == 1:
             return self._take_pot(state, lowest[0])
-        return replace(
+        return _evolve(
             state, phase=Phase.TIEBREAK, tied=lowest, tie_dice=(), table=(), lain=None, held=None
         )
 
@@ -327,13 +330,13 @@ class MexenRules:
             return _refuse("tie-break: each tied player throws one die")
         tie_dice = state.tie_dice + dice
         if len(tie_dice) < len(state.tied):
-            return replace(state, tie_dice=tie_dice)
+            return _evolve(state, tie_dice=tie_dice)
         passes = state.tie_passes + (tuple(zip(state.tied, tie_dice, strict=True)),)
         high = max(tie_dice)
         top = tuple(s for s, v in zip(state.tied, tie_dice, strict=True) if v == high)
         if len(top) == 1:
-            return self._take_pot(replace(state, tie_passes=passes), top[0])
-        return replace(state, tied=top, tie_dice=(), tie_passes=passes)
+            return self._take_pot(_evolve(state, tie_passes=passes), top[0])
+        return _evolve(state, tied=top, tie_dice=(), tie_passes=passes)
 
     def _take_pot(self, state: MexenState, loser: int) -> MexenState:
         config = state.config
@@ -351,7 +354,7 @@ class MexenRules:
             config.limit > 0 and max(scores) >= config.limit
         )
         if over:
-            return replace(
+            return _evolve(
                 state,
                 scores=scores,
                 last_round=summary,
