@@ -1,0 +1,344 @@
+"""``dicetable simulate``: many games between CPU players, for strength and speed.
+
+    dicetable simulate --rules mexico --players cpu:hard,cpu:normal,cpu:easy \
+        --games 20000 [--seed S] [--option lives=3 ...]
+
+Each game is played through the pure rules (``RULES.apply``, no log) with
+software dice. Game g draws its dice and every CPU whim from one
+``random.Random`` seeded by (S, g), so the same command prints the same
+figures. The seats rotate from game to game (game g starts with player
+g mod n) so that no player always has the first seat.
+
+Printed per player: wins, the win rate with its 95 % Wilson interval; then
+draws, mean rounds per game and games per second. A progress bar goes to
+standard error when it is a terminal, else a plain line every few seconds.
+Bad arguments: one line on standard error, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from table.cpu import CPU_RULES, get_strategy
+from table.cpu.base import Level, Strategy, ThrowAgain
+from table.game import SetupError, check_players
+from table.rules import get_rules
+from table.rules.base import (
+    Event,
+    OptionError,
+    OptionValue,
+    Player,
+    Refused,
+    Rules,
+    parse_options,
+)
+
+MAX_EVENTS = 1_000_000  # per game; more means a game that cannot end
+Z95 = 1.959963984540054
+
+
+class UsageError(ValueError):
+    """A bad argument; the message is the one line shown."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    rules: str
+    levels: tuple[Level, ...]  # per player, in the order given
+    names: tuple[str, ...]
+    options: dict[str, OptionValue | None]
+    games: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class GameResult:
+    winner: int | None  # index into Setup.names
+    draw: bool
+    rounds: int
+    events: int
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+
+
+def wilson(wins: int, n: int, z: float = Z95) -> Interval:
+    """The Wilson score interval of a win rate ``wins / n``."""
+    if n == 0:
+        return Interval(0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return Interval(max(0.0, centre - half), min(1.0, centre + half))
+
+
+# ---------------------------------------------------------------------------
+# Arguments
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", help=f"rule set: {', '.join(CPU_RULES)}")
+    parser.add_argument(
+        "--players", help="comma-separated seats, each cpu:LEVEL (easy, normal, hard)"
+    )
+    parser.add_argument("--games", help="number of games to play")
+    parser.add_argument("--seed", default="0", help="seed of the whole run (default 0)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="a rule option, e.g. lives=3 (repeatable)",
+    )
+
+
+def _option_value(text: str) -> OptionValue:
+    low = text.strip().lower()
+    if low in ("true", "on", "yes"):
+        return True
+    if low in ("false", "off", "no"):
+        return False
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _int(text: str | None, what: str, low: int | None = None) -> int:
+    if text is None:
+        raise UsageError(f"--{what} is required")
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError(f"--{what}: {text!r} is not an integer") from None
+    if low is not None and value < low:
+        raise UsageError(f"--{what}: must be at least {low}, got {value}")
+    return value
+
+
+def parse_setup(args: argparse.Namespace) -> Setup:
+    """Check every argument; UsageError names the first bad one."""
+    rules_name = args.rules
+    if rules_name is None:
+        raise UsageError(f"--rules is required ({', '.join(CPU_RULES)})")
+    if rules_name not in CPU_RULES:
+        raise UsageError(
+            f"--rules: no CPU players for {rules_name!r} (known: {', '.join(CPU_RULES)})"
+        )
+    if not args.players:
+        raise UsageError("--players is required, e.g. cpu:hard,cpu:normal,cpu:easy")
+    levels: list[Level] = []
+    for item in args.players.split(","):
+        kind, _, level = item.strip().partition(":")
+        if kind != "cpu" or level not in tuple(v.value for v in Level):
+            raise UsageError(f"--players: {item.strip()!r} is not cpu:easy, cpu:normal or cpu:hard")
+        levels.append(Level(level))
+    games = _int(args.games, "games", 1)
+    seed = _int(args.seed, "seed")
+    raw: dict[str, OptionValue] = {}
+    for item in args.option:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise UsageError(f"--option: {item!r} is not KEY=VALUE")
+        raw[key.strip()] = _option_value(value)
+    names = _names(levels)
+    rules = get_rules(rules_name)
+    try:
+        check_players(
+            tuple(Player(n, lv.value) for n, lv in zip(names, levels, strict=True)), rules
+        )
+        options = parse_options(rules.options, raw, rules.name)
+    except (SetupError, OptionError) as exc:
+        raise UsageError(str(exc)) from None
+    if rules_name == "mexen" and not options.get("rounds") and not options.get("limit"):
+        raise UsageError("mexen games never end by themselves: add --option rounds=N or limit=N")
+    return Setup(rules_name, tuple(levels), names, options, games, seed)
+
+
+def _names(levels: Sequence[Level]) -> tuple[str, ...]:
+    """Players are called by their level; a repeated level gets a number."""
+    out = []
+    for i, level in enumerate(levels):
+        same = [j for j, lv in enumerate(levels) if lv is level]
+        out.append(level.value if len(same) == 1 else f"{level.value}#{same.index(i) + 1}")
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------
+# Playing
+
+
+def game_seed(seed: int, game: int) -> int:
+    """Seed of game ``game`` of a run seeded ``seed``."""
+    return (seed * 1_000_003 + game) & 0xFFFF_FFFF_FFFF_FFFF
+
+
+def play_game(
+    rules: Rules[Any],
+    strategy: Strategy,
+    seats: Sequence[Player],
+    levels: Sequence[Level],
+    options: dict[str, OptionValue | None],
+    rng: Any,
+) -> tuple[Any, int]:
+    """One game through the pure rules; the final state and the number of events.
+
+    A refused CPU event is a bug in a strategy: RuntimeError says which.
+    """
+    import random as _random
+
+    assert isinstance(rng, _random.Random)
+    apply = rules.apply
+    outcome = rules.outcome
+    decide = strategy.decide
+    deciders = strategy.deciders
+    throw_event = strategy.throw_event
+    random = rng.random
+    state = rules.start(tuple(seats), options)
+    events = 0
+    while outcome(state) is None:
+        event: Event | None = None
+        for seat in deciders(state):
+            decision = decide(levels[seat], state, seat, rng)
+            if decision is None:
+                continue
+            if isinstance(decision, ThrowAgain):
+                v = int(random() * 36)
+                event = throw_event(state, (v // 6 + 1, v % 6 + 1))
+            else:
+                event = decision
+            break
+        if event is None:
+            raise RuntimeError(f"{rules.name}: no CPU player has a move (event {events})")
+        new = apply(state, event)
+        if isinstance(new, Refused):
+            raise RuntimeError(f"{rules.name}: a CPU event was refused: {event} ({new.reason})")
+        state = new
+        events += 1
+        if events > MAX_EVENTS:
+            raise RuntimeError(f"{rules.name}: a game ran past {MAX_EVENTS} events")
+    return state, events
+
+
+def simulate(
+    setup: Setup, progress: Callable[[int], None] | None = None
+) -> tuple[list[GameResult], float]:
+    """Play every game of ``setup``; the results (winner indexes into
+    ``setup.names``) and the seconds spent."""
+    import random as _random
+
+    rules = get_rules(setup.rules)
+    strategy = get_strategy(setup.rules)
+    n = len(setup.levels)
+    results: list[GameResult] = []
+    start = time.perf_counter()
+    for g in range(setup.games):
+        shift = g % n
+        order = [(shift + i) % n for i in range(n)]  # seat -> player index
+        seats = [Player(setup.names[p], setup.levels[p].value) for p in order]
+        levels = [setup.levels[p] for p in order]
+        rng = _random.Random(game_seed(setup.seed, g))
+        state, events = play_game(rules, strategy, seats, levels, setup.options, rng)
+        out = rules.outcome(state)
+        assert out is not None
+        winner = None if out.winner is None else setup.names.index(out.winner)
+        rounds = int(rules.view(state)["round"])
+        results.append(GameResult(winner, out.draw, rounds, events))
+        if progress is not None and (g & 255) == 255:
+            progress(g + 1)
+    return results, time.perf_counter() - start
+
+
+# ---------------------------------------------------------------------------
+# Output
+
+
+class Progress:
+    """A bar on a terminal, else a plain line every ``every`` seconds."""
+
+    def __init__(self, total: int, stream: TextIO, every: float = 5.0) -> None:
+        self.total = total
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.every = every if not self.tty else 0.2
+        self.started = time.monotonic()
+        self.shown = self.started
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if now - self.shown < self.every:
+            return
+        self.shown = now
+        rate = done / max(now - self.started, 1e-9)
+        left = (self.total - done) / rate if rate else 0.0
+        if self.tty:
+            width = 30
+            full = width * done // self.total
+            bar = "#" * full + "-" * (width - full)
+            self.stream.write(
+                f"\r[{bar}] {done}/{self.total} games, {rate:,.0f}/s, {left:.0f} s left "
+            )
+        else:
+            self.stream.write(
+                f"simulate: {done}/{self.total} games, {rate:,.0f}/s, {left:.0f} s left\n"
+            )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self.shown != self.started:
+            self.stream.write("\r" + " " * 70 + "\r")
+            self.stream.flush()
+
+
+def report(setup: Setup, results: Sequence[GameResult], seconds: float) -> str:
+    n = len(results)
+    opts = " ".join(
+        f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in setup.options.items()
+    )
+    lines = [
+        f"{setup.rules}: {len(setup.levels)} players, {n} games, seed {setup.seed}, "
+        f"options {opts or '-'}",
+        f"{'player':<10} {'wins':>8} {'win rate':>9}  95% interval",
+    ]
+    for i, name in enumerate(setup.names):
+        wins = sum(1 for r in results if r.winner == i)
+        ci = wilson(wins, n)
+        lines.append(
+            f"{name:<10} {wins:>8} {100 * wins / n:>8.2f}%  "
+            f"[{100 * ci.low:.2f}%, {100 * ci.high:.2f}%]"
+        )
+    no_winner = sum(1 for r in results if r.winner is None)
+    draws = sum(1 for r in results if r.draw)
+    lines.append(f"no winner: {no_winner} ({100 * no_winner / n:.2f}%), draws among them: {draws}")
+    lines.append(f"mean rounds per game: {sum(r.rounds for r in results) / n:.2f}")
+    events = sum(r.events for r in results)
+    lines.append(
+        f"games per second: {n / seconds:,.0f} ({events / seconds:,.0f} events/s, "
+        f"{seconds:.2f} s on one core)"
+    )
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        setup = parse_setup(args)
+    except UsageError as exc:
+        print(f"dicetable simulate: {exc}", file=sys.stderr)
+        return 2
+    progress = Progress(setup.games, sys.stderr)
+    try:
+        results, seconds = simulate(setup, progress)
+    finally:
+        progress.close()
+    print(report(setup, results, seconds))
+    return 0
