@@ -1,0 +1,484 @@
+"""Settling on frame sequences built from the real labelled photos.
+
+A scene is a real photo with its dice painted out (``cv2.inpaint``), onto which
+the photo's own dice, cut out with their label boxes, are pasted where the test
+wants them. Moving dice are drawn motion-blurred (the average of several
+positions along their path), tumbling dice are turned, and a hand is a large
+shaded skin-coloured blob with fingers. The reader is an oracle that reports the
+dice where they were pasted, so these tests check the settling logic itself:
+pixels that change, readings that disagree, a region far bigger than a die.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.settle import (
+    SettleConfig,
+    SettleEvent,
+    Settler,
+    SettleState,
+    readings_agree,
+    watch,
+)
+from vision.types import DieReading, FrameReading, FrameStatus
+
+MOVING, SETTLED, HAND, EMPTY = (
+    SettleState.MOVING,
+    SettleState.SETTLED,
+    SettleState.HAND,
+    SettleState.EMPTY,
+)
+
+
+def shared_dice_dir() -> Path:
+    env = os.environ.get("DICETABLE_SHARED")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice"
+
+
+DICE_DIR = shared_dice_dir()
+needs_photos = pytest.mark.skipif(
+    not (DICE_DIR / "byler_d6" / "manifest.json").exists(),
+    reason=f"labelled dice photos not found in {DICE_DIR}",
+)
+
+
+# -- scene building ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Crop:
+    value: int
+    image: np.ndarray  # BGR: the label box grown on every side, so its centre is the face's
+    face: tuple[float, float]  # the label box's width and height
+
+
+@dataclass(frozen=True)
+class Placed:
+    crop: int  # index into Scene.crops
+    x: float  # top-left corner of the crop, pixels
+    y: float
+    turns: int = 0  # quarter turns (a tumbling die)
+
+
+class Scene:
+    """A dice-free background and the real dice cut from the same photo.
+
+    ``grow`` widens each label box before cutting (and painting out): the webcam
+    set's boxes hold only the top face, while the die's sides show beside it.
+    """
+
+    def __init__(self, set_name: str, file: str, grow: float) -> None:
+        manifest = json.loads((DICE_DIR / set_name / "manifest.json").read_text())
+        entry = next(e for e in manifest["images"] if e["file"] == file)
+        photo = cv2.imread(str(DICE_DIR / set_name / file), cv2.IMREAD_COLOR)
+        assert photo is not None, file
+        self.height, self.width = photo.shape[:2]
+        mask = np.zeros(photo.shape[:2], np.uint8)
+        crops = []
+        for die in entry["dice"]:
+            x0, y0, x1, y1 = die["bbox"]
+            g = grow * max(x1 - x0, y1 - y0)
+            cx0, cy0 = max(round(x0 - g), 0), max(round(y0 - g), 0)
+            cx1, cy1 = min(round(x1 + g), self.width), min(round(y1 + g), self.height)
+            crops.append(Crop(die["value"], photo[cy0:cy1, cx0:cx1].copy(), (x1 - x0, y1 - y0)))
+            cv2.rectangle(mask, (cx0 - 4, cy0 - 4), (cx1 + 4, cy1 + 4), 255, -1)
+        self.crops = tuple(crops)
+        self.background = cv2.inpaint(photo, mask, 9, cv2.INPAINT_TELEA)
+        self.die_size = float(np.median([max(c.face) for c in crops]))
+        self.crop_size = float(np.median([max(c.image.shape[:2]) for c in crops]))
+
+    def _paste(self, canvas: np.ndarray, placed: Placed) -> None:
+        img = np.rot90(self.crops[placed.crop].image, placed.turns)
+        h, w = img.shape[:2]
+        x, y = round(placed.x), round(placed.y)
+        x0, y0 = max(x, 0), max(y, 0)
+        x1, y1 = min(x + w, self.width), min(y + h, self.height)
+        if x1 > x0 and y1 > y0:
+            canvas[y0:y1, x0:x1] = img[y0 - y : y1 - y, x0 - x : x1 - x]
+
+    def render(
+        self,
+        dice: list[Placed],
+        *,
+        previous: list[Placed] | None = None,
+        blur_steps: int = 1,
+        hand: tuple[float, float] | None = None,
+        noise: float = 0.0,
+        gain: float = 1.0,
+        seed: int = 0,
+    ) -> np.ndarray:
+        """One camera frame; with ``previous`` and ``blur_steps`` > 1 the dice are smeared
+        along their path from ``previous`` as a camera's exposure does."""
+        paths = (
+            [dice]
+            if previous is None or blur_steps <= 1
+            else [
+                [
+                    replace(d, x=p.x + (d.x - p.x) * t, y=p.y + (d.y - p.y) * t)
+                    for p, d in zip(previous, dice, strict=True)
+                ]
+                for t in np.linspace(0.0, 1.0, blur_steps)
+            ]
+        )
+        acc = np.zeros(self.background.shape, np.float32)
+        for positions in paths:
+            canvas = self.background.copy()
+            for placed in positions:
+                self._paste(canvas, placed)
+            acc += canvas
+        frame = acc / len(paths)
+        if hand is not None:
+            frame = self._draw_hand(frame, hand)
+        frame = frame * gain
+        if noise:
+            frame = frame + np.random.default_rng(seed).normal(0.0, noise, frame.shape)
+        return np.clip(frame, 0, 255).astype(np.uint8)
+
+    def hand_mask(self, tip: tuple[float, float]) -> np.ndarray:
+        """A palm and four fingers reaching up from the bottom edge, fingertips at ``tip``."""
+        # Sized from the dice: a 16 mm die against a palm about 85 mm wide.
+        s = self.die_size * 85 / 16 / 40
+        mask = np.zeros((self.height, self.width), np.uint8)
+        tx, ty = tip
+        palm = (round(tx), round(ty + 38 * s))
+        cv2.ellipse(mask, palm, (round(20 * s), round(24 * s)), 0, 0, 360, 255, -1)
+        for i, dx in enumerate((-13, -4.5, 4.5, 13)):
+            top = ty + (6 if i in (0, 3) else 0) * s
+            x = round(tx + dx * s)
+            cv2.line(mask, (x, round(top)), (x, round(ty + 30 * s)), 255, round(7 * s))
+        wrist = (palm[0] - round(14 * s), palm[1]), (palm[0] + round(14 * s), self.height + 10)
+        cv2.rectangle(mask, *wrist, 255, -1)  # the wrist, down past the edge of the picture
+        return mask
+
+    def hand_in_die_areas(self, tip: tuple[float, float]) -> float:
+        return float(np.count_nonzero(self.hand_mask(tip))) / self.die_size**2
+
+    def _draw_hand(self, frame: np.ndarray, tip: tuple[float, float]) -> np.ndarray:
+        """The hand in shaded skin colour, with soft edges."""
+        s = self.die_size / 7.5
+        mask = self.hand_mask(tip)
+        soft = cv2.GaussianBlur(mask, (0, 0), 1.5).astype(np.float32)[..., None] / 255.0
+        yy, xx = np.mgrid[0 : frame.shape[0], 0 : frame.shape[1]]
+        shade = (0.85 + 0.15 * np.sin(xx / (9 * s)) * np.cos(yy / (13 * s)))[..., None]
+        skin = np.array([120, 150, 205], np.float32) * shade  # B, G, R
+        return np.asarray(frame * (1 - soft) + skin * soft, dtype=np.float32)
+
+    def reading(self, dice: list[Placed]) -> FrameReading:
+        """What a perfect reader would say about ``dice`` lying still."""
+        found = []
+        for placed in dice:
+            crop = self.crops[placed.crop]
+            h, w = np.rot90(crop.image, placed.turns).shape[:2]
+            cx, cy = placed.x + w / 2, placed.y + h / 2
+            fw, fh = crop.face if placed.turns % 2 == 0 else crop.face[::-1]
+            found.append(DieReading(crop.value, (cx, cy), ((cx, cy), (fw, fh), 0.0), 0.95))
+        return FrameReading(FrameStatus.OK, "", tuple(found), 10.0)
+
+
+EMPTY_READING = FrameReading(FrameStatus.REROLL, "no dice found", (), 10.0)
+
+
+def states(events: list[SettleEvent]) -> list[SettleState]:
+    return [e.state for e in events]
+
+
+@pytest.fixture(scope="module")
+def byler() -> Scene:
+    # A grey cardboard tray with four small dice (about 40 px in 640 x 640).
+    return Scene("byler_d6", "images/IMG_20191208_112833.jpg", grow=0.15)
+
+
+@pytest.fixture(scope="module")
+def matteo() -> Scene:
+    # A wooden desk under a webcam, three ivory dice showing 5 (labels: top face only).
+    return Scene("matteo_webcam", "images/train_five_25.jpg", grow=0.4)
+
+
+def resting(scene: Scene) -> list[Placed]:
+    """The scene's dice laid out apart from each other in the middle of the frame."""
+    gap = 1.5 * scene.crop_size
+    cx, cy = scene.width / 2, scene.height / 2
+    n = len(scene.crops)
+    return [
+        Placed(i, cx + (i - (n - 1) / 2) * gap - scene.crop_size / 2, cy - scene.crop_size / 2)
+        for i in range(n)
+    ]
+
+
+def throw(scene: Scene, frames: int, still: int) -> tuple[list[np.ndarray], list[FrameReading]]:
+    """Dice flying in from the left, tumbling and smeared, slowing, then lying still."""
+    end = resting(scene)
+    out_frames: list[np.ndarray] = []
+    readings: list[FrameReading] = []
+    previous: list[Placed] | None = None
+    for k in range(frames + still):
+        left = max(frames - 1 - k, 0)  # frames still to fly
+        travel = 6.0 * left * (left + 1) / 2  # decelerating: 6 px less each frame
+        dice = [
+            replace(
+                d, x=d.x - travel, y=d.y + 0.4 * travel * (1 if d.crop % 2 else -1), turns=left % 4
+            )
+            for d in end
+        ]
+        out_frames.append(scene.render(dice, previous=previous, blur_steps=7, seed=k))
+        readings.append(scene.reading(dice))
+        previous = dice
+    return out_frames, readings
+
+
+# -- tests on built sequences -------------------------------------------------
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+def test_throw_is_moving_until_it_rests_then_settles_once(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    scene: Scene = request.getfixturevalue(which)
+    flying, still = 10, 6
+    frames, readings = throw(scene, flying, still)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    events = [settler.update(f, r) for f, r in zip(frames, readings, strict=True)]
+    got = states(events)
+    # The dice reach their resting place on frame `flying - 1`, still smeared by the
+    # last bit of travel; the first sharp frame after it differs from it, so it is
+    # "moving" too. Three still, agreeing readings later the throw is settled.
+    first_rest = flying
+    assert got[: first_rest + 1] == [MOVING] * (first_rest + 1), got
+    assert got[first_rest + 1 : first_rest + 3] == [MOVING, MOVING], got
+    assert got[first_rest + 3 :] == [SETTLED] * (len(got) - first_rest - 3), got
+    settled = [e for e in events if e.settled]
+    assert settled[0].entered and not any(e.entered for e in settled[1:])
+    assert sorted(settled[0].reading.values) == sorted(c.value for c in scene.crops)
+    assert all(e.motion > 0.002 for e in events[1 : first_rest + 1])
+    assert all(e.motion == 0.0 for e in events[first_rest + 1 :])
+
+
+@needs_photos
+def test_no_settling_while_dice_move_even_if_the_readings_agree(byler: Scene) -> None:
+    """The reader reports the resting dice on every frame (as a reader fooled by a
+    smear could); only the moving pixels can hold the settler back."""
+    frames, _ = throw(byler, 12, 0)
+    fixed = byler.reading(resting(byler))
+    settler = Settler()
+    got = [settler.update(f, fixed).state for f in frames]
+    assert SETTLED not in got[1:], got
+    assert got[1:] == [MOVING] * (len(got) - 1)
+
+
+@needs_photos
+def test_slow_creep_is_not_settled(byler: Scene) -> None:
+    """A die sliding 2 px a frame: each reading agrees with the one before, and the
+    changed pixels are few, but the die travels more than the tolerance."""
+    start = resting(byler)
+    settler = Settler(SettleConfig(consistent_frames=4))
+    got = []
+    for k in range(12):
+        dice = [replace(d, x=d.x + (2.0 * k if d.crop == 0 else 0.0)) for d in start]
+        got.append(settler.update(byler.render(dice), byler.reading(dice)).state)
+    assert SETTLED not in got, got
+
+
+@needs_photos
+def test_flickering_values_on_still_frames_never_settle(matteo: Scene) -> None:
+    dice = resting(matteo)
+    frame = matteo.render(dice)
+    good = matteo.reading(dice)
+    first = good.dice[0]
+    other = replace(first, value=7 - (first.value or 1))
+    flicker = replace(good, dice=(other, *good.dice[1:]))
+    settler = Settler(SettleConfig(consistent_frames=3))
+    got = [settler.update(frame, good if k % 2 else flicker).state for k in range(8)]
+    assert got == [MOVING] * 8, got
+
+
+@needs_photos
+def test_camera_noise_and_refused_dice_still_settle(byler: Scene) -> None:
+    """Sensor noise does not count as motion; a reading that refuses a die settles
+    too (the table then asks for a reroll), once it is stable."""
+    dice = resting(byler)
+    good = byler.reading(dice)
+    refused = replace(
+        good,
+        status=FrameStatus.REROLL,
+        reason="die 1 is tilted",
+        dice=(replace(good.dice[0], value=None, reason="tilted"), *good.dice[1:]),
+    )
+    settler = Settler(SettleConfig(consistent_frames=3))
+    events = [settler.update(byler.render(dice, noise=4.0, seed=k), refused) for k in range(5)]
+    assert states(events) == [MOVING, MOVING, SETTLED, SETTLED, SETTLED]
+    assert events[2].reading.status is FrameStatus.REROLL
+    assert max(e.motion for e in events) < 0.002
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+def test_hand_reaching_in_is_a_hand_not_a_throw(which: str, request: pytest.FixtureRequest) -> None:
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    reading = scene.reading(dice)
+    settler = Settler()
+    settled = [settler.update(scene.render(dice), reading) for _ in range(3)]
+    assert settled[-1].state is SETTLED
+
+    # The hand comes up from the bottom edge in big steps, towards the dice.
+    x = dice[0].x + scene.crop_size / 2
+    tips = [(x, float(ty)) for ty in np.linspace(scene.height * 1.2, scene.height * 0.35, 6)]
+    hand_events = [
+        settler.update(scene.render(dice, hand=tip, seed=k), reading) for k, tip in enumerate(tips)
+    ]
+    got = states(hand_events)
+    sizes = [scene.hand_in_die_areas(tip) for tip in tips]
+    assert sizes[0] == 0 and sizes[-1] > 25  # out of the picture, then well in
+    for state, size in zip(got, sizes, strict=True):
+        # Never a throw while a hand is in; surely a hand once it is 15 dice big
+        # (the settler's threshold is 10 die areas).
+        if size > 0:
+            assert state is not SETTLED, (got, sizes)
+        if size > 15:
+            assert state is HAND, (got, sizes)
+    first_hand = got.index(HAND)
+    assert hand_events[first_hand].entered
+    assert all(e.motion > 0.01 for e, size in zip(hand_events, sizes, strict=True) if size > 1)
+
+    # The hand takes the dice away: once it has gone, the tray is empty.
+    frame = scene.render([])
+    after = [settler.update(frame, EMPTY_READING) for _ in range(3)]
+    assert states(after) == [HAND, EMPTY, EMPTY]  # the frame it leaves is one big change
+
+
+@needs_photos
+def test_hand_that_stops_moving_stays_a_hand(byler: Scene) -> None:
+    dice = resting(byler)
+    reading = byler.reading(dice)
+    tip = (dice[1].x, byler.height * 0.4)
+    settler = Settler()
+    before = [settler.update(byler.render(dice), reading) for _ in range(3)]
+    assert before[-1].state is SETTLED
+    # In it comes, then it keeps still: still a hand (it differs from the last
+    # settled picture), never a fresh throw.
+    settler.update(byler.render(dice, hand=(tip[0], byler.height * 0.8)), reading)
+    still = [settler.update(byler.render(dice, hand=tip), reading) for _ in range(6)]
+    assert states(still) == [HAND] * 6
+    assert [e.motion == 0.0 for e in still] == [False] + [True] * 5
+    assert all(e.foreign > 0.05 for e in still)
+
+
+@needs_photos
+def test_hand_already_there_needs_the_empty_tray_as_reference(byler: Scene) -> None:
+    dice = resting(byler)
+    reading = byler.reading(dice)
+    still_hand = byler.render(dice, hand=(dice[1].x, byler.height * 0.4))
+
+    blind = Settler()
+    blind_states = [blind.update(still_hand, reading).state for _ in range(4)]
+    assert blind_states[-1] is SETTLED  # the documented limit: nothing to compare with
+
+    seeing = Settler()
+    seeing.set_reference(byler.render([]))
+    events = [seeing.update(still_hand, reading) for _ in range(4)]
+    assert states(events) == [HAND] * 4
+    assert events[0].foreign > 0.05
+
+    # Reference given, no hand: dice on the empty tray are not foreign, and a
+    # brighter exposure (camera auto-gain) does not look like a hand either.
+    calm = Settler()
+    calm.set_reference(byler.render([]))
+    gains = (1.0, 1.0, 1.0, 1.08, 1.08, 1.08)
+    events = [calm.update(byler.render(dice, gain=g), reading) for g in gains]
+    assert states(events) == [MOVING, MOVING, SETTLED, SETTLED, SETTLED, SETTLED]
+    assert all(e.foreign < 0.01 for e in events)
+
+
+@needs_photos
+def test_a_lasting_change_is_adopted_after_a_while(byler: Scene) -> None:
+    """Something big that stays (a shadow, an object) holds HAND only for
+    ``adopt_after`` still frames, then the scene is the new normal."""
+    dice = resting(byler)
+    reading = byler.reading(dice)
+    settler = Settler(SettleConfig(adopt_after=5))
+    settler.set_reference(byler.render([]))
+    frame = byler.render(dice, hand=(dice[1].x, byler.height * 0.4))
+    got = [settler.update(frame, reading).state for _ in range(9)]
+    assert got == [HAND] * 5 + [MOVING, MOVING, SETTLED, SETTLED]
+
+
+@needs_photos
+def test_empty_tray_is_empty(matteo: Scene) -> None:
+    settler = Settler()
+    frame = matteo.render([])
+    events = [settler.update(frame, EMPTY_READING) for _ in range(3)]
+    assert states(events) == [EMPTY] * 3
+    assert [e.entered for e in events] == [True, False, False]
+
+
+@needs_photos
+def test_watch_reads_every_frame(byler: Scene) -> None:
+    frames, readings = throw(byler, 4, 4)
+    by_id = {id(f): r for f, r in zip(frames, readings, strict=True)}
+    asked: list[int | None] = []
+
+    class OracleReader:
+        def read(self, frame_bgr: np.ndarray, expect: int | None = None) -> FrameReading:
+            asked.append(expect)
+            return by_id[id(frame_bgr)]
+
+    events = list(watch(frames, OracleReader(), expect=4))
+    assert len(events) == 8 and asked == [4] * 8
+    assert states(events)[-1] is SETTLED and states(events)[3] is MOVING
+
+
+# -- readings_agree, no photos needed -----------------------------------------
+
+
+def _die(value: int | None, x: float, y: float, size: float = 40.0) -> DieReading:
+    return DieReading(value, (x, y), ((x, y), (size, size), 0.0), 0.9)
+
+
+def _frame(*dice: DieReading) -> FrameReading:
+    return FrameReading(FrameStatus.OK, "", dice, 5.0)
+
+
+def test_readings_agree_pairs_dice_by_position_not_order() -> None:
+    a = _frame(_die(6, 100, 100), _die(3, 300, 100))
+    b = _frame(_die(3, 305, 98), _die(6, 96, 104))
+    assert readings_agree(a, b, 0.35)
+
+
+def test_readings_disagree_on_value_count_distance_and_status() -> None:
+    a = _frame(_die(6, 100, 100), _die(3, 300, 100))
+    assert not readings_agree(a, _frame(_die(6, 100, 100), _die(4, 300, 100)), 0.35)
+    assert not readings_agree(a, _frame(_die(6, 100, 100)), 0.35)
+    # 15 px is more than 0.35 of a 40 px die
+    assert not readings_agree(a, _frame(_die(6, 115, 100), _die(3, 300, 100)), 0.35)
+    assert readings_agree(a, _frame(_die(6, 113, 100), _die(3, 300, 100)), 0.35)
+    assert not readings_agree(a, replace(a, status=FrameStatus.REROLL), 0.35)
+    refused = _frame(_die(None, 100, 100), _die(3, 300, 100))
+    assert not readings_agree(a, refused, 0.35)
+    assert readings_agree(refused, refused, 0.35)
+
+
+def test_config_rejects_nonsense() -> None:
+    with pytest.raises(ValueError):
+        SettleConfig(consistent_frames=0)
+    with pytest.raises(ValueError):
+        SettleConfig(hand_fraction=1.5)
+
+
+def test_frames_of_a_new_size_start_over() -> None:
+    settler = Settler(SettleConfig(consistent_frames=2))
+    reading = _frame(_die(5, 50, 50, 20))
+    small = np.full((120, 160, 3), 90, np.uint8)
+    big = np.full((240, 320, 3), 90, np.uint8)
+    got = [settler.update(f, reading).state for f in (small, small, big, big)]
+    assert got == [MOVING, SETTLED, MOVING, SETTLED]

@@ -1,0 +1,322 @@
+"""When to believe a throw: dice moving, dice at rest, a hand in the tray, an empty tray.
+
+:class:`Settler` is pure logic: feed it every frame together with what the reader
+made of that frame, and it answers with a small frozen :class:`SettleEvent`.
+
+* ``MOVING``: the picture changes between frames, or the readings do not yet agree.
+* ``SETTLED``: the picture is still and the last ``consistent_frames`` readings agree
+  (same dice, same values, centres within a fraction of a die's size). The event
+  carries that reading; ``entered`` is true on the first settled frame only.
+* ``HAND``: one large foreign region, far bigger than any die: a hand (or a cup)
+  reaching in. Seen as a big connected change between frames, or as a big region
+  that differs from the *base* picture and is not a die, even when it keeps still.
+  The base is the empty tray given to :meth:`Settler.set_reference`, else the last
+  frame that was SETTLED or EMPTY. A lasting change that is not a hand (a lamp
+  switched on, a shadow) would hold HAND forever, so after ``adopt_after`` still
+  frames in HAND the settler takes the scene as its new base.
+* ``EMPTY``: the picture is still and the reader finds no dice.
+
+Motion is measured cheaply: the frame is shrunk to ``SettleConfig.work_side``
+pixels on its long side and slightly blurred, and compared with the previous one,
+channel by channel (a hand can be as bright as a wooden table, not as blue).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.types import DieReading, FrameReading
+
+Frame = npt.NDArray[np.uint8]
+
+
+class FrameReader(Protocol):
+    """What the settler needs of a pip reader (``vision.reader.PipReader`` is one)."""
+
+    def read(self, frame_bgr: Frame, expect: int | None = None) -> FrameReading: ...
+
+
+class SettleState(StrEnum):
+    EMPTY = "empty"
+    MOVING = "moving"
+    HAND = "hand"
+    SETTLED = "settled"
+
+
+@dataclass(frozen=True)
+class SettleConfig:
+    """Knobs of :class:`Settler`; the defaults suit a tray seen from 30-60 cm above."""
+
+    consistent_frames: int = 3
+    """Readings in a row that must agree (on still frames) before ``SETTLED``."""
+    center_tolerance: float = 0.35
+    """How far a die's centre may wander between agreeing readings, in die sizes."""
+    work_side: int = 320
+    """Long side, in pixels, of the grey copy used for motion."""
+    pixel_threshold: int = 18
+    """Change (0-255) in any colour channel that counts a working pixel as changed."""
+    motion_fraction: float = 0.002
+    """Changed fraction of the working frame above which the picture is moving ..."""
+    motion_die_areas: float = 0.1
+    """... or changed pixels above this many die areas, whichever is smaller."""
+    hand_fraction: float = 0.05
+    """A single changed region at least this fraction of the frame ..."""
+    hand_die_areas: float = 10.0
+    """... and at least this many die areas (when dice have been seen) is a hand."""
+    adopt_after: int = 30
+    """Still frames in HAND after which the scene becomes the new base picture."""
+
+    def __post_init__(self) -> None:
+        if self.consistent_frames < 1:
+            raise ValueError("consistent_frames must be at least 1")
+        if self.center_tolerance <= 0:
+            raise ValueError("center_tolerance must be positive")
+        if self.adopt_after < 1:
+            raise ValueError("adopt_after must be at least 1")
+        if self.work_side < 16:
+            raise ValueError("work_side must be at least 16")
+        if not 0 < self.hand_fraction < 1:
+            raise ValueError("hand_fraction must be between 0 and 1")
+
+
+@dataclass(frozen=True)
+class SettleEvent:
+    """The settler's verdict on one frame."""
+
+    state: SettleState
+    reading: FrameReading
+    """The reading given with this frame. Count a throw only when ``state`` is SETTLED."""
+    entered: bool
+    """True on the first frame of this state (e.g. the moment the dice came to rest)."""
+    motion: float
+    """Changed fraction of the frame since the previous one (0-1)."""
+    foreign: float
+    """Largest region that is neither tray nor die (0-1 of the frame)."""
+    streak: int
+    """How many still frames in a row the readings have agreed."""
+
+    @property
+    def settled(self) -> bool:
+        return self.state is SettleState.SETTLED
+
+
+def die_size(die: DieReading) -> float:
+    """A die's size in pixels: the longer side of its box."""
+    (_, _), (w, h), _ = die.box
+    return float(max(w, h))
+
+
+def readings_agree(a: FrameReading, b: FrameReading, center_tolerance: float) -> bool:
+    """Same status, same dice with the same values, centres within tolerance (in die sizes).
+
+    Dice are paired greedily, nearest centres first, so their order does not matter.
+    """
+    if a.status is not b.status or len(a.dice) != len(b.dice):
+        return False
+    pairs: list[tuple[float, int, int]] = []
+    for i, da in enumerate(a.dice):
+        for j, db in enumerate(b.dice):
+            dist = math.dist(da.center, db.center)
+            pairs.append((dist, i, j))
+    pairs.sort()
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    for dist, i, j in pairs:
+        if i in used_a or j in used_b:
+            continue
+        da, db = a.dice[i], b.dice[j]
+        size = max(die_size(da), die_size(db), 1.0)
+        if da.value != db.value or dist > center_tolerance * size:
+            return False
+        used_a.add(i)
+        used_b.add(j)
+    return True
+
+
+class Settler:
+    """Turns a stream of ``(frame, reading)`` into MOVING / HAND / SETTLED / EMPTY."""
+
+    def __init__(self, config: SettleConfig | None = None) -> None:
+        self.config = config or SettleConfig()
+        self._reference: Frame | None = None
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the past frames (keeps the empty-tray reference)."""
+        self._prev: Frame | None = None
+        self._last_reading: FrameReading | None = None
+        self._anchor: FrameReading | None = None
+        self._still: Frame | None = None  # the last SETTLED or EMPTY picture
+        self._streak = 0
+        self._hand_still = 0
+        self._state: SettleState | None = None
+
+    def set_reference(self, empty_tray_bgr: Frame | None) -> None:
+        """Show the settler the empty tray, so it also sees a hand that keeps still.
+
+        ``None`` forgets the reference.
+        """
+        self._reference = None if empty_tray_bgr is None else self._small(empty_tray_bgr)
+
+    @property
+    def state(self) -> SettleState | None:
+        """The state of the last frame, ``None`` before the first."""
+        return self._state
+
+    def _scale(self, shape: tuple[int, ...]) -> float:
+        h, w = shape[:2]
+        return min(1.0, self.config.work_side / max(h, w))
+
+    def _small(self, frame: Frame) -> Frame:
+        """The working copy: shrunk, slightly blurred, still in colour (skin and wood
+        can be equally bright)."""
+        scale = self._scale(frame.shape)
+        img = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        if scale < 1.0:
+            size = (max(1, round(frame.shape[1] * scale)), max(1, round(frame.shape[0] * scale)))
+            img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+        return np.asarray(cv2.GaussianBlur(img, (5, 5), 0), dtype=np.uint8)
+
+    def _changed(self, a: Frame, b: Frame) -> Frame:
+        """0/1 mask of working pixels that differ in any channel, forgiving an overall
+        change of exposure or white balance."""
+        diff = a.astype(np.int16) - b.astype(np.int16)
+        diff -= np.median(diff[::4, ::4].reshape(-1, 3), axis=0).astype(np.int16)
+        changed = np.abs(diff).max(axis=2) > self.config.pixel_threshold
+        return np.asarray(changed, dtype=np.uint8)
+
+    def _largest_region(self, mask: Frame) -> int:
+        """Area of the largest connected region, small gaps closed first."""
+        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+        if count <= 1:
+            return 0
+        return int(stats[1:, cv2.CC_STAT_AREA].max())
+
+    def _die_area(self, reading: FrameReading, scale: float) -> float | None:
+        """Typical die area in working pixels, from this and the last reading."""
+        sizes = [die_size(d) for d in reading.dice]
+        if self._last_reading is not None:
+            sizes += [die_size(d) for d in self._last_reading.dice]
+        if not sizes:
+            return None
+        side = float(np.median(sizes)) * scale
+        return side * side
+
+    def _thresholds(self, pixels: float, die_area: float | None) -> tuple[float, float]:
+        """(changed pixels that mean motion, region size that means a hand), working pixels."""
+        cfg = self.config
+        motion = cfg.motion_fraction * pixels
+        hand = cfg.hand_fraction * pixels
+        if die_area is not None:
+            motion = min(motion, max(cfg.motion_die_areas * die_area, 4.0))
+            # A hand is many dice big; capped so one absurd "die" cannot hide a hand.
+            hand = max(hand, min(cfg.hand_die_areas * die_area, 0.25 * pixels))
+        return motion, hand
+
+    def _foreign_mask(self, small: Frame, reading: FrameReading, scale: float) -> Frame | None:
+        """Pixels that differ from the base picture and are not a read die."""
+        base = self._reference if self._reference is not None else self._still
+        if base is None or base.shape != small.shape:
+            return None
+        mask = self._changed(small, base)
+        for die in reading.dice:
+            (cx, cy), (w, h), angle = die.box
+            grow = 1.3 * scale
+            pts = cv2.boxPoints(((cx * scale, cy * scale), (w * grow, h * grow), angle))
+            cv2.fillConvexPoly(mask, np.round(pts).astype(np.int32), 0)
+        return mask
+
+    def update(self, frame: Frame, reading: FrameReading) -> SettleEvent:
+        """Take the next frame and its reading; say what the tray is doing."""
+        cfg = self.config
+        small = self._small(frame)
+        scale = self._scale(frame.shape)
+        pixels = float(small.shape[0] * small.shape[1])
+        motion_px, hand_area = self._thresholds(pixels, self._die_area(reading, scale))
+
+        changed_px = 0.0
+        biggest_change = 0
+        prev = self._prev
+        if prev is not None and prev.shape == small.shape:
+            changed = self._changed(small, prev)
+            changed_px = float(np.count_nonzero(changed))
+            if changed_px >= hand_area:
+                biggest_change = self._largest_region(changed)
+        elif prev is not None:
+            self.reset()  # the camera changed size: start over
+        self._prev = small
+
+        foreign = 0
+        mask = self._foreign_mask(small, reading, scale)
+        if mask is not None and np.count_nonzero(mask) >= hand_area:
+            foreign = self._largest_region(mask)
+
+        if max(biggest_change, foreign) >= hand_area:
+            state = SettleState.HAND
+            self._streak = 0
+            self._hand_still = self._hand_still + 1 if changed_px <= motion_px else 0
+            if self._hand_still >= cfg.adopt_after:
+                # Not a hand after all, or one that stays: make this the new normal.
+                self._reference = None
+                self._still = small
+                self._hand_still = 0
+        elif changed_px > motion_px:
+            state = SettleState.MOVING
+            self._streak = 0
+        else:
+            # Compare with the first reading of the still stretch, so a slow creep
+            # cannot pass by agreeing with each step.
+            anchor = self._anchor
+            if (
+                anchor is not None
+                and self._streak > 0
+                and readings_agree(anchor, reading, cfg.center_tolerance)
+            ):
+                self._streak += 1
+            else:
+                self._anchor = reading
+                self._streak = 1
+            if not reading.dice:
+                state = SettleState.EMPTY
+            elif self._streak >= cfg.consistent_frames:
+                state = SettleState.SETTLED
+            else:
+                state = SettleState.MOVING
+        if state is not SettleState.HAND:
+            self._hand_still = 0
+        if state in (SettleState.SETTLED, SettleState.EMPTY):
+            self._still = small
+        self._last_reading = reading
+
+        entered = state is not self._state
+        self._state = state
+        return SettleEvent(
+            state=state,
+            reading=reading,
+            entered=entered,
+            motion=changed_px / pixels,
+            foreign=foreign / pixels,
+            streak=self._streak,
+        )
+
+
+def watch(
+    frames: Iterable[Frame],
+    reader: FrameReader,
+    settler: Settler | None = None,
+    *,
+    expect: int | None = None,
+) -> Iterator[SettleEvent]:
+    """Read every frame and run it through a settler; yields one event per frame."""
+    s = settler or Settler()
+    for frame in frames:
+        yield s.update(frame, reader.read(frame, expect=expect))
