@@ -1,0 +1,200 @@
+"""Build the table's buttons, display and camera from the config, in one place.
+
+Off a Raspberry Pi (no GPIO, no I2C display, no camera) each part falls back to
+a stand-in, and :attr:`Parts.notes` says so in one line, e.g. ``no GPIO here:
+keyboard buttons; display in the terminal; camera replays frames from ...``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import random
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from PIL import Image
+
+from table.hw.camera import ScriptedCamera, SourceCamera
+from table.hw.display import (
+    DisplayError,
+    LumaDisplay,
+    NullDisplay,
+    TerminalDisplay,
+    open_oled,
+)
+from table.hw.keys import HELP as KEYS_HELP
+from table.hw.keys import KeyButtons
+from table.hw.script import ScriptButtons, Step
+from table.service.config import Config, DisplayDriver
+from table.service.ports import Buttons, Camera, Display
+
+FRAMES_DIR = Path(__file__).resolve().parents[1] / "data" / "frames"
+
+
+class TeeDisplay:
+    """Show on several displays at once (the OLED and a PNG recorder)."""
+
+    def __init__(self, *displays: Display) -> None:
+        self.displays = displays
+
+    def show_text(self, text: str) -> None:
+        for d in self.displays:
+            fn = getattr(d, "show_text", None)
+            if callable(fn):
+                fn(text)
+
+    def show(self, image: Image.Image) -> None:
+        for d in self.displays:
+            d.show(image)
+
+    def close(self) -> None:
+        for d in self.displays:
+            d.close()
+
+
+@dataclass
+class Parts:
+    buttons: Buttons | None
+    display: Display
+    camera: Camera | None
+    notes: list[str] = field(default_factory=list)
+    script: ScriptButtons | None = None
+    scripted_camera: ScriptedCamera | None = None
+    recorder: TerminalDisplay | None = None
+
+    @property
+    def summary(self) -> str:
+        return "; ".join(self.notes)
+
+
+class RandomThrows:
+    """Picks a throw for the scripted camera each time the table waits for dice."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def __call__(self) -> tuple[int, ...]:
+        return (self.rng.randint(1, 6), self.rng.randint(1, 6))
+
+
+def _gpio_buttons(cfg: Config) -> Buttons:
+    from table.hw.buttons import GpioButtons
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # gpiozero warns about each pin factory it tries
+        return GpioButtons(cfg.buttons)
+
+
+def _has_picamera() -> bool:
+    with contextlib.suppress(ImportError, ValueError):
+        return importlib.util.find_spec("picamera2") is not None
+    return False
+
+
+def _camera_present(spec: str) -> bool:
+    kind, _, rest = spec.partition(":")
+    if kind == "picamera":
+        return _has_picamera()
+    if kind == "usb":
+        dev = rest if rest.startswith("/dev/") else f"/dev/video{rest}"
+        return Path(dev).exists()
+    return True  # folder:/video: replays: open_source says what is wrong with them
+
+
+def build(
+    cfg: Config,
+    *,
+    keys: bool = False,
+    script: tuple[Step, ...] | None = None,
+    frames: Path | None = None,
+    png_dir: Path | None = None,
+    gif_path: Path | None = None,
+    text_out: TextIO | None = sys.stdout,
+    force_stand_ins: bool = False,
+    seed: int | None = None,
+) -> Parts:
+    """Everything the loop needs besides the referee. ``force_stand_ins`` never touches hardware."""
+    notes: list[str] = []
+
+    # -- camera first: a script's throws go to the scripted camera
+    camera: Camera | None
+    scripted: ScriptedCamera | None = None
+    fps = cfg.camera.fps
+    use_frames = frames is not None or script is not None or force_stand_ins
+    if not use_frames and not _camera_present(cfg.camera.source):
+        notes.append(f"no camera ({cfg.camera.source}) here")
+        use_frames = True
+    if use_frames:
+        folder = frames if frames is not None else FRAMES_DIR
+        scripted = ScriptedCamera(folder, fps=max(fps, 20.0))
+        if script is None:
+            scripted.pick = RandomThrows(seed)
+            notes.append(f"camera replays frames from {folder} (a random throw per ROLL)")
+        else:
+            notes.append(f"camera replays frames from {folder} (the script's throws)")
+        camera = scripted
+    else:
+        camera = SourceCamera(cfg.camera.source, fps=fps)
+
+    # -- buttons
+    buttons: Buttons | None
+    script_buttons: ScriptButtons | None = None
+    if script is not None:
+        script_buttons = ScriptButtons(
+            script, on_throw=scripted.throw if scripted is not None else None
+        )
+        buttons = script_buttons
+        notes.append(f"buttons from a script ({len(script)} steps)")
+    elif keys or force_stand_ins:
+        buttons = KeyButtons()
+        notes.append(f"keyboard buttons ({KEYS_HELP})")
+    else:
+        try:
+            buttons = _gpio_buttons(cfg)
+        except Exception:
+            buttons = KeyButtons()
+            notes.append(f"no GPIO here: keyboard buttons ({KEYS_HELP})")
+
+    # -- display
+    display: Display
+    recorder: TerminalDisplay | None = None
+    driver = cfg.display.driver
+    if driver in (DisplayDriver.SSD1306, DisplayDriver.SH1106) and not force_stand_ins:
+        try:
+            if not Path(f"/dev/i2c-{cfg.display.i2c_port}").exists():
+                raise DisplayError(f"no /dev/i2c-{cfg.display.i2c_port}")
+            oled: LumaDisplay = open_oled(cfg.display)
+            display = oled
+            if png_dir is not None or gif_path is not None:
+                recorder = TerminalDisplay(out=None, png_dir=png_dir, gif_path=gif_path)
+                display = TeeDisplay(oled, recorder)
+        except DisplayError:
+            recorder = TerminalDisplay(out=text_out, png_dir=png_dir, gif_path=gif_path)
+            display = recorder
+            notes.append("display in the terminal")
+    elif driver is DisplayDriver.NONE and png_dir is None and gif_path is None:
+        display = NullDisplay()
+    else:
+        out = text_out if driver is not DisplayDriver.NONE else None
+        recorder = TerminalDisplay(out=out, png_dir=png_dir, gif_path=gif_path)
+        display = recorder
+        if out is not None:
+            notes.append("display in the terminal")
+    return Parts(
+        buttons=buttons,
+        display=display,
+        camera=camera,
+        notes=notes,
+        script=script_buttons,
+        scripted_camera=scripted,
+        recorder=recorder,
+    )
+
+
+def describe(parts: Parts) -> str:
+    """The one line printed at start when stand-ins are in use ("" on the real table)."""
+    return parts.summary

@@ -1,0 +1,168 @@
+"""The camera: frames from ``vision.sources`` in a thread of their own, and a
+scripted camera for demos that shows a real photo of the dice of each throw.
+
+Both only put :class:`Frame` (or one :class:`CameraFailed`) on the loop's
+queue. They read only while the table wants dice (``want(True)``), so an idle
+table does not spend its CPU on frames nobody looks at. At most a couple of
+frames are in flight: the loop says ``frame_done()`` after each one, so a slow
+reader never builds up a backlog of stale pictures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from table.service.ports import CameraFailed, Frame, Put
+
+IN_FLIGHT = 2
+
+
+class _Paced:
+    """Pause while not wanted, keep the pace, and cap the frames in flight."""
+
+    def __init__(self, fps: float) -> None:
+        self.period = 1.0 / fps
+        self._wanted = threading.Event()
+        self._stop = threading.Event()
+        self._slots = threading.BoundedSemaphore(IN_FLIGHT)
+        self._thread: threading.Thread | None = None
+
+    def want(self, flag: bool) -> None:
+        if flag:
+            self._wanted.set()
+        else:
+            self._wanted.clear()
+
+    def frame_done(self) -> None:
+        with contextlib.suppress(ValueError):
+            self._slots.release()
+
+    def _wait_turn(self) -> bool:
+        """Wait until wanted and a slot is free; False when stopping."""
+        while not self._stop.is_set():
+            if not self._wanted.wait(0.2):
+                continue
+            if self._slots.acquire(timeout=1.0):
+                return not self._stop.is_set()
+            # The loop never said frame_done (an old consumer): go on anyway.
+            return not self._stop.is_set()
+        return False
+
+    def _start(self, target: Callable[[Put], None], put: Put, name: str) -> None:
+        self._thread = threading.Thread(target=target, args=(put,), name=name, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wanted.set()
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=3.0)
+
+
+class SourceCamera(_Paced):
+    """A ``vision.sources`` spec (picamera, usb:N, folder:PATH, video:PATH) read in a thread."""
+
+    def __init__(self, spec: str, *, fps: float = 10.0, loop: bool = True) -> None:
+        super().__init__(fps)
+        self.spec = spec
+        self.loop = loop
+        self.source: Any = None
+
+    def open(self) -> None:
+        """Open the source now (raises ``vision.sources.CameraError``)."""
+        from vision.sources import open_source
+
+        if self.source is None:
+            self.source = open_source(self.spec, loop=self.loop)
+
+    def _run(self, put: Put) -> None:
+        from vision.sources import CameraError
+
+        try:
+            self.open()
+            next_at = time.monotonic()
+            while self._wait_turn():
+                image = self.source.read()
+                put(Frame(image, time.monotonic()))
+                next_at = max(next_at + self.period, time.monotonic())
+                self._stop.wait(max(0.0, next_at - time.monotonic()))
+        except CameraError as exc:
+            put(CameraFailed(str(exc)))
+        finally:
+            src, self.source = self.source, None
+            if src is not None:
+                src.close()
+
+    def start(self, put: Put) -> None:
+        self._start(self._run, put, "camera")
+
+
+def frame_name(dice: tuple[int, ...]) -> str:
+    """The file (without suffix) of a frame showing ``dice``: ``dice_63``, ``die_5``, ``empty``."""
+    if not dice:
+        return "empty"
+    if len(dice) == 1:
+        return f"die_{dice[0]}"
+    hi, lo = max(dice), min(dice)
+    return f"dice_{hi}{lo}"
+
+
+class ScriptedCamera(_Paced):
+    """Shows a real photo of the dice last thrown (``throw(dice)``), from a frame folder."""
+
+    def __init__(self, frames_dir: Path, *, fps: float = 30.0) -> None:
+        super().__init__(fps)
+        self.frames_dir = frames_dir
+        self._lock = threading.Lock()
+        self._dice: tuple[int, ...] = ()
+        self._cache: dict[tuple[int, ...], Any] = {}
+        self._fresh = False
+        self.pick: Callable[[], tuple[int, ...]] | None = None
+        """Chooses the dice when the table wants a throw and none was made (keyboard play)."""
+
+    def image_for(self, dice: tuple[int, ...]) -> Any:
+        from vision.sources import CameraError, load_image
+
+        key = tuple(sorted(dice, reverse=True))
+        if key not in self._cache:
+            name = frame_name(key)
+            found = sorted(self.frames_dir.glob(f"{name}.*"))
+            if not found:
+                raise CameraError(f"{self.frames_dir}: no frame {name}.jpg for the throw {key}")
+            self._cache[key] = load_image(found[0])
+        return self._cache[key]
+
+    def throw(self, dice: tuple[int, ...]) -> None:
+        """The dice now lying in the tray."""
+        with self._lock:
+            self._dice = tuple(dice)
+            self._fresh = True
+
+    def want(self, flag: bool) -> None:
+        if flag and not self._wanted.is_set():
+            with self._lock:
+                if not self._fresh and self.pick is not None:
+                    self._dice = self.pick()
+                self._fresh = False
+        super().want(flag)
+
+    def _run(self, put: Put) -> None:
+        from vision.sources import CameraError
+
+        try:
+            while self._wait_turn():
+                with self._lock:
+                    dice = self._dice
+                put(Frame(self.image_for(dice), time.monotonic()))
+                self._stop.wait(self.period)
+        except CameraError as exc:
+            put(CameraFailed(str(exc)))
+
+    def start(self, put: Put) -> None:
+        self._start(self._run, put, "scripted-camera")

@@ -1,0 +1,159 @@
+"""The 128x64 OLED (luma.oled ssd1306 / sh1106 over I2C) and its stand-ins.
+
+* :class:`LumaDisplay`: a luma device; built lazily from the config
+  (:func:`open_oled`), or luma's ``dummy`` device in tests (it keeps the last image).
+* :class:`TerminalDisplay`: prints each new screen as text, saves each distinct
+  frame as a PNG and, on close, an animated GIF of them all.
+* :class:`NullDisplay`: no display.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from PIL import Image
+
+from table.service.config import DisplayConfig, DisplayDriver
+from table.service.ports import DISPLAY_SIZE
+
+
+class DisplayError(RuntimeError):
+    """The display cannot be opened; ``str(err)`` is one line for people."""
+
+
+def _as_mono(image: Image.Image) -> Image.Image:
+    if image.size != DISPLAY_SIZE:
+        raise ValueError(f"a screen is {DISPLAY_SIZE[0]}x{DISPLAY_SIZE[1]}, got {image.size}")
+    return image if image.mode == "1" else image.convert("1")
+
+
+class LumaDisplay:
+    """Any luma device (ssd1306, sh1106, dummy)."""
+
+    def __init__(self, device: Any) -> None:
+        self.device = device
+        self.shown = 0
+
+    def show(self, image: Image.Image) -> None:
+        mono = _as_mono(image)
+        mode = getattr(self.device, "mode", "1")
+        self.device.display(mono if mode == "1" else mono.convert(mode))
+        self.shown += 1
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # a stuck display must not stop the shutdown
+            self.device.cleanup()
+
+
+def dummy_display(rotate: int = 0) -> LumaDisplay:
+    """luma's ``dummy`` device: keeps the last image (``display.device.image``)."""
+    from luma.core.device import dummy
+
+    device = dummy(width=DISPLAY_SIZE[0], height=DISPLAY_SIZE[1], rotate=rotate, mode="1")
+    # dummy.cleanup would blank the screen; tests want to see the last image.
+    device.cleanup = lambda: None
+    return LumaDisplay(device)
+
+
+def open_oled(cfg: DisplayConfig) -> LumaDisplay:
+    """The real OLED on I2C. DisplayError when the bus or the device is not there."""
+    try:
+        from luma.core.interface.serial import i2c
+        from luma.oled.device import sh1106, ssd1306
+    except ImportError as exc:
+        raise DisplayError(f"display: luma.oled is missing ({exc})") from None
+    where = f"I2C bus {cfg.i2c_port} address 0x{cfg.i2c_address:02X}"
+    try:
+        serial = i2c(port=cfg.i2c_port, address=cfg.i2c_address)
+    except Exception as exc:
+        raise DisplayError(f"display: no {where} ({_short(exc)})") from None
+    kind = sh1106 if cfg.driver is DisplayDriver.SH1106 else ssd1306
+    try:
+        device = kind(serial, width=DISPLAY_SIZE[0], height=DISPLAY_SIZE[1], rotate=cfg.rotate)
+    except Exception as exc:
+        raise DisplayError(
+            f"display: {cfg.driver.value} at {where} not answering ({_short(exc)})"
+        ) from None
+    return LumaDisplay(device)
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class NullDisplay:
+    def show(self, image: Image.Image) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class TerminalDisplay:
+    """Shows screens as text and keeps every distinct frame (PNG, and a GIF at the end)."""
+
+    def __init__(
+        self,
+        *,
+        out: TextIO | None = sys.stdout,
+        png_dir: Path | None = None,
+        gif_path: Path | None = None,
+        gif_scale: int = 4,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.out = out
+        self.png_dir = png_dir
+        self.gif_path = gif_path
+        self.gif_scale = gif_scale
+        self.clock = clock
+        self.frames: list[tuple[float, Image.Image]] = []
+        self.pngs: list[Path] = []
+        self._last_text: str | None = None
+        if png_dir is not None:
+            png_dir.mkdir(parents=True, exist_ok=True)
+
+    def show_text(self, text: str) -> None:
+        """The screen as text (from ``screens.render_text``); printed when it changes."""
+        if self.out is None or text == self._last_text:
+            return
+        self._last_text = text
+        width = DISPLAY_SIZE[0] // 6
+        bar = "+" + "-" * width + "+"
+        lines = [bar] + [f"|{line[:width]:<{width}}|" for line in text.splitlines()] + [bar]
+        self.out.write("\n".join(lines) + "\n")
+        self.out.flush()
+
+    def show(self, image: Image.Image) -> None:
+        mono = _as_mono(image).copy()
+        if self.frames and self.frames[-1][1].tobytes() == mono.tobytes():
+            return
+        self.frames.append((self.clock(), mono))
+        if self.png_dir is not None:
+            path = self.png_dir / f"frame_{len(self.frames):04d}.png"
+            mono.save(path)
+            self.pngs.append(path)
+
+    def save_gif(self, path: Path) -> Path | None:
+        """An animated GIF of the frames shown, at their own pace (each at least 0.4 s)."""
+        if not self.frames:
+            return None
+        scale = self.gif_scale
+        size = (DISPLAY_SIZE[0] * scale, DISPLAY_SIZE[1] * scale)
+        images = [img.convert("L").resize(size, Image.Resampling.NEAREST) for _, img in self.frames]
+        times = [t for t, _ in self.frames]
+        durations = [
+            max(400, min(3000, int((b - a) * 1000))) for a, b in zip(times, times[1:], strict=False)
+        ] + [2000]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0)
+        return path
+
+    def close(self) -> None:
+        if self.gif_path is not None:
+            self.save_gif(self.gif_path)

@@ -1,0 +1,194 @@
+"""A script of button presses (and, for the scripted camera, the dice thrown).
+
+A script is a JSON list of strings, or a text file with one step per line
+(``#`` starts a comment)::
+
+    ["throw 6 3", "roll", "stop", "wait 0.5", "stop long", "quit"]
+
+* ``roll`` / ``hold`` / ``stop``, optionally followed by ``long`` or ``very_long``:
+  one press of that button;
+* ``throw A B`` (or ``throw A`` for one die): the dice now lying in the tray;
+  the scripted camera shows them (a real camera ignores these steps);
+* ``wait S``: pause S seconds;
+* ``quit``: stop the table (the script's end also stops it, unless ``--keep``).
+
+Each step waits until the table has dealt with the one before (the loop is
+idle and not waiting for dice), so a script plays the same game at any speed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from table.service.ports import Button, ButtonPress, Press, Put, Quit
+
+
+class ScriptError(ValueError):
+    """A script step that cannot be understood; the message names it."""
+
+
+@dataclass(frozen=True)
+class PressStep:
+    press: ButtonPress
+
+
+@dataclass(frozen=True)
+class ThrowStep:
+    dice: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class WaitStep:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class QuitStep:
+    pass
+
+
+Step = PressStep | ThrowStep | WaitStep | QuitStep
+
+_PRESS_WORDS = {
+    "": Press.SHORT,
+    "short": Press.SHORT,
+    "long": Press.LONG,
+    "very_long": Press.VERY_LONG,
+    "verylong": Press.VERY_LONG,
+    "very-long": Press.VERY_LONG,
+}
+
+
+def parse_step(text: str, where: str = "step") -> Step:
+    words = text.strip().lower().split()
+    if not words:
+        raise ScriptError(f"{where}: empty step")
+    head, rest = words[0], words[1:]
+    if head in {b.value for b in Button}:
+        mode = "_".join(rest)
+        if mode not in _PRESS_WORDS:
+            raise ScriptError(f"{where}: {text!r}: after {head} say long or very_long")
+        return PressStep(ButtonPress(Button(head), _PRESS_WORDS[mode]))
+    if head == "throw":
+        try:
+            dice = tuple(int(w) for w in rest)
+        except ValueError:
+            dice = ()
+        if len(dice) not in (1, 2) or not all(1 <= d <= 6 for d in dice):
+            raise ScriptError(f"{where}: {text!r}: a throw is one or two dice 1-6, e.g. throw 6 3")
+        return ThrowStep(dice)
+    if head == "wait":
+        try:
+            seconds = float(rest[0]) if len(rest) == 1 else -1.0
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds <= 3600:
+            raise ScriptError(f"{where}: {text!r}: wait needs seconds, e.g. wait 0.5")
+        return WaitStep(seconds)
+    if head == "quit" and not rest:
+        return QuitStep()
+    raise ScriptError(
+        f"{where}: {text!r} is not a step (roll, hold, stop [long|very_long], "
+        "throw A B, wait S, quit)"
+    )
+
+
+def parse_script(text: str) -> tuple[Step, ...]:
+    stripped = text.strip()
+    if stripped.startswith("["):
+        try:
+            items = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise ScriptError(f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise ScriptError("a JSON script must be a list of strings")
+        return tuple(parse_step(s, f"step {n + 1}") for n, s in enumerate(items))
+    steps: list[Step] = []
+    for n, line in enumerate(text.splitlines()):
+        line = line.split("#", 1)[0].strip()
+        if line:
+            steps.append(parse_step(line, f"line {n + 1}"))
+    return tuple(steps)
+
+
+def load_script(path: str | Path) -> tuple[Step, ...]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScriptError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return parse_script(text)
+    except ScriptError as exc:
+        raise ScriptError(f"{p}: {exc}") from None
+
+
+WaitIdle = Callable[[float], bool]
+ThrowSink = Callable[[tuple[int, ...]], None]
+
+
+class ScriptButtons:
+    """Plays a script's steps from its own thread, as if someone pressed the buttons."""
+
+    def __init__(
+        self,
+        steps: Sequence[Step],
+        *,
+        wait_idle: WaitIdle | None = None,
+        on_throw: ThrowSink | None = None,
+        quit_at_end: bool = True,
+        step_timeout_s: float = 30.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.steps = tuple(steps)
+        self.wait_idle = wait_idle
+        self.on_throw = on_throw
+        self.quit_at_end = quit_at_end
+        self.step_timeout_s = step_timeout_s
+        self.sleep = sleep
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.done = threading.Event()
+
+    def _settle(self) -> None:
+        if self.wait_idle is not None:
+            self.wait_idle(self.step_timeout_s)
+
+    def _play(self, put: Put) -> None:
+        try:
+            for step in self.steps:
+                if self._stop.is_set():
+                    return
+                self._settle()
+                if isinstance(step, PressStep):
+                    put(step.press)
+                elif isinstance(step, ThrowStep):
+                    if self.on_throw is not None:
+                        self.on_throw(step.dice)
+                elif isinstance(step, WaitStep):
+                    self._stop.wait(step.seconds)
+                else:
+                    put(Quit("end of script"))
+                    return
+            self._settle()
+            if self.quit_at_end and not self._stop.is_set():
+                put(Quit("end of script"))
+        finally:
+            self.done.set()
+
+    def start(self, put: Put) -> None:
+        self._thread = threading.Thread(
+            target=self._play, args=(put,), name="script-buttons", daemon=True
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=2.0)

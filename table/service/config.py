@@ -1,0 +1,451 @@
+"""The table's configuration: one TOML file (``firmware_config/dicetable.toml``
+documents every key) read into frozen dataclasses.
+
+Where it comes from, first found wins: ``--config PATH``, the environment
+variable ``DICETABLE_CONFIG``, ``/etc/dicetable/dicetable.toml`` if it exists,
+else the built-in defaults. ``DICETABLE_DATA`` overrides ``table.data_dir``.
+
+Anything wrong (an unknown key, a wrong type, a value out of range, a pin used
+twice) is a :class:`ConfigError` whose message names the key, the value and
+what is allowed, e.g. ``buttons.roll: 41 is not a GPIO pin (allowed: 2-27)``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+SYSTEM_CONFIG = Path("/etc/dicetable/dicetable.toml")
+DEFAULT_DATA_DIR = Path("/var/lib/dicetable")
+GPIO_PINS = range(2, 28)
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; ``str(err)`` is one line for people."""
+
+
+class DisplayDriver(StrEnum):
+    SSD1306 = "ssd1306"
+    SH1106 = "sh1106"
+    TERMINAL = "terminal"
+    NONE = "none"
+
+
+class CpuDice(StrEnum):
+    """Who rolls for CPU players: the table in software, or a person at the table."""
+
+    SOFTWARE = "software"
+    TABLE = "table"
+
+
+@dataclass(frozen=True)
+class ButtonsConfig:
+    roll: int = 17
+    hold: int = 27
+    stop: int = 22
+    pull_up: bool = True
+    bounce_ms: int = 30
+    long_press_s: float = 1.0
+    very_long_press_s: float = 3.0
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    driver: DisplayDriver = DisplayDriver.SSD1306
+    i2c_port: int = 1
+    i2c_address: int = 0x3C
+    rotate: int = 0
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    source: str = "picamera"
+    width: int = 1280
+    height: int = 960
+    settle_frames: int = 3
+    fps: float = 10.0
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    data_dir: Path = DEFAULT_DATA_DIR
+    cpu_dice: CpuDice = CpuDice.SOFTWARE
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    name: str
+    cpu: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        if self.cpu is not None:
+            out["cpu"] = self.cpu
+        return out
+
+
+def _default_players() -> tuple[PlayerConfig, ...]:
+    return (PlayerConfig("Ann"), PlayerConfig("Bob"))
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """The game offered first (the last one played is remembered in settings.json)."""
+
+    rules: str = "mexico"
+    players: tuple[PlayerConfig, ...] = field(default_factory=_default_players)
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules,
+            "players": [p.to_json() for p in self.players],
+            "options": dict(self.options),
+        }
+
+
+@dataclass(frozen=True)
+class Config:
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    table: TableConfig = field(default_factory=TableConfig)
+    game: GameConfig = field(default_factory=GameConfig)
+    path: Path | None = None
+    """The file it was read from; None for the built-in defaults."""
+
+
+# ---------------------------------------------------------------------------
+# Checking values
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return str(value)
+
+
+def _bad(key: str, value: object, allowed: str, what: str = "is not allowed") -> ConfigError:
+    return ConfigError(f"{key}: {_show(value)} {what} (allowed: {allowed})")
+
+
+def _int(key: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _bad(key, value, f"an integer from {low} to {high}", "is not an integer")
+    if not low <= value <= high:
+        raise _bad(key, value, f"{low}-{high}", "is out of range")
+    return value
+
+
+def _float(key: str, value: object, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _bad(key, value, f"a number from {low:g} to {high:g}", "is not a number")
+    if not low <= float(value) <= high:
+        raise _bad(key, value, f"{low:g}-{high:g}", "is out of range")
+    return float(value)
+
+
+def _bool(key: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise _bad(key, value, "true or false", "is not a boolean")
+    return value
+
+
+def _str(key: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise _bad(key, value, "a string in quotes", "is not a string")
+    return value
+
+
+def _pin(key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value not in GPIO_PINS:
+        raise _bad(key, value, f"{GPIO_PINS.start}-{GPIO_PINS.stop - 1}", "is not a GPIO pin")
+    return value
+
+
+def _choice(key: str, value: object, choices: type[StrEnum]) -> Any:
+    names = ", ".join(c.value for c in choices)
+    if not isinstance(value, str) or value not in {c.value for c in choices}:
+        raise _bad(key, value, names)
+    return choices(value)
+
+
+def _i2c_address(key: str, value: object) -> int:
+    allowed = '0x03-0x77, as a number or a string like "0x3C"'
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str):
+        try:
+            number = int(value, 0)
+        except ValueError:
+            number = None
+    if number is None or not 0x03 <= number <= 0x77:
+        raise _bad(key, value, allowed, "is not an I2C address")
+    return number
+
+
+def _camera_source(key: str, value: object) -> str:
+    text = _str(key, value).strip()
+    allowed = "picamera, usb:N, folder:PATH, video:PATH"
+    kind, sep, rest = text.partition(":")
+    if text == "picamera" or (kind == "picamera" and sep):
+        return text
+    if kind in ("usb", "folder", "video") and sep and rest.strip():
+        return text
+    raise _bad(key, value, allowed)
+
+
+class _Section:
+    """The keys of one table, checked off one by one; leftovers are unknown keys."""
+
+    def __init__(self, name: str, raw: object, known: tuple[str, ...]) -> None:
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{name}: must be a table ([{name}]), got {_show(raw)}")
+        self.name = name
+        self.raw: dict[str, Any] = raw
+        for key in raw:
+            if key not in known:
+                raise ConfigError(
+                    f"{name}.{key}: unknown key (known in [{name}]: {', '.join(known)})"
+                )
+
+    def key(self, k: str) -> str:
+        return f"{self.name}.{k}"
+
+    def has(self, k: str) -> bool:
+        return k in self.raw
+
+
+def _buttons(raw: object) -> ButtonsConfig:
+    d = ButtonsConfig()
+    s = _Section(
+        "buttons",
+        raw,
+        ("roll", "hold", "stop", "pull_up", "bounce_ms", "long_press_s", "very_long_press_s"),
+    )
+    r = s.raw
+    pins = {
+        name: _pin(s.key(name), r[name]) if name in r else getattr(d, name)
+        for name in ("roll", "hold", "stop")
+    }
+    seen: dict[int, str] = {}
+    for name, pin in pins.items():
+        if pin in seen:
+            raise ConfigError(
+                f"buttons.{name}: pin {pin} is already used by buttons.{seen[pin]} "
+                "(allowed: a different GPIO pin for each button)"
+            )
+        seen[pin] = name
+    long_s = (
+        _float(s.key("long_press_s"), r["long_press_s"], 0.1, 10.0)
+        if s.has("long_press_s")
+        else d.long_press_s
+    )
+    very_s = (
+        _float(s.key("very_long_press_s"), r["very_long_press_s"], 0.2, 30.0)
+        if s.has("very_long_press_s")
+        else d.very_long_press_s
+    )
+    if very_s <= long_s:
+        raise ConfigError(
+            f"buttons.very_long_press_s: {very_s:g} is not longer than "
+            f"buttons.long_press_s ({long_s:g}) (allowed: a value above {long_s:g})"
+        )
+    return ButtonsConfig(
+        roll=pins["roll"],
+        hold=pins["hold"],
+        stop=pins["stop"],
+        pull_up=_bool(s.key("pull_up"), r["pull_up"]) if s.has("pull_up") else d.pull_up,
+        bounce_ms=_int(s.key("bounce_ms"), r["bounce_ms"], 0, 500)
+        if s.has("bounce_ms")
+        else d.bounce_ms,
+        long_press_s=long_s,
+        very_long_press_s=very_s,
+    )
+
+
+def _display(raw: object) -> DisplayConfig:
+    d = DisplayConfig()
+    s = _Section("display", raw, ("driver", "i2c_port", "i2c_address", "rotate"))
+    r = s.raw
+    return DisplayConfig(
+        driver=_choice(s.key("driver"), r["driver"], DisplayDriver)
+        if s.has("driver")
+        else d.driver,
+        i2c_port=_int(s.key("i2c_port"), r["i2c_port"], 0, 22) if s.has("i2c_port") else d.i2c_port,
+        i2c_address=_i2c_address(s.key("i2c_address"), r["i2c_address"])
+        if s.has("i2c_address")
+        else d.i2c_address,
+        rotate=_int(s.key("rotate"), r["rotate"], 0, 3) if s.has("rotate") else d.rotate,
+    )
+
+
+def _camera(raw: object) -> CameraConfig:
+    d = CameraConfig()
+    s = _Section("camera", raw, ("source", "width", "height", "settle_frames", "fps"))
+    r = s.raw
+    return CameraConfig(
+        source=_camera_source(s.key("source"), r["source"]) if s.has("source") else d.source,
+        width=_int(s.key("width"), r["width"], 160, 4056) if s.has("width") else d.width,
+        height=_int(s.key("height"), r["height"], 120, 3040) if s.has("height") else d.height,
+        settle_frames=_int(s.key("settle_frames"), r["settle_frames"], 1, 30)
+        if s.has("settle_frames")
+        else d.settle_frames,
+        fps=_float(s.key("fps"), r["fps"], 1.0, 60.0) if s.has("fps") else d.fps,
+    )
+
+
+def _table(raw: object, env: Mapping[str, str]) -> TableConfig:
+    d = TableConfig()
+    s = _Section("table", raw, ("data_dir", "cpu_dice"))
+    r = s.raw
+    data_dir = Path(_str(s.key("data_dir"), r["data_dir"])) if s.has("data_dir") else d.data_dir
+    if s.has("data_dir") and not str(r["data_dir"]).strip():
+        raise _bad(s.key("data_dir"), r["data_dir"], "a folder path")
+    if env.get("DICETABLE_DATA"):
+        data_dir = Path(env["DICETABLE_DATA"])
+    return TableConfig(
+        data_dir=data_dir.expanduser(),
+        cpu_dice=_choice(s.key("cpu_dice"), r["cpu_dice"], CpuDice)
+        if s.has("cpu_dice")
+        else d.cpu_dice,
+    )
+
+
+def _game(raw: object) -> GameConfig:
+    d = GameConfig()
+    s = _Section("game", raw, ("rules", "players", "options"))
+    r = s.raw
+    rules = _str(s.key("rules"), r["rules"]) if s.has("rules") else d.rules
+    from table.rules import RULE_NAMES
+
+    if rules not in RULE_NAMES:
+        raise _bad(s.key("rules"), rules, ", ".join(RULE_NAMES))
+    players = d.players
+    if s.has("players"):
+        value = r["players"]
+        allowed = 'a list of names or tables, e.g. ["Ann", {name = "CPU", cpu = "hard"}]'
+        if not isinstance(value, list) or not value:
+            raise _bad(s.key("players"), value, allowed, "is not a list of players")
+        out: list[PlayerConfig] = []
+        for i, p in enumerate(value):
+            where = f"game.players[{i + 1}]"
+            if isinstance(p, str):
+                out.append(PlayerConfig(p))
+            elif isinstance(p, dict):
+                ps = _Section(where, p, ("name", "cpu"))
+                if not ps.has("name"):
+                    raise ConfigError(f"{where}: has no name (allowed: {allowed})")
+                cpu = _str(ps.key("cpu"), p["cpu"]) if ps.has("cpu") else None
+                out.append(PlayerConfig(_str(ps.key("name"), p["name"]), cpu))
+            else:
+                raise _bad(where, p, allowed, "is not a player")
+        players = tuple(out)
+    options: dict[str, Any] = {}
+    if s.has("options"):
+        value = r["options"]
+        if not isinstance(value, dict):
+            raise _bad(s.key("options"), value, "a table of the rule set's options")
+        options = dict(value)
+    game = GameConfig(rules=rules, players=players, options=options)
+    _check_game(game)
+    return game
+
+
+def _check_game(game: GameConfig) -> None:
+    """The rule set itself says whether these players and options make a game."""
+    from table.game import Game, GameHeader, SetupError
+    from table.rules.base import Player
+
+    header = GameHeader(
+        rules=game.rules,
+        players=tuple(Player(p.name, p.cpu) for p in game.players),
+        options=game.options,
+    )
+    try:
+        Game.start(header)
+    except ImportError:
+        return  # that rule set is not installed here; the table says so when it is chosen
+    except SetupError as exc:
+        raise ConfigError(f"game: {exc}") from None
+
+
+# ---------------------------------------------------------------------------
+# Loading
+
+SECTIONS = ("buttons", "display", "camera", "table", "game")
+
+
+def parse_config(
+    data: Mapping[str, Any], *, path: Path | None = None, env: Mapping[str, str] | None = None
+) -> Config:
+    """Check a parsed TOML document and build the Config (ConfigError if anything is off)."""
+    environ = os.environ if env is None else env
+    for key in data:
+        if key not in SECTIONS:
+            raise ConfigError(f"{key}: unknown section (known: {', '.join(SECTIONS)})")
+    return Config(
+        buttons=_buttons(data.get("buttons", {})),
+        display=_display(data.get("display", {})),
+        camera=_camera(data.get("camera", {})),
+        table=_table(data.get("table", {}), environ),
+        game=_game(data.get("game", {})),
+        path=path,
+    )
+
+
+def loads_config(text: str, *, env: Mapping[str, str] | None = None) -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML ({exc})") from None
+    return parse_config(data, env=env)
+
+
+def config_path(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path | None:
+    """Which file to read: ``--config``, else $DICETABLE_CONFIG, else the system file if any."""
+    if explicit is not None:
+        return Path(explicit)
+    if env.get("DICETABLE_CONFIG"):
+        return Path(env["DICETABLE_CONFIG"])
+    if SYSTEM_CONFIG.is_file():
+        return SYSTEM_CONFIG
+    return None
+
+
+def load_config(
+    explicit: str | os.PathLike[str] | None = None, *, env: Mapping[str, str] | None = None
+) -> Config:
+    """The table's configuration (see the module doc for where it is looked for)."""
+    environ = os.environ if env is None else env
+    path = config_path(explicit, environ)
+    if path is None:
+        return parse_config({}, env=environ)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a config file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read ({exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    try:
+        return parse_config(data, path=path, env=environ)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
