@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
-from table.rules.base import Count, EndRound, Give, Hold, Stand, Throw
+from table.rules.base import Count, EndRound, Event, Give, Hold, Stand, Throw
 
 
 class Level(StrEnum):
@@ -49,3 +50,32 @@ class Strategy(Protocol):
         """The throw that two rolled dice make now (one die in a one-die
         tie-break; the held die and one rolled die after a hold)."""
         ...
+
+    def step(self, levels: Sequence[Level], state: Any, rng: random.Random) -> Event:
+        """For a table of CPU players only (``levels`` per seat): the next
+        event, rolling any dice with ``rng``. The simulator's fast path; it
+        makes the same decisions as :meth:`decide`."""
+        ...
+
+
+# DICE[v] for v in 0..35: two dice (v // 6 + 1, v % 6 + 1), as a throw event.
+DICE: tuple[Throw, ...] = tuple(Throw((v // 6 + 1, v % 6 + 1)) for v in range(36))
+
+
+def roll(rng: random.Random) -> tuple[int, int]:
+    """Two dice from ``rng`` (the simulator's software dice)."""
+    return DICE[int(rng.random() * 36)].dice  # type: ignore[return-value]
+
+
+def generic_step(
+    strategy: Strategy, levels: Sequence[Level], state: Any, rng: random.Random
+) -> Event:
+    """:meth:`Strategy.step` from ``deciders``, ``decide`` and ``throw_event``."""
+    for seat in strategy.deciders(state):
+        decision = strategy.decide(levels[seat], state, seat, rng)
+        if decision is None:
+            continue
+        if isinstance(decision, ThrowAgain):
+            return strategy.throw_event(state, roll(rng))
+        return decision
+    raise RuntimeError("no CPU player has a move")

@@ -40,12 +40,13 @@ which is what a single decision controls.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from functools import cache
 
-from table.cpu.base import Decision, Level, ThrowAgain
+from table.cpu.base import DICE, Decision, Level, ThrowAgain
 from table.cpu.dice import MEX_RANK, PAIR_PROB
 from table.rules._mexfamily import RANK
-from table.rules.base import Stand, Throw
+from table.rules.base import Event, Stand, Throw
 from table.rules.mexico import MexicoState
 
 NOBODY = MEX_RANK + 1  # "lowest kept so far" before anybody kept a pair
@@ -209,6 +210,20 @@ class MexicoStrategy:
 
     def throw_event(self, state: MexicoState, dice: tuple[int, int]) -> Throw:
         return Throw(dice)
+
+    def step(self, levels: Sequence[Level], state: MexicoState, rng: random.Random) -> Event:
+        throws = state.throws
+        if throws:
+            level = levels[state.order[len(state.kept)]]
+            if level is Level.HARD:
+                again = hard_throws_again(state)
+            elif level is Level.NORMAL:
+                again = normal_throws_again(state)
+            else:
+                again = easy_throws_again(state, rng)
+            if not again:
+                return _STAND
+        return DICE[int(rng.random() * 36)]
 
 
 STRATEGY = MexicoStrategy()

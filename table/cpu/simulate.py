@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -26,11 +27,10 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from table.cpu import CPU_RULES, get_strategy
-from table.cpu.base import Level, Strategy, ThrowAgain
+from table.cpu.base import Level, Strategy
 from table.game import SetupError, check_players
 from table.rules import get_rules
 from table.rules.base import (
-    Event,
     OptionError,
     OptionValue,
     Player,
@@ -189,37 +189,19 @@ def play_game(
     seats: Sequence[Player],
     levels: Sequence[Level],
     options: dict[str, OptionValue | None],
-    rng: Any,
+    rng: random.Random,
 ) -> tuple[Any, int]:
     """One game through the pure rules; the final state and the number of events.
 
     A refused CPU event is a bug in a strategy: RuntimeError says which.
     """
-    import random as _random
-
-    assert isinstance(rng, _random.Random)
     apply = rules.apply
     outcome = rules.outcome
-    decide = strategy.decide
-    deciders = strategy.deciders
-    throw_event = strategy.throw_event
-    random = rng.random
+    step = strategy.step
     state = rules.start(tuple(seats), options)
     events = 0
     while outcome(state) is None:
-        event: Event | None = None
-        for seat in deciders(state):
-            decision = decide(levels[seat], state, seat, rng)
-            if decision is None:
-                continue
-            if isinstance(decision, ThrowAgain):
-                v = int(random() * 36)
-                event = throw_event(state, (v // 6 + 1, v % 6 + 1))
-            else:
-                event = decision
-            break
-        if event is None:
-            raise RuntimeError(f"{rules.name}: no CPU player has a move (event {events})")
+        event = step(levels, state, rng)
         new = apply(state, event)
         if isinstance(new, Refused):
             raise RuntimeError(f"{rules.name}: a CPU event was refused: {event} ({new.reason})")
@@ -234,20 +216,19 @@ def simulate(
     setup: Setup, progress: Callable[[int], None] | None = None
 ) -> tuple[list[GameResult], float]:
     """Play every game of ``setup``; the results (winner indexes into
-    ``setup.names``) and the seconds spent."""
-    import random as _random
-
+    ``setup.names``) and the processor seconds spent (one core: the figure
+    does not depend on what else the machine is doing)."""
     rules = get_rules(setup.rules)
     strategy = get_strategy(setup.rules)
     n = len(setup.levels)
     results: list[GameResult] = []
-    start = time.perf_counter()
+    start = time.process_time()
     for g in range(setup.games):
         shift = g % n
         order = [(shift + i) % n for i in range(n)]  # seat -> player index
         seats = [Player(setup.names[p], setup.levels[p].value) for p in order]
         levels = [setup.levels[p] for p in order]
-        rng = _random.Random(game_seed(setup.seed, g))
+        rng = random.Random(game_seed(setup.seed, g))
         state, events = play_game(rules, strategy, seats, levels, setup.options, rng)
         out = rules.outcome(state)
         assert out is not None
@@ -256,7 +237,7 @@ def simulate(
         results.append(GameResult(winner, out.draw, rounds, events))
         if progress is not None and (g & 255) == 255:
             progress(g + 1)
-    return results, time.perf_counter() - start
+    return results, time.process_time() - start
 
 
 # ---------------------------------------------------------------------------
@@ -324,7 +305,7 @@ def report(setup: Setup, results: Sequence[GameResult], seconds: float) -> str:
     events = sum(r.events for r in results)
     lines.append(
         f"games per second: {n / seconds:,.0f} ({events / seconds:,.0f} events/s, "
-        f"{seconds:.2f} s on one core)"
+        f"{seconds:.2f} s of one core)"
     )
     return "\n".join(lines)
 
