@@ -122,7 +122,22 @@ def _cpu_module() -> Any:
         module = importlib.import_module("table.cpu")
     except ImportError:
         return None
-    return module if callable(getattr(module, "decide", None)) else None
+    return module if callable(getattr(module, "next_event", None)) else None
+
+
+def _cpu_event(game: Game) -> Event | None:
+    """The event the CPU players send now (table.cpu.next_event), or None."""
+    module = _cpu_module()
+    if module is None or game.is_over:
+        return None
+    header = game.header
+    try:
+        event = module.next_event(
+            header.rules, game.state, header.players, header.seed or 0, game.count
+        )
+    except Exception:  # a CPU fault must never stop the table
+        return None
+    return event if isinstance(event, Event) else None
 
 
 def _seat_range(rules: str) -> tuple[int, int]:
@@ -483,6 +498,8 @@ class Referee:
             return "reading... STOP cancels"
         if _is_cpu(game):
             return "ROLL: CPU plays"
+        if EventKind.COUNT in game.allowed:
+            return "roll+ROLL  HOLD: count"
         return "roll, then press ROLL"
 
     def _press_while_reading(self, press: ButtonPress) -> tuple[Referee, Output]:
@@ -639,18 +656,23 @@ class Referee:
         return ref._show(screen, wait=False, log=log)
 
     def _after_event(
-        self, before: Game, log: tuple[Event, ...], thrown: tuple[int, ...] = ()
+        self,
+        before: Game,
+        log: tuple[Event, ...],
+        thrown: tuple[int, ...] = (),
+        note: str = "",
     ) -> tuple[Referee, Output]:
-        game = self.game
+        """The screen after accepted events: game over, round over, a choice, or the turn."""
+        ref, log, cpu_note = self._run_cpus(log)
+        note = "; ".join(n for n in (note, cpu_note) if n)
+        game = ref.game
         assert game is not None
         if game.is_over:
-            return self._game_over(game, log)
-        old_round = before.view().get("round")
-        view = game.view()
-        if view.get("round") != old_round:
-            ref = replace(self, table=(), held=None)
-            return ref._show(ref._round_screen(before, thrown), log=log)
-        ref = self._auto_chooser()
+            return ref._game_over(game, log)
+        if game.view().get("round") != before.view().get("round"):
+            ref = replace(ref, table=(), held=None)
+            return ref._show(ref._round_screen(before, thrown, note), log=log)
+        ref = ref._auto_chooser()
         if ref.chooser is not None:
             screen: Screen = ref.chooser.screen()
             if thrown:
@@ -658,8 +680,8 @@ class Referee:
                 screen = Choose(f"{shown}! {ref.chooser.title}", *_rest(ref.chooser))
             return ref._show(screen, log=log)
         if thrown:
-            return ref._show(ref._result_screen(before, thrown), log=log)
-        return ref._show(ref._turn_screen(), log=log)
+            return ref._show(ref._result_screen(before, thrown, note), log=log)
+        return ref._show(ref._turn_screen(note), log=log)
 
     def _auto_chooser(self) -> Referee:
         """Open the chooser the game needs now (mexen 31: who gets the point)."""
@@ -667,7 +689,7 @@ class Referee:
         if game is None or self.chooser is not None or game.is_over:
             return self
         allowed = game.allowed
-        if EventKind.GIVE in allowed and EventKind.THROW not in allowed:
+        if EventKind.GIVE in allowed and EventKind.THROW not in allowed and not _is_cpu(game):
             me = _player(game)
             names = tuple(p.name for p in game.header.players if p.name != me)
             stake = str(game.view().get("stake", "points")).rstrip("s")
@@ -703,17 +725,17 @@ class Referee:
             return text
         return "  ".join(f"{n} {v}" for n, v in _standings(view))
 
-    def _turn_screen(self) -> Screen:
+    def _turn_screen(self, note: str = "") -> Screen:
         game = self.game
         assert game is not None
         turn = game.turn
         view = game.view()
         if turn is None or turn.player is None:
             return Message("game over")
-        header = f"round {view.get('round', 1)}  " + _throw_text(game)
-        return Turn(turn.player, header, self._hint(), self._info())
+        header = note or f"round {view.get('round', 1)}  " + _throw_text(game)
+        return Turn(turn.player, header, self._hint(), self._info(), _lives(view, turn.player))
 
-    def _result_screen(self, before: Game, thrown: tuple[int, ...]) -> Screen:
+    def _result_screen(self, before: Game, thrown: tuple[int, ...], note: str = "") -> Screen:
         game = self.game
         assert game is not None
         thrower = _player(before)
@@ -728,9 +750,11 @@ class Referee:
             else:
                 hint = "roll again, then ROLL"
             return Result(thrower, shown, _throw_text(before), hint)
-        return Result(thrower, shown, "turn over", f"next: {now}")
+        if game.view().get("phase") == "tiebreak" and before.view().get("phase") != "tiebreak":
+            return Result(thrower, shown, "tie-break!", note or f"tie-break: {now} first")
+        return Result(thrower, shown, "turn over", note or f"next: {now}")
 
-    def _round_screen(self, before: Game, thrown: tuple[int, ...]) -> Screen:
+    def _round_screen(self, before: Game, thrown: tuple[int, ...], note: str = "") -> Screen:
         game = self.game
         assert game is not None
         view = game.view()
@@ -740,7 +764,7 @@ class Referee:
         rules = game.header.rules
         who = ", ".join(losers) or "nobody"
         lost = f"{who} takes {loss}" if rules == "mexen" else f"{who} loses {loss}"
-        extras: list[str] = []
+        extras: list[str] = [note] if note else []
         if thrown:
             extras.append(f"{_player(before)} {_shown(rules, thrown)}")
         if rules == "mexen" and isinstance(view.get("pirate"), dict):
@@ -755,24 +779,34 @@ class Referee:
     # -- CPU players -------------------------------------------------------
 
     def _cpu_step(self) -> tuple[Referee, Output]:
+        """ROLL on a CPU player's turn: the CPU's next decision or software throw."""
         game = self.game
         assert game is not None
-        module = _cpu_module()
-        event: Event | None = None
-        if module is not None:
-            try:
-                event = module.decide(game, _player(game))
-            except Exception:  # a CPU fault must not stop the table
-                event = None
-        if event is None or isinstance(event, Throw):
-            event = Throw(cpu_dice(game))
+        event = _cpu_event(game) or _cpu_fallback(game)
         before = game
         after, refused = game.apply(event)
         if refused is not None:
             return replace(self, game=after)._refused(refused, (event,))
         thrown = event.dice if isinstance(event, Throw) else ()
         ref = replace(self, game=after, table=(), held=None)
-        return ref._after_event(before, (event,), thrown=thrown)
+        note = "" if thrown else _describe(event, _player(before))
+        return ref._after_event(before, (event,), thrown=thrown, note=note)
+
+    def _run_cpus(self, log: tuple[Event, ...]) -> tuple[Referee, tuple[Event, ...], str]:
+        """CPU decisions off their turn (mex: end the round, tie-break count), at once."""
+        ref, notes = self, []
+        for _ in range(8):
+            game = ref.game
+            if game is None or game.is_over or _is_cpu(game):
+                break
+            event = _cpu_event(game)
+            if event is None:
+                break
+            after, refused = game.apply(event)
+            log += (event,)
+            ref = replace(ref, game=after)
+            notes.append(_describe(event, "CPU") if refused is None else refused.reason)
+        return ref, log, "; ".join(notes)
 
 
 # ---------------------------------------------------------------------------
@@ -782,6 +816,33 @@ class Referee:
 def _mix(*parts: int) -> int:
     data = ":".join(str(p) for p in parts).encode()
     return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
+
+
+def _cpu_fallback(game: Game) -> Event:
+    """Without table.cpu: a CPU player throws, gives to the next player, or stands."""
+    allowed = game.allowed
+    if EventKind.THROW in allowed:
+        return Throw(cpu_dice(game))
+    if EventKind.GIVE in allowed:
+        me = _player(game)
+        return Give(next(p.name for p in game.header.players if p.name != me))
+    return Stand()
+
+
+def _describe(event: Event, who: str) -> str:
+    if isinstance(event, Stand):
+        return f"{who} stands"
+    if isinstance(event, EndRound):
+        return f"{who} ends the round"
+    if isinstance(event, Hold):
+        return f"{who} leaves the {event.value}"
+    if isinstance(event, Give):
+        return f"{who} gives to {event.to}"
+    if isinstance(event, Count):
+        return f"count: {event.mode}"
+    if isinstance(event, Throw):
+        return f"{who} threw " + "".join(map(str, event.dice))
+    return f"{who}: {event.kind.value}"
 
 
 def cpu_dice(game: Game) -> tuple[int, ...]:
@@ -845,6 +906,14 @@ def _standings(view: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
             value = str(p.get("points", p.get("sips", "")))
         rows.append((name, value))
     return tuple(rows)
+
+
+def _lives(view: Mapping[str, Any], name: str) -> int | None:
+    for p in view.get("players", []):
+        if isinstance(p, Mapping) and p.get("name") == name and isinstance(p.get("lives"), int):
+            lives: int = p["lives"]
+            return lives
+    return None
 
 
 def _rest(chooser: Chooser) -> tuple[str, int, int, str]:

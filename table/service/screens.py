@@ -41,7 +41,8 @@ class Turn:
     player: str
     header: str  # "round 2  throw 1/3"
     hint: str  # "roll, then press ROLL"
-    info: str = ""  # "lives P1 3 P2 2" / "pot 4"
+    info: str = ""  # "P1 3  P2 2" / "pot 4  pirate P2x1"
+    lives: int | None = None  # the player's lives, drawn as hearts
 
 
 @dataclass(frozen=True)
@@ -139,9 +140,20 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
+# One-bit drawing lays text out without anti-aliasing, which makes it wider than
+# the font's own bounding box says: measure exactly as it will be drawn.
+_MEASURE = ImageDraw.Draw(Image.new("1", (1, 1), 0))
+
+
+def _bbox(text: str, size: int) -> tuple[int, int, int, int]:
+    if not text:
+        return (0, 0, 0, size)
+    left, top, right, bottom = _MEASURE.textbbox((0, 0), text, font=_font(size))
+    return int(left), int(top), int(math.ceil(right)), int(math.ceil(bottom))
+
+
 def _width(text: str, size: int) -> int:
-    box = _font(size).getbbox(text)
-    return int(math.ceil(box[2]))
+    return _bbox(text, size)[2]
 
 
 def _fit(text: str, sizes: tuple[int, ...], width: int) -> tuple[str, int]:
@@ -177,8 +189,7 @@ class _Canvas:
         width = min(width, WIDTH - x)
         fitted, size = _fit(text, sizes, width)
         font = _font(size)
-        box = font.getbbox(fitted) if fitted else (0, 0, 0, size)
-        left, top, right, bottom = (int(math.ceil(v)) for v in box)
+        left, top, right, bottom = _bbox(fitted, size)
         height = bottom - top
         if y + height > HEIGHT:
             return y
@@ -199,30 +210,56 @@ class _Canvas:
     def text_inverted(self, y: int, text: str, size: int = _SMALL) -> None:
         fitted, size = _fit(text, (size,), WIDTH - 4)
         font = _font(size)
-        box = font.getbbox(fitted) if fitted else (0, 0, 0, 0)
-        left, top = int(box[0]), int(box[1])
+        left, top, _right, _bottom = _bbox(fitted, size)
         self.draw.text((self.ox + 2 - left, self.oy + y - top), fitted, font=font, fill=0)
 
 
 def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...]) -> int:
-    """Name/value pairs in one or two small columns (up to 6 players on 3 lines)."""
+    """Name/value pairs in up to three small columns; one squeezed line if no room."""
     if not rows:
         return y
-    columns = 1 if len(rows) <= 2 else 2
-    col_w = WIDTH // columns
-    lines = (len(rows) + columns - 1) // columns
+    n = len(rows)
     line_h = _SMALL + 1
     room = max(0, (HEIGHT - y) // line_h)
-    if lines > room:  # squeeze everything onto the lines we have
-        text = "  ".join(f"{n} {v}" for n, v in rows)
-        return c.text(y, text)
+    columns = next((k for k in (1, 2, 3) if -(-n // k) <= room and (k > 1 or n <= 2)), 0)
+    if columns == 0:
+        return c.text(y, "  ".join(f"{name} {v}" for name, v in rows), (_SMALL, 9, 8))
+    col_w = WIDTH // columns
+    lines = -(-n // columns)
     for i, (name, value) in enumerate(rows):
         col, line = i // lines, i % lines
         yy = y + line * line_h
         x = col * col_w
-        c.text(yy, value, x=x + col_w - 22, width=20)
-        c.text(yy, name, x=x, width=col_w - 24)
+        if columns < 3:
+            c.text(yy, value, x=x + col_w - 24, width=22)
+            c.text(yy, name, x=x, width=col_w - 26)
+        else:
+            c.text(yy, f"{name}  {value}", (_SMALL, 9, 8), x=x, width=col_w - 3)
     return y + lines * line_h
+
+
+_HEART = (".XX.XX.", "XXXXXXX", "XXXXXXX", ".XXXXX.", "..XXX..", "...X...")
+
+
+def _hearts(c: _Canvas, right: int, y: int, lives: int) -> int:
+    """Lives as hearts ending at ``right`` (a heart and a number above 6); the left x."""
+    if lives > 6:
+        text = str(lives)
+        w = _width(text, _SMALL)
+        c.text(y, text, x=right - w, width=w)
+        return _heart(c, right - w - 9, y + 2) if right - w - 9 >= 0 else right - w
+    x = right - 8 * lives
+    for i in range(lives):
+        _heart(c, x + 8 * i, y + 2)
+    return x
+
+
+def _heart(c: _Canvas, x: int, y: int) -> int:
+    for dy, row in enumerate(_HEART):
+        for dx, ch in enumerate(row):
+            if ch == "X" and 0 <= x + dx < WIDTH and 0 <= y + dy < HEIGHT:
+                c.draw.point((c.ox + x + dx, c.oy + y + dy), fill=1)
+    return x
 
 
 # ---------------------------------------------------------------------------
@@ -240,9 +277,12 @@ def _draw(screen: Screen, c: _Canvas) -> None:
         c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
     elif isinstance(screen, Turn):
         c.text(0, screen.header)
-        c.text(12, screen.player, (_LARGE, _MEDIUM, _SMALL), center=True)
+        name_w = WIDTH
+        if screen.lives is not None:
+            name_w = max(40, _hearts(c, WIDTH - 1, 16, max(0, screen.lives)) - 2)
+        c.text(12, screen.player, (_LARGE, _MEDIUM, _SMALL), center=True, width=name_w)
         c.text(36, screen.hint, center=True)
-        c.text(HEIGHT - _SMALL - 1, screen.info)
+        c.text(HEIGHT - _SMALL - 1, screen.info, (_SMALL, 9))
     elif isinstance(screen, Reading):
         c.text(0, screen.player)
         c.text(22, screen.hint, (_LARGE, _MEDIUM, _SMALL), center=True)

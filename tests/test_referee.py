@@ -1,0 +1,676 @@
+"""The referee driven like the table drives it: button presses and settled readings.
+
+Readings are built by hand (``vision.types``); every game's logged events are
+replayed through :func:`table.game.replay` and must give the referee's own state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from table.game import Game, GameHeader, replay
+from table.gamelog import LoadedGame
+from table.rules.base import Count, EndGame, EndRound, Event, Give, Hold, Stand, Throw
+from table.service.ports import Button, ButtonPress, Press
+from table.service.referee import (
+    MENU_RULES,
+    Output,
+    Referee,
+    Settings,
+    cpu_available,
+    seat_players,
+)
+from table.service.screens import (
+    Choose,
+    GameEnd,
+    Menu,
+    Message,
+    Reading,
+    Refusal,
+    Result,
+    Resumed,
+    RoundEnd,
+    Turn,
+    render,
+    render_text,
+)
+from vision.types import DieReading, FrameReading, FrameStatus
+
+ROLL = ButtonPress(Button.ROLL)
+HOLD = ButtonPress(Button.HOLD)
+STOP = ButtonPress(Button.STOP)
+STOP_LONG = ButtonPress(Button.STOP, Press.LONG)
+STOP_VERY_LONG = ButtonPress(Button.STOP, Press.VERY_LONG)
+
+DIE = 40.0  # die size in pixels in the fake readings
+
+
+def die(value: int | None, x: float, y: float = 200.0, reason: str = "") -> DieReading:
+    return DieReading(value, (x, y), ((x, y), (DIE, DIE), 0.0), 0.99, reason)
+
+
+def dice(*values: int, xs: tuple[float, ...] = (100.0, 300.0, 500.0)) -> FrameReading:
+    """An ok reading of ``values`` lying at ``xs``."""
+    found = tuple(die(v, x) for v, x in zip(values, xs, strict=False))
+    return FrameReading(FrameStatus.OK, "", found)
+
+
+def reroll(reason: str = "die tilted") -> FrameReading:
+    return FrameReading(FrameStatus.REROLL, reason, (die(None, 100.0, reason="tilted"),))
+
+
+@dataclass
+class Table:
+    """The loop's part in miniature: keeps the log and checks every Output."""
+
+    ref: Referee
+    out: Output
+    header: GameHeader | None = None
+    events: list[Event] = field(default_factory=list)
+    outputs: list[Output] = field(default_factory=list)
+
+    @staticmethod
+    def boot(s: Settings, resume: LoadedGame | None = None, seed: int = 7) -> Table:
+        ref, out = Referee.boot(s, resume, seed)
+        t = Table(ref, out)
+        if resume is not None:
+            t.header = resume.header
+            t.events = list(resume.events)
+        t._take(out)
+        return t
+
+    def _take(self, out: Output) -> Output:
+        assert out.screen is not None
+        render(out.screen)  # every screen draws
+        assert render_text(out.screen)
+        if out.new_game is not None:
+            self.header = out.new_game
+            self.events = []
+        self.events.extend(out.log)
+        self.out = out
+        self.outputs.append(out)
+        if self.ref.game is not None and self.header is not None:
+            assert replay(self.header, self.events).state == self.ref.game.state
+        return out
+
+    def press(self, p: ButtonPress) -> Output:
+        self.ref, out = self.ref.on_press(p)
+        return self._take(out)
+
+    def read(self, r: FrameReading) -> Output:
+        self.ref, out = self.ref.on_reading(r)
+        return self._take(out)
+
+    def throw(self, *values: int, xs: tuple[float, ...] = (100.0, 300.0, 500.0)) -> Output:
+        """ROLL, then the reading: the ordinary throw."""
+        out = self.press(ROLL)
+        assert out.want_dice, render_text(out.screen)
+        assert isinstance(out.screen, Reading)
+        return self.read(dice(*values, xs=xs))
+
+    @property
+    def game(self) -> Game:
+        assert self.ref.game is not None
+        return self.ref.game
+
+
+def start(s: Settings) -> Table:
+    """Boot and walk the menu with ROLL (keeping every remembered choice)."""
+    t = Table.boot(s)
+    for _ in range(30):
+        out = t.press(ROLL)
+        if out.new_game is not None:
+            assert isinstance(out.screen, Turn)
+            return t
+    raise AssertionError("the menu never started a game")
+
+
+def opts(**kw: object) -> tuple[tuple[str, object], ...]:
+    return tuple(kw.items())
+
+
+# ---------------------------------------------------------------------------
+# Menu
+
+
+def test_power_on_shows_the_menu_with_the_last_rules() -> None:
+    t = Table.boot(Settings(rules="mex", players=3))
+    assert isinstance(t.out.screen, Menu)
+    assert t.out.screen.title == "rules"
+    assert t.out.screen.item == "mex"
+    assert not t.out.want_dice and t.out.new_game is None
+    assert t.out.status == "menu: rules"
+
+
+def test_menu_walk_starts_the_remembered_game() -> None:
+    s = Settings(rules="mexico", players=3, options=opts(lives=2, max_throws=1))
+    t = start(s)
+    header = t.header
+    assert header is not None
+    assert header.rules == "mexico"
+    assert [p.name for p in header.players] == ["P1", "P2", "P3"]
+    assert dict(header.options) == {"lives": 2, "max_throws": 1, "double_on_21": True}
+    assert header.seed is not None
+    screen = t.out.screen
+    assert isinstance(screen, Turn)
+    assert screen.player == "P1" and screen.lives == 2
+    assert "throw 1/1" in screen.header
+
+
+def test_menu_options_come_from_the_rules_option_specs() -> None:
+    for rules, names in (
+        ("mexico", {"lives", "max throws", "double on 21"}),
+        ("mex", {"lives", "max throws"}),
+        ("mexen", {"stake", "variant", "rounds", "limit"}),
+    ):
+        t = Table.boot(Settings(rules=rules))
+        titles = set()
+        for _ in range(30):
+            screen = t.out.screen
+            assert isinstance(screen, Menu)
+            titles.add(screen.title)
+            if screen.title == "start game":
+                break
+            t.press(ROLL)
+        assert names <= titles, (rules, titles)
+
+
+def test_menu_hold_cycles_stop_goes_back_and_new_choices_are_saved() -> None:
+    t = Table.boot(Settings(rules="mexico"))
+    seen = [t.out.screen.item for _ in range(1) if isinstance(t.out.screen, Menu)]
+    for _ in range(len(MENU_RULES)):
+        out = t.press(HOLD)
+        assert isinstance(out.screen, Menu)
+        seen.append(out.screen.item)
+    assert sorted(set(seen)) == sorted(MENU_RULES)
+    assert seen[0] == seen[-1]  # back round to the start
+    out = t.press(STOP)
+    assert isinstance(out.screen, Message | Menu)
+    assert "first" in render_text(out.screen)
+    # choose mexen: HOLD until it shows, then ROLL
+    while not (isinstance(t.out.screen, Menu) and t.out.screen.item == "mexen"):
+        t.press(HOLD)
+    out = t.press(ROLL)
+    assert isinstance(out.screen, Menu) and out.screen.title == "players"
+    out = t.press(STOP)
+    assert isinstance(out.screen, Menu) and out.screen.title == "rules"
+    assert out.screen.item == "mexen"  # the choice was kept
+    for _ in range(30):
+        out = t.press(ROLL)
+        if out.new_game is not None:
+            break
+    assert out.new_game is not None and out.new_game.rules == "mexen"
+    assert out.settings is not None and out.settings.rules == "mexen"
+
+
+def test_settings_json_round_trip_and_tolerance() -> None:
+    s = Settings(rules="mex", players=4, options=opts(lives=5, max_throws=2))
+    assert Settings.from_json(s.to_json()) == s
+    assert Settings.from_json(None) == Settings()
+    assert Settings.from_json([1, 2]) == Settings()
+    bad = {"rules": "chess", "players": 99, "cpus": "x", "options": {"lives": 1000, "zz": 1}}
+    got = Settings.from_json(bad)
+    assert got.rules == "mexico" and got.players == 6 and got.cpus == () and got.options == ()
+    got = Settings.from_json({"rules": "mexico", "players": True, "options": {"lives": 6}})
+    assert got.players == 2 and dict(got.options) == {"lives": 6}
+
+
+def test_seat_names() -> None:
+    names = [p.name for p in seat_players(Settings(players=4, cpus=("easy", "hard")))]
+    assert names == ["P1", "P2", "CPU1", "CPU2"]
+
+
+# ---------------------------------------------------------------------------
+# mexico
+
+
+def test_whole_game_of_mexico() -> None:
+    t = start(Settings("mexico", 2, options=opts(lives=2, max_throws=2, double_on_21=True)))
+    out = t.throw(6, 3)
+    assert isinstance(out.screen, Result)
+    assert out.screen.shown == "63" and out.screen.player == "P1"
+    assert out.log == (Throw((6, 3)),)
+    out = t.press(STOP)  # stand on 63
+    assert out.log == (Stand(),)
+    assert isinstance(out.screen, Turn) and out.screen.player == "P2"
+    out = t.throw(4, 4)
+    assert isinstance(out.screen, Result) and out.screen.shown == "44"  # R-3: pair names
+    out = t.throw(2, 1)  # 21 on the last throw: P1's 63 is lowest and the loss doubles
+    assert out.log == (Throw((2, 1)),)
+    assert out.game_over  # P1 had 2 lives: out, P2 wins
+    assert isinstance(out.screen, GameEnd)
+    assert out.screen.headline == "P2 wins!"
+    assert dict(out.screen.standings) == {"P1": "out", "P2": "2"}
+
+
+def test_mexico_round_then_game_over_then_menu() -> None:
+    t = start(Settings("mexico", 2, options=opts(lives=2, max_throws=1, double_on_21=False)))
+    out = t.throw(6, 5)
+    assert isinstance(out.screen, Result) and out.screen.hint == "next: P2"
+    out = t.throw(3, 2)
+    assert isinstance(out.screen, RoundEnd)
+    assert out.screen.lost == "P2 loses 1"
+    assert dict(out.screen.standings) == {"P1": "2", "P2": "1"}
+    assert not out.game_over
+    # round 2 starts with the loser (MC-5)
+    out = t.throw(4, 3)
+    assert isinstance(out.screen, Result) and out.screen.player == "P2"
+    out = t.throw(5, 5)
+    assert out.game_over
+    assert isinstance(out.screen, GameEnd)
+    assert out.screen.headline == "P1 wins!"
+    assert out.status == "game over"
+    out = t.press(HOLD)  # any button: back to the menu
+    assert isinstance(out.screen, Menu) and out.screen.title == "rules"
+    assert t.ref.game is None
+
+
+def test_mexico_shows_mex_and_keeps_pair_names() -> None:
+    t = start(Settings("mexico", 2))
+    out = t.throw(1, 2)
+    assert isinstance(out.screen, Result) and out.screen.shown == "MEX!"
+    out = t.throw(6, 6)
+    assert isinstance(out.screen, Result) and out.screen.shown == "66"
+
+
+def test_buttons_that_mean_nothing_say_so() -> None:
+    t = start(Settings("mexico", 2))
+    before = t.game
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Message) and "not in mexico" in out.screen.text
+    out = t.press(STOP)
+    assert isinstance(out.screen, Message) and "throw first" in out.screen.text
+    out = t.press(STOP_LONG)
+    assert isinstance(out.screen, Message) and "mexico" in out.screen.text
+    assert t.game == before and not t.events
+    out = t.press(ROLL)
+    assert out.want_dice
+    out = t.press(ROLL)  # ROLL while reading
+    assert out.want_dice and "still reading" in render_text(out.screen)
+    out = t.press(HOLD)
+    assert out.want_dice and "still reading" in render_text(out.screen)
+    out = t.press(STOP)  # cancels the reading
+    assert not out.want_dice and "cancelled" in render_text(out.screen)
+    assert not t.events
+
+
+def test_reading_arriving_unasked_changes_nothing() -> None:
+    t = start(Settings("mexico", 2))
+    screen = t.out.screen
+    out = t.read(dice(6, 3))
+    assert out.log == () and out.screen == screen and not out.want_dice
+
+
+def test_reroll_reading_is_shown_and_not_logged() -> None:
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    out = t.read(reroll("die tilted"))
+    assert out.log == ()
+    assert out.want_dice  # still waiting for the next settled reading
+    assert isinstance(out.screen, Refusal) and "die tilted" in out.screen.reason
+    assert "roll again" in render_text(out.screen)
+    assert t.game.turn is not None and t.game.turn.throw == 0  # not counted
+    out = t.read(dice(5, 4))
+    assert out.log == (Throw((5, 4)),)
+
+
+def test_wrong_number_of_dice_is_not_a_throw() -> None:
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    out = t.read(dice(5, 4, 3))
+    assert out.log == () and out.want_dice
+    assert isinstance(out.screen, Refusal) and "saw 3" in out.screen.reason
+    out = t.read(dice(5))
+    assert out.log == () and out.want_dice
+    out = t.read(dice(5, 4))
+    assert out.log == (Throw((5, 4)),) and not out.want_dice
+
+
+def test_camera_failure_stops_waiting_and_says_so() -> None:
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    t.ref, out = t.ref.on_camera_failed("no frames for 5 s")
+    t._take(out)
+    assert not out.want_dice
+    assert isinstance(out.screen, Message) and "no frames" in out.screen.text
+    assert t.throw(6, 2).log == (Throw((6, 2)),)
+
+
+def test_very_long_stop_ends_the_game_after_confirming() -> None:
+    t = start(Settings("mexico", 3))
+    t.throw(6, 3)
+    out = t.press(STOP_VERY_LONG)
+    assert isinstance(out.screen, Choose) and out.screen.item.startswith("no")
+    out = t.press(ROLL)  # "no": play on
+    assert out.log == () and not out.game_over
+    assert isinstance(out.screen, Turn)
+    t.press(STOP_VERY_LONG)
+    t.press(HOLD)  # -> yes
+    out = t.press(ROLL)
+    assert out.log == (EndGame(),) and out.game_over
+    assert isinstance(out.screen, GameEnd) and out.screen.headline == "game over"
+    assert t.game.is_over
+
+
+def test_very_long_stop_while_reading_cancels_the_reading() -> None:
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    out = t.press(STOP_VERY_LONG)
+    assert not out.want_dice and isinstance(out.screen, Choose)
+    out = t.press(STOP)  # back out of the question
+    assert isinstance(out.screen, Turn) and not out.want_dice
+
+
+# ---------------------------------------------------------------------------
+# mex
+
+
+def test_whole_game_of_mex_with_a_tie_break_and_pips_counting() -> None:
+    t = start(Settings("mex", 2, options=opts(lives=1, max_throws=1)))
+    out = t.throw(4, 2)
+    assert isinstance(out.screen, Result) and out.screen.shown == "42"
+    out = t.throw(2, 4)
+    assert isinstance(out.screen, Result | Turn)  # tie for lowest: tie-break
+    assert t.game.view()["phase"] == "tiebreak"
+    assert "tie-break" in render_text(out.screen)
+    out = t.press(HOLD)  # HOLD in a mex tie-break: choose the counting
+    assert isinstance(out.screen, Choose) and out.screen.item.startswith("mex")
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Choose) and out.screen.item.startswith("pips")
+    out = t.press(ROLL)
+    assert out.log == (Count("pips"),)
+    out = t.throw(6, 6)  # 12 pips
+    out = t.throw(2, 1)  # 3 pips: lowest (pips counting, no Mex)
+    assert out.game_over
+    assert isinstance(out.screen, GameEnd) and out.screen.headline == "P1 wins!"
+    assert dict(out.screen.standings) == {"P1": "1", "P2": "out"}
+
+
+def test_mex_shows_doubles_as_hundreds() -> None:
+    t = start(Settings("mex", 2))
+    out = t.throw(6, 6)
+    assert isinstance(out.screen, Result) and out.screen.shown == "600"
+    out = t.throw(1, 2)
+    assert isinstance(out.screen, Result) and out.screen.shown == "MEX!"
+
+
+def test_mex_long_stop_ends_the_round() -> None:
+    t = start(Settings("mex", 3, options=opts(lives=5, max_throws=1)))
+    t.throw(6, 3)
+    out = t.throw(5, 4)  # P2 threw (not the round's first player)
+    out = t.press(STOP_LONG)  # P3 has not thrown: P2 ends the round (MX-7 b)
+    assert out.log == (EndRound(),)
+    assert isinstance(out.screen, RoundEnd)
+    assert out.screen.lost == "P2 loses 1"
+    out = t.press(STOP_LONG)  # nobody has thrown in round 2: nothing to end
+    assert out.log == () and isinstance(out.screen, Message)
+
+
+def test_mex_hold_outside_tie_break_is_a_message() -> None:
+    t = start(Settings("mex", 2))
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Message) and out.log == ()
+
+
+# ---------------------------------------------------------------------------
+# mexen
+
+
+def mexen(**kw: object) -> Table:
+    return start(Settings("mexen", 2, options=opts(**kw)))
+
+
+def test_whole_game_of_mexen_with_31_give_and_one_die_tie_break() -> None:
+    t = mexen(rounds=1)
+    out = t.throw(6, 3)
+    assert isinstance(out.screen, Result) and "HOLD" in out.screen.hint
+    out = t.press(STOP)  # no standing in mexen
+    assert isinstance(out.screen, Message) and out.log == ()
+    out = t.throw(3, 1)  # 31: give a point
+    assert isinstance(out.screen, Choose) and out.screen.item == "P2"
+    assert "31" in out.screen.title
+    out = t.press(ROLL)  # nothing else until the give
+    assert out.log == (Give("P2"),)
+    t.throw(4, 3)
+    out = t.throw(5, 4)
+    assert isinstance(out.screen, Result) and out.screen.hint == "next: P2"
+    t.throw(6, 3)
+    t.throw(5, 2)
+    out = t.throw(5, 4)  # tie at 54: one die each
+    assert t.game.view()["phase"] == "tiebreak"
+    out = t.press(ROLL)
+    assert out.want_dice and "die" in render_text(out.screen)
+    out = t.read(dice(3, 5))  # two dice in a one-die tie-break: not a throw
+    assert out.log == () and out.want_dice
+    out = t.read(dice(3))
+    assert out.log == (Throw((3,)),)
+    out = t.throw(5)  # P2's die is higher: P2 takes the pot and the game ends
+    assert out.game_over
+    assert isinstance(out.screen, GameEnd)
+    assert dict(out.screen.standings) == {"P1": "0", "P2": "2"}
+    assert out.screen.headline == "P1 wins!"
+
+
+def test_mexen_hold_chooses_the_die_and_checks_it_stays() -> None:
+    t = mexen()
+    t.throw(5, 2, xs=(100.0, 300.0))
+    out = t.press(HOLD)  # two dice could stay: choose
+    assert isinstance(out.screen, Choose) and out.screen.item == "the 5"
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Choose) and out.screen.item == "the 2"
+    out = t.press(HOLD)
+    out = t.press(ROLL)
+    assert out.log == (Hold(5),)
+    assert isinstance(out.screen, Turn) and "5" in out.screen.header
+    out = t.press(HOLD)  # one hold per throw
+    assert isinstance(out.screen, Message) and out.log == ()
+    # the 5 moved to the other side of the tray: refused, not logged
+    out = t.throw(5, 1, xs=(400.0, 300.0))
+    assert out.log == () and out.want_dice
+    assert isinstance(out.screen, Refusal) and "moved" in out.screen.reason
+    # the 5 was turned over where it lay
+    out = t.read(dice(3, 1, xs=(100.0, 300.0)))
+    assert out.log == () and isinstance(out.screen, Refusal) and "turned" in out.screen.reason
+    # a small nudge is fine
+    out = t.read(dice(5, 6, xs=(105.0, 260.0)))
+    assert out.log == (Throw((6, 5)),)
+
+
+def test_mexen_hold_of_the_only_die_that_may_stay() -> None:
+    t = mexen()
+    t.throw(5, 2, xs=(100.0, 300.0))
+    t.press(HOLD)
+    t.press(ROLL)  # hold the 5
+    t.throw(5, 4, xs=(100.0, 200.0))
+    out = t.press(HOLD)  # the 5 lay already: only the 4 may stay
+    assert out.log == (Hold(4),)
+    assert isinstance(out.screen, Turn) and "the 4 stays" in out.screen.header
+
+
+def test_mexen_hold_before_any_throw_is_a_message() -> None:
+    t = mexen()
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Message) and out.log == ()
+
+
+def test_refused_throw_is_logged_and_shows_the_rules_reason() -> None:
+    """After a resume the referee knows the held value but not where it lay."""
+    t = mexen()
+    t.throw(5, 2)
+    t.press(HOLD)
+    t.press(ROLL)
+    assert t.header is not None
+    loaded = LoadedGame(t.header, tuple(t.events))
+    r = Table.boot(Settings("mexen"), resume=loaded)
+    assert isinstance(r.out.screen, Resumed)
+    out = r.throw(6, 4)  # the held 5 is not among the dice
+    assert out.log == (Throw((6, 4)),)  # refused, but logged
+    assert isinstance(out.screen, Refusal) and "held die shows 5" in out.screen.reason
+    assert len(r.game.refused) == 1
+
+
+def test_extreme_variant_has_no_holding() -> None:
+    t = mexen(variant="extreme")
+    t.throw(5, 2)
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Message) and out.log == ()
+
+
+# ---------------------------------------------------------------------------
+# Resume
+
+
+@pytest.mark.parametrize("rules", ["mexico", "mex", "mexen"])
+def test_resume_gives_the_same_game(rules: str) -> None:
+    t = start(Settings(rules, 3))
+    for a, b in ((6, 3), (4, 1), (5, 5), (6, 2), (3, 2)):
+        t.throw(a, b)
+        if isinstance(t.ref.chooser, object) and t.ref.chooser is not None:
+            t.press(ROLL)
+    assert t.header is not None
+    loaded = LoadedGame(t.header, tuple(t.events))
+    r = Table.boot(Settings(), resume=loaded, seed=99)
+    assert r.game.state == t.game.state
+    assert r.game.count == t.game.count
+    assert isinstance(r.out.screen, Resumed) and r.out.screen.rules == rules
+    assert r.out.new_game is None and r.out.log == ()
+    # both go on identically
+    assert r.throw(6, 1).log == t.throw(6, 1).log
+    assert r.game.state == t.game.state
+
+
+def test_resume_of_a_finished_game_reports_it_over() -> None:
+    t = start(Settings("mexico", 2, options=opts(lives=2, max_throws=1)))
+    t.press(STOP_VERY_LONG)
+    t.press(HOLD)
+    t.press(ROLL)
+    assert t.header is not None
+    r = Table.boot(Settings(), resume=LoadedGame(t.header, tuple(t.events)))
+    assert r.out.game_over and isinstance(r.out.screen, GameEnd)
+    assert isinstance(r.press(ROLL).screen, Menu)
+
+
+def test_resume_of_a_broken_header_falls_back_to_the_menu() -> None:
+    header = GameHeader("mexico", (), {})
+    r = Table.boot(Settings(), resume=LoadedGame(header, ()))
+    assert isinstance(r.out.screen, Message) and "resume" in r.out.screen.title
+    assert isinstance(r.press(ROLL).screen, Menu | Message)
+
+
+# ---------------------------------------------------------------------------
+# CPU players
+
+
+needs_cpu = pytest.mark.skipif(not cpu_available(), reason="table.cpu is not there")
+
+
+def test_menu_offers_cpu_players_when_the_module_is_there() -> None:
+    t = Table.boot(Settings("mexico", 3))
+    titles = []
+    for _ in range(30):
+        screen = t.out.screen
+        assert isinstance(screen, Menu)
+        titles.append(screen.title)
+        if screen.title == "start game":
+            break
+        t.press(ROLL)
+    assert ("of them CPU" in titles) == cpu_available()
+
+
+@needs_cpu
+@pytest.mark.parametrize("rules", ["mexico", "mex", "mexen"])
+def test_cpu_players_play_by_roll_presses(rules: str) -> None:
+    t = start(
+        Settings(rules, 2, cpus=("hard",), options=opts(rounds=1) if rules == "mexen" else ())
+    )
+    assert t.header is not None
+    assert [p.cpu for p in t.header.players] == [None, "hard"]
+    mine = iter([(3, 2), (6, 4), (5, 5), (2, 1), (4, 1), (6, 3)] * 100)
+    cpu_events = 0
+    for _ in range(400):
+        if t.out.game_over or len(t.events) > 200:
+            break
+        if isinstance(t.out.screen, Choose):  # 31 give or the like: take the first
+            t.press(ROLL)
+            continue
+        turn = t.game.turn
+        assert turn is not None
+        if turn.player == "CPU1":
+            out = t.press(ROLL)
+            assert out.log, render_text(out.screen)  # every ROLL moves the CPU on
+            assert not out.want_dice
+            cpu_events += len(out.log)
+            continue
+        one_die = rules == "mexen" and t.game.view().get("phase") == "tiebreak"
+        pair = next(mine)
+        t.throw(*(pair[:1] if one_die else pair))
+        turn = None if t.out.game_over else t.game.turn
+        if rules != "mexen" and turn is not None and turn.player == "P1":
+            t.press(STOP)  # P1 always stands on the first throw
+    assert t.out.game_over
+    assert len(t.events) < 200  # finished by the rules, not by ending it
+    assert cpu_events >= 2  # the CPU's decisions and throws are ordinary logged events
+
+
+@needs_cpu
+def test_cpu_throws_are_deterministic() -> None:
+    def play() -> list[Event]:
+        t = start(Settings("mexico", 2, cpus=("normal",)))
+        t.throw(6, 5)
+        t.press(STOP)
+        for _ in range(3):
+            t.press(ROLL)
+        return t.events
+
+    assert play() == play()
+
+
+# ---------------------------------------------------------------------------
+# Anything goes
+
+
+inputs = st.one_of(
+    st.builds(ButtonPress, st.sampled_from(list(Button)), st.sampled_from(list(Press))),
+    st.builds(
+        lambda vals, ok, xs: FrameReading(
+            FrameStatus.OK if ok else FrameStatus.REROLL,
+            "" if ok else "blurred",
+            tuple(die(v, x) for v, x in zip(vals, xs, strict=False)),
+        ),
+        st.lists(st.integers(1, 6), min_size=0, max_size=3),
+        st.booleans(),
+        st.lists(st.floats(0, 640), min_size=3, max_size=3),
+    ),
+    st.just("camera"),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    in_game=st.booleans(),
+    rules=st.sampled_from(MENU_RULES),
+    players=st.integers(2, 6),
+    cpus=st.lists(st.sampled_from(["easy", "normal", "hard"]), max_size=2),
+    steps=st.lists(inputs, max_size=120),
+)
+def test_random_inputs_never_raise_and_always_show_something(
+    in_game: bool, rules: str, players: int, cpus: list[str], steps: list[object]
+) -> None:
+    s = Settings(rules, players, tuple(cpus))
+    t = start(s) if in_game else Table.boot(s)
+    for step in steps:
+        if isinstance(step, ButtonPress):
+            out = t.press(step)
+        elif isinstance(step, FrameReading):
+            out = t.read(step)
+        else:
+            t.ref, out = t.ref.on_camera_failed("camera unplugged")
+            t._take(out)
+        assert out.screen is not None
+        assert out.status
+        img = render(out.screen)
+        assert img.mode == "1" and img.size == (128, 64)
