@@ -1,0 +1,169 @@
+"""``dicetable run``: the table itself.
+
+On a Raspberry Pi with the buttons, the OLED and the camera it runs the real
+table (as the systemd service does). Anywhere else it picks stand-ins by itself
+and says so in one line: keyboard buttons, the display in the terminal, a
+camera that replays real photos of dice (``table/data/frames``).
+
+    dicetable run                         # the table (or stand-ins off a Pi)
+    dicetable run --keys                  # keyboard buttons: r h s, R H S long, q quit
+    dicetable run --script game.json      # presses (and throws) from a script
+    dicetable run --data /tmp/t --png-dir /tmp/t/png --seconds 60
+
+A bad config, data folder or script ends with one line naming it and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from table.service.config import Config, ConfigError, load_config
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="PATH", help="config file (default: see README)")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--keys", action="store_true", help="keyboard buttons (r h s; R H S long)")
+    how.add_argument("--script", metavar="FILE", help="play presses and throws from a script")
+    parser.add_argument(
+        "--frames", metavar="DIR", type=Path, help="replay these dice frames instead of a camera"
+    )
+    parser.add_argument("--data", metavar="DIR", type=Path, help="data folder (logs, settings)")
+    parser.add_argument("--png-dir", metavar="DIR", type=Path, help="save every screen as PNG")
+    parser.add_argument("--gif", metavar="PATH", type=Path, help="save the screens as a GIF")
+    parser.add_argument("--seconds", metavar="N", type=float, help="stop after N seconds")
+    parser.add_argument("--seed", type=int, help="seed for software dice (default: the clock)")
+    parser.add_argument(
+        "--state-json", metavar="PATH", type=Path, help="write the game's state at start and end"
+    )
+    parser.add_argument(
+        "--stand-ins", action="store_true", help="never touch hardware, even on a Pi"
+    )
+
+
+def initial_settings(cfg: Config, saved: Mapping[str, Any] | None) -> Any:
+    """The menu's starting choices: the last ones saved, else the config's [game]."""
+    from table.service.referee import Settings
+
+    if saved is not None:
+        return Settings.from_json(saved)
+    game = cfg.game
+    return Settings.from_json(
+        {
+            "rules": game.rules,
+            "players": len(game.players),
+            "cpus": [p.cpu for p in game.players if p.cpu is not None],
+            "options": dict(game.options),
+        }
+    )
+
+
+def _fail(text: str) -> int:
+    print(f"dicetable run: {text}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cfg = load_config(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+
+    from table.hw.script import ScriptError, load_script
+    from table.service.resume import DataDir
+
+    data = DataDir(args.data if args.data is not None else cfg.table.data_dir)
+    try:
+        data.prepare()
+        probe = data.root / ".write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        return _fail(
+            f"cannot use the data folder {data.root} ({exc.strerror or exc}); "
+            "set table.data_dir, DICETABLE_DATA or --data"
+        )
+    script = None
+    if args.script is not None:
+        try:
+            script = load_script(args.script)
+        except ScriptError as exc:
+            return _fail(str(exc))
+    if args.frames is not None and not args.frames.is_dir():
+        return _fail(f"--frames {args.frames}: no such folder")
+
+    try:
+        from table.service.loop import TableLoop, vision_parts
+
+        reader, settler = vision_parts(cfg.camera.settle_frames)
+    except ImportError as exc:
+        return _fail(f"the pip reader cannot be loaded ({exc})")
+    except Exception as exc:  # e.g. a model file missing or unreadable
+        return _fail(f"the pip reader cannot start ({type(exc).__name__}: {exc})")
+
+    from table.hw.build import build
+    from table.notify import SystemdNotifier
+
+    gif = args.gif
+    if gif is None and args.png_dir is not None:
+        gif = args.png_dir / "display.gif"
+    parts = build(
+        cfg,
+        keys=args.keys,
+        script=script,
+        frames=args.frames,
+        png_dir=args.png_dir,
+        gif_path=gif,
+        force_stand_ins=args.stand_ins,
+        seed=args.seed,
+    )
+    if parts.notes:
+        print(f"dicetable: {parts.summary}", file=sys.stderr, flush=True)
+
+    notifier = SystemdNotifier()
+    seed = args.seed if args.seed is not None else int(time.time())
+    loop = TableLoop(
+        data=data,
+        settings=initial_settings(cfg, data.load_settings()),
+        buttons=parts.buttons,
+        display=parts.display,
+        camera=parts.camera,
+        reader=reader,
+        settler=settler,
+        notifier=notifier,
+        seed=seed,
+        tick_s=notifier.watchdog_interval or 5.0,
+        state_path=args.state_json,
+    )
+    if parts.script is not None:
+        parts.script.wait_idle = loop.wait_idle
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        loop.stop(signal.Signals(signum).name)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        loop.boot()
+        if loop.resumed is not None:
+            print(
+                f"dicetable: resumed the unfinished game {loop.resumed.path.name} "
+                f"({len(loop.resumed.game.events)} events)",
+                file=sys.stderr,
+                flush=True,
+            )
+        reason = loop.run(args.seconds)
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        notifier.close()
+    if os.environ.get("DICETABLE_DEBUG"):
+        print(f"dicetable: stopped ({reason or 'quit'})", file=sys.stderr)
+    return 0

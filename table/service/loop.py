@@ -1,0 +1,351 @@
+"""The table's one event loop.
+
+Buttons, the camera and the timer run in threads of their own and only *put*
+:data:`TableEvent` values on one queue. One consumer takes them one at a time
+and hands them to the pure :class:`Referee`. For every :class:`Output`, in
+this order:
+
+1. a new game creates its log (``DATA/games/<timestamp>.jsonl``) and marks it
+   as the game in progress;
+2. the events are appended to the log, each on disk (fsync) before the next step;
+3. a finished game is marked finished (nothing to resume);
+4. the screen is shown;
+5. changed menu settings are saved (``DATA/settings.json``, atomic write);
+6. the status goes to the notifier (systemd), the camera is told whether dice are wanted.
+
+So whatever the display shows is already in the log: a power cut at any moment
+resumes at or after what people saw. Frames are read (``vision.reader``) and
+settled (``vision.settle``) only while the referee waits for dice; the first
+settled reading of a still tray goes to ``Referee.on_reading``.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from PIL import Image
+
+from table.gamelog import LogWriter
+from table.notify import NullNotifier
+from table.service import screens
+from table.service.ports import (
+    ButtonPress,
+    Buttons,
+    Camera,
+    CameraFailed,
+    Display,
+    Frame,
+    Notifier,
+    Quit,
+    TableEvent,
+    Tick,
+)
+from table.service.referee import Output, Referee, Settings
+from table.service.resume import DataDir, Unfinished, atomic_write
+from vision.types import FrameReading
+
+
+class FrameReader(Protocol):
+    def read(self, frame_bgr: Any, expect: int | None = None) -> FrameReading: ...
+
+
+class SettleLike(Protocol):
+    def reset(self) -> None: ...
+
+    def update(self, frame: Any, reading: FrameReading) -> Any: ...
+
+
+def vision_parts(settle_frames: int) -> tuple[FrameReader, SettleLike]:
+    """The pip reader and the settler; ImportError (with what is missing) if vision is absent."""
+    from vision.reader import PipReader
+    from vision.settle import SettleConfig, Settler
+
+    return PipReader(), Settler(SettleConfig(consistent_frames=settle_frames))
+
+
+@dataclass
+class Shown:
+    """The last screen on the display and when (monotonic seconds)."""
+
+    screen: screens.Screen
+    t: float
+
+
+class TableLoop:
+    """Owns the queue, the referee, the game log and the adapters while it runs."""
+
+    def __init__(
+        self,
+        *,
+        data: DataDir,
+        settings: Settings,
+        buttons: Buttons | None,
+        display: Display,
+        camera: Camera | None,
+        reader: FrameReader | None = None,
+        settler: SettleLike | None = None,
+        notifier: Notifier | None = None,
+        seed: int = 0,
+        tick_s: float = 5.0,
+        state_path: Path | None = None,
+        errors: TextIO | None = sys.stderr,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.data = data
+        self.settings = settings
+        self.buttons = buttons
+        self.display = display
+        self.camera = camera
+        self.reader = reader
+        self.settler = settler
+        self.notifier: Notifier = notifier if notifier is not None else NullNotifier()
+        self.seed = seed
+        self.tick_s = tick_s
+        self.state_path = state_path
+        self.errors = errors
+        self.clock = clock
+        self.queue: queue.Queue[TableEvent] = queue.Queue()
+        self.referee: Referee | None = None
+        self.writer: LogWriter | None = None
+        self.want_dice = False
+        self.shown: Shown | None = None
+        self.outputs = 0
+        self.frames_read = 0
+        self.on_show: Callable[[screens.Screen, float], None] | None = None
+        self._lock = threading.Lock()
+        self._pending = 0
+        self._idle = threading.Event()
+        self._stopping = threading.Event()
+        self._timer: threading.Thread | None = None
+        self.resumed: Unfinished | None = None
+        self.quit_reason = ""
+
+    # -- producers (any thread) ---------------------------------------------
+
+    def put(self, event: TableEvent) -> None:
+        with self._lock:
+            self._pending += 1
+            self._idle.clear()
+        self.queue.put(event)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until every event put so far is dealt with and no dice are awaited."""
+        return self._idle.wait(timeout)
+
+    def stop(self, reason: str = "") -> None:
+        self.put(Quit(reason))
+
+    # -- boot ----------------------------------------------------------------
+
+    def boot(self) -> Output:
+        """Resume the unfinished game, if any, else start at the menu; show the first screen."""
+        self.data.prepare()
+        unfinished = self.data.unfinished()
+        out: Output | None = None
+        if unfinished is not None:
+            try:
+                self.writer = LogWriter.reopen(unfinished.path)
+                self.referee, out = Referee.boot(
+                    self.settings, resume=unfinished.game, seed=self.seed
+                )
+                self.resumed = unfinished
+            except Exception as exc:  # a log we cannot go on with must not stop the table
+                self._error(f"cannot resume {unfinished.path.name}: {exc}")
+                self._close_writer()
+                self.data.finish()
+                out = None
+        if out is None:
+            self.referee, out = Referee.boot(self.settings, seed=self.seed)
+        self.apply(out)
+        self.write_state()
+        return out
+
+    # -- the consumer ----------------------------------------------------------
+
+    def apply(self, out: Output) -> None:
+        """Carry out one Output: log, finish, show, save settings, notify."""
+        self.outputs += 1
+        if out.new_game is not None:
+            self._close_writer()
+            try:
+                self.writer = self.data.new_log(out.new_game)
+            except OSError as exc:
+                self._error(f"cannot create the game log: {exc}")
+                self.writer = None
+        if out.log:
+            if self.writer is None:
+                self._error(f"no game log open; {len(out.log)} event(s) not saved")
+            else:
+                try:
+                    for event in out.log:
+                        self.writer.append(event)
+                except OSError as exc:
+                    self._error(f"cannot write the game log: {exc}")
+        if out.game_over:
+            self._close_writer()
+            self.data.finish()
+        self.show(out.screen)
+        if out.settings is not None:
+            self.settings = out.settings
+            try:
+                self.data.save_settings(out.settings.to_json())
+            except OSError as exc:
+                self._error(f"cannot save the settings: {exc}")
+        if out.status:
+            self.notifier.status(out.status)
+        if out.want_dice and not self.want_dice and self.settler is not None:
+            self.settler.reset()
+        self.want_dice = out.want_dice
+        want = getattr(self.camera, "want", None)
+        if callable(want):
+            want(out.want_dice)
+
+    def show(self, screen: screens.Screen) -> None:
+        if self.shown is not None and self.shown.screen == screen:
+            return
+        image: Image.Image = screens.render(screen)
+        show_text = getattr(self.display, "show_text", None)
+        if callable(show_text):
+            show_text(screens.render_text(screen))
+        self.display.show(image)
+        t = self.clock()
+        self.shown = Shown(screen, t)
+        if self.on_show is not None:
+            self.on_show(screen, t)
+
+    def handle(self, event: TableEvent) -> bool:
+        """Deal with one event; False when the loop should stop."""
+        ref = self.referee
+        assert ref is not None
+        if isinstance(event, Quit):
+            self.quit_reason = event.reason
+            return False
+        if isinstance(event, ButtonPress):
+            self.referee, out = ref.on_press(event)
+            self.apply(out)
+        elif isinstance(event, Frame):
+            try:
+                self._frame(ref, event)
+            finally:
+                done = getattr(self.camera, "frame_done", None)
+                if callable(done):
+                    done()
+        elif isinstance(event, CameraFailed):
+            self._error(f"camera: {event.reason}")
+            self.referee, out = ref.on_camera_failed(event.reason)
+            self.apply(out)
+        elif isinstance(event, Tick):
+            self.notifier.watchdog()
+        return True
+
+    def _frame(self, ref: Referee, frame: Frame) -> None:
+        if not self.want_dice or self.reader is None:
+            return
+        reading = self.reader.read(frame.image)
+        self.frames_read += 1
+        if self.settler is None:
+            settled, entered = True, True
+        else:
+            verdict = self.settler.update(frame.image, reading)
+            settled, entered = bool(verdict.settled), bool(verdict.entered)
+        if settled and entered:
+            self.referee, out = ref.on_reading(reading)
+            self.apply(out)
+
+    def _done_one(self) -> None:
+        with self._lock:
+            self._pending -= 1
+            if self._pending <= 0 and not self.want_dice:
+                self._pending = 0
+                self._idle.set()
+
+    def _ticker(self, deadline: float | None) -> None:
+        while not self._stopping.wait(self.tick_s):
+            self.put(Tick(self.clock()))
+            if deadline is not None and self.clock() >= deadline:
+                self.put(Quit("time is up"))
+                return
+
+    def run(self, seconds: float | None = None) -> str:
+        """Boot, start the adapters, and consume events until Quit; returns why it stopped."""
+        if self.referee is None:
+            self.boot()
+        self.notifier.ready()
+        with self._lock:
+            if self._pending == 0 and not self.want_dice:
+                self._idle.set()
+        if self.camera is not None:
+            self.camera.start(self.put)
+        if self.buttons is not None:
+            self.buttons.start(self.put)
+        deadline = None if seconds is None else self.clock() + seconds
+        if seconds is not None:
+            self.tick_s = min(self.tick_s, max(0.05, seconds / 4))
+        self._timer = threading.Thread(
+            target=self._ticker, args=(deadline,), name="ticker", daemon=True
+        )
+        self._timer.start()
+        try:
+            while True:
+                try:
+                    event = self.queue.get(timeout=1.0)
+                except queue.Empty:
+                    continue
+                try:
+                    go_on = self.handle(event)
+                finally:
+                    self._done_one()
+                if not go_on:
+                    break
+        finally:
+            self.close()
+        return self.quit_reason
+
+    def write_state(self) -> None:
+        """The referee's game as ``replay --json`` would print it (for tests and people)."""
+        if self.state_path is None or self.referee is None:
+            return
+        game = self.referee.game
+        obj: dict[str, Any] = {
+            "mode": str(self.referee.mode),
+            "resumed": self.resumed.path.name if self.resumed is not None else None,
+            "log": self.writer.path.name if self.writer is not None else None,
+            "events": game.count if game is not None else 0,
+            "game": game.view() if game is not None else None,
+        }
+        atomic_write(self.state_path, (json.dumps(obj, indent=1) + "\n").encode("utf-8"))
+
+    def close(self) -> None:
+        self._stopping.set()
+        self.notifier.stopping()
+        for part in (self.buttons, self.camera):
+            if part is not None:
+                try:
+                    part.close()
+                except Exception as exc:
+                    self._error(f"closing {type(part).__name__}: {exc}")
+        self.write_state()
+        self._close_writer()
+        try:
+            self.display.close()
+        except Exception as exc:
+            self._error(f"closing the display: {exc}")
+
+    def _close_writer(self) -> None:
+        if self.writer is not None:
+            try:
+                self.writer.close()
+            finally:
+                self.writer = None
+
+    def _error(self, text: str) -> None:
+        if self.errors is not None:
+            print(f"dicetable: {text}", file=self.errors, flush=True)

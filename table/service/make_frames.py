@@ -1,0 +1,230 @@
+"""Make the demo's camera frames (``table/data/frames/``) from real dice photos.
+
+Every frame is made of real photographs only: the background is a patch of an
+empty stretch of the white board of ``byler_d6/images/IMG_20191208_112554.jpg``
+(the part above and left of its one die), and each die is cut from a
+``byler_d6`` photo (board series of 2019-12-08) by its label box with a margin,
+then pasted with a feathered edge at chosen places. The photos are Nell
+Byler's (BSD-3-Clause, see ``shared/data/dice/byler_d6/LICENSE``).
+
+Which die photo stands for each value is chosen by the pip reader itself: for
+each value the candidates are pasted alone and read; the first whose every
+pair frame (all 21 pairs, the 6 single dice) the reader reads right is kept.
+The chosen sources are written to ``table/data/frames/SOURCES.json``.
+
+    python -m table.service.make_frames [--dice DIR] [--out DIR]
+
+The frames: ``dice_HL.jpg`` (the pair H >= L, e.g. ``dice_63.jpg``, ``dice_21.jpg``),
+``die_V.jpg`` (one die, for one-die tie-breaks) and ``empty.jpg`` (the empty tray).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+from itertools import combinations_with_replacement
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "data" / "frames"
+BACKGROUND = "images/IMG_20191208_112554.jpg"
+BACKGROUND_BOX = (0, 0, 400, 300)  # x0, y0, x1, y1: the die of that photo lies outside
+BOARD_SERIES = "images/IMG_20191208_1"
+MARGIN = 0.35  # of the box size, kept around a die (the board it lay on)
+JPEG_QUALITY = 92
+
+Image = npt.NDArray[np.uint8]
+
+
+def default_dice_dir() -> Path:
+    env = os.environ.get("DICETABLE_SHARED")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
+
+
+@dataclass(frozen=True)
+class DieCrop:
+    value: int
+    file: str
+    bbox: tuple[float, float, float, float]
+    image: Image  # BGR crop with margin
+    alpha: npt.NDArray[np.float32]  # feathered mask, 1 on the die
+
+
+# Twelve places on the board: value v lies at SPOT_A[v], the second die of a
+# double at SPOT_B[v]. A die keeps its place from throw to throw, so a die left
+# lying (mexen's hold) is where the referee saw it.
+_GRID_X = (70, 155, 245, 330)
+_GRID_Y = (65, 150, 235)
+SPOT_A = {v: (_GRID_X[(v - 1) % 4], _GRID_Y[(v - 1) // 4]) for v in range(1, 7)}
+SPOT_B = {v: (_GRID_X[(v + 5) % 4], _GRID_Y[(v + 5) // 4]) for v in range(1, 7)}
+
+
+def pair_positions(hi: int, lo: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Centres for the two dice of a pair (see SPOT_A / SPOT_B)."""
+    return SPOT_A[hi], (SPOT_B[lo] if hi == lo else SPOT_A[lo])
+
+
+def _feather(h: int, w: int, inner: tuple[int, int, int, int]) -> npt.NDArray[np.float32]:
+    """1 inside ``inner`` (x0, y0, x1, y1), falling to 0 at the crop's edge."""
+    import cv2
+
+    mask = np.zeros((h, w), np.float32)
+    x0, y0, x1, y1 = inner
+    mask[y0:y1, x0:x1] = 1.0
+    k = max(3, (min(h, w) // 4) | 1)
+    return np.asarray(cv2.GaussianBlur(mask, (k, k), 0), np.float32)
+
+
+def cut_die(dice_dir: Path, file: str, value: int, bbox: list[float]) -> DieCrop | None:
+    from vision.sources import load_image
+
+    img = load_image(dice_dir / "byler_d6" / file)
+    x0, y0, x1, y1 = bbox
+    side = max(x1 - x0, y1 - y0)
+    m = MARGIN * side
+    cx0, cy0 = int(x0 - m), int(y0 - m)
+    cx1, cy1 = int(np.ceil(x1 + m)), int(np.ceil(y1 + m))
+    h, w = img.shape[:2]
+    if cx0 < 0 or cy0 < 0 or cx1 > w or cy1 > h:
+        return None
+    crop = img[cy0:cy1, cx0:cx1].copy()
+    inner = (int(x0 - cx0), int(y0 - cy0), int(x1 - cx0), int(y1 - cy0))
+    alpha = _feather(crop.shape[0], crop.shape[1], inner)
+    return DieCrop(value, file, (x0, y0, x1, y1), crop, alpha)
+
+
+def background(dice_dir: Path) -> Image:
+    from vision.sources import load_image
+
+    img = load_image(dice_dir / "byler_d6" / BACKGROUND)
+    x0, y0, x1, y1 = BACKGROUND_BOX
+    return img[y0:y1, x0:x1].copy()
+
+
+def paste(base: Image, die: DieCrop, center: tuple[int, int]) -> Image:
+    out = base.astype(np.float32)
+    h, w = die.image.shape[:2]
+    x0, y0 = center[0] - w // 2, center[1] - h // 2
+    region = out[y0 : y0 + h, x0 : x0 + w]
+    a = die.alpha[:, :, None]
+    region[:] = region * (1.0 - a) + die.image.astype(np.float32) * a
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def compose(bg: Image, crops: dict[int, DieCrop], dice: tuple[int, ...]) -> Image:
+    if not dice:
+        return bg.copy()
+    if len(dice) == 1:
+        return paste(bg, crops[dice[0]], SPOT_A[dice[0]])
+    hi, lo = max(dice), min(dice)
+    p1, p2 = pair_positions(hi, lo)
+    return paste(paste(bg, crops[hi], p1), crops[lo], p2)
+
+
+def all_throws() -> list[tuple[int, ...]]:
+    pairs = [(h, lo) for lo, h in combinations_with_replacement(range(1, 7), 2)]
+    return [*pairs, *[(v,) for v in range(1, 7)], ()]
+
+
+def candidates(dice_dir: Path) -> dict[int, list[DieCrop]]:
+    manifest = json.loads((dice_dir / "byler_d6" / "manifest.json").read_text())
+    out: dict[int, list[DieCrop]] = {v: [] for v in range(1, 7)}
+    for entry in manifest["images"]:
+        if not entry["file"].startswith(BOARD_SERIES) or entry["file"] == BACKGROUND:
+            continue
+        if len(entry["dice"]) > 6:
+            continue
+        for d in entry["dice"]:
+            c = cut_die(dice_dir, entry["file"], int(d["value"]), d["bbox"])
+            if c is not None:
+                out[c.value].append(c)
+    return out
+
+
+def reads_as(reader: Any, frame: Image, dice: tuple[int, ...]) -> bool:
+    r = reader.read(frame)
+    want = tuple(sorted(dice, reverse=True))
+    return bool(r.is_ok and r.values == want) if dice else not r.dice
+
+
+def choose(dice_dir: Path, log: Any = sys.stderr) -> dict[int, DieCrop]:
+    """For each value, the first candidate crop read right alone and in every pair."""
+    from vision.reader import PipReader
+
+    reader = PipReader()
+    bg = background(dice_dir)
+    if not reads_as(reader, bg, ()):
+        raise SystemExit("make_frames: the reader sees dice on the empty background")
+    cands = candidates(dice_dir)
+    alone: dict[int, list[DieCrop]] = {}
+    for v, cs in cands.items():
+        alone[v] = [c for c in cs if reads_as(reader, paste(bg, c, (200, 150)), (v,))]
+        print(f"value {v}: {len(alone[v])} of {len(cs)} crops read right alone", file=log)
+        if not alone[v]:
+            raise SystemExit(f"make_frames: no crop of a {v} that the reader reads")
+    chosen = {v: cs[0] for v, cs in alone.items()}
+    # Check every pair; swap in the next candidate of a value that takes part in a miss.
+    for _ in range(40):
+        bad = [t for t in all_throws() if not reads_as(reader, compose(bg, chosen, t), t)]
+        if not bad:
+            return chosen
+        print(f"misread: {bad}", file=log)
+        v = bad[0][-1] if len(bad[0]) > 1 and bad[0][0] != bad[0][-1] else bad[0][0]
+        if len(bad[0]) > 1:
+            # blame the value of the pair whose crop has been tried least
+            v = bad[0][1]
+        pool = alone[v]
+        idx = pool.index(chosen[v]) + 1
+        if idx >= len(pool):
+            v = bad[0][0]
+            pool = alone[v]
+            idx = pool.index(chosen[v]) + 1
+            if idx >= len(pool):
+                raise SystemExit(f"make_frames: cannot find crops that read right for {bad[0]}")
+        chosen[v] = pool[idx]
+    raise SystemExit("make_frames: gave up finding a crop set the reader reads right")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import cv2
+
+    p = argparse.ArgumentParser(prog="python -m table.service.make_frames", description=__doc__)
+    p.add_argument("--dice", type=Path, default=default_dice_dir(), help="shared/data/dice")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = p.parse_args(argv)
+    if not (args.dice / "byler_d6" / "manifest.json").is_file():
+        print(f"make_frames: no byler_d6 photos under {args.dice}", file=sys.stderr)
+        return 2
+    chosen = choose(args.dice)
+    bg = background(args.dice)
+    args.out.mkdir(parents=True, exist_ok=True)
+    from table.hw.camera import frame_name
+
+    for t in all_throws():
+        frame = compose(bg, chosen, t)
+        path = args.out / f"{frame_name(t)}.jpg"
+        cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    sources = {
+        "made_by": "python -m table.service.make_frames",
+        "license": "byler_d6 photos: nell-byler/dice_detection, BSD-3-Clause, (c) 2019 Nell Byler",
+        "background": {"file": f"byler_d6/{BACKGROUND}", "box": list(BACKGROUND_BOX)},
+        "dice": {
+            str(v): {"file": f"byler_d6/{c.file}", "bbox": [round(x, 1) for x in c.bbox]}
+            for v, c in sorted(chosen.items())
+        },
+    }
+    (args.out / "SOURCES.json").write_text(json.dumps(sources, indent=1) + "\n")
+    print(f"wrote {len(all_throws())} frames to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

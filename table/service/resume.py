@@ -1,0 +1,144 @@
+"""The table's data folder: game logs, the open game, remembered settings.
+
+::
+
+    DATA/games/20261129-201502.jsonl   one JSON Lines log per game (GAME_LOG.md)
+    DATA/games/current                 the name of the log of the game in progress
+    DATA/settings.json                 the menu's last choices
+
+A game is unfinished while ``games/current`` names its log: the pointer is
+written (atomically) right after the log's header, and removed once the game
+is over. At start the table loads that log (a torn last line survives),
+resumes the game from it and goes on appending to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from table.game import GameHeader
+from table.gamelog import LoadedGame, LogError, LogWriter, load
+
+CURRENT = "current"
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a power cut leaves the old or the new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """A game to resume: its log, what it holds, and a note for people."""
+
+    path: Path
+    game: LoadedGame
+
+
+class DataDir:
+    """Where the table keeps its files (``table.data_dir`` in the config)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.games = root / "games"
+        self.settings_path = root / "settings.json"
+        self.current_path = self.games / CURRENT
+
+    def prepare(self) -> None:
+        """Create the folders; OSError (e.g. read-only) goes to the caller."""
+        self.games.mkdir(parents=True, exist_ok=True)
+
+    # -- settings ----------------------------------------------------------
+
+    def load_settings(self) -> dict[str, Any] | None:
+        try:
+            obj = json.loads(self.settings_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return obj if isinstance(obj, dict) else None
+
+    def save_settings(self, obj: dict[str, Any]) -> None:
+        atomic_write(self.settings_path, (json.dumps(obj, indent=1) + "\n").encode("utf-8"))
+
+    # -- games -------------------------------------------------------------
+
+    def new_log(self, header: GameHeader, now: float | None = None) -> LogWriter:
+        """Create the log of a new game and mark it as the one in progress."""
+        self.prepare()
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+        path = self.games / f"{stamp}.jsonl"
+        n = 2
+        while path.exists():
+            path = self.games / f"{stamp}-{n}.jsonl"
+            n += 1
+        writer = LogWriter.create(path, header)
+        atomic_write(self.current_path, (path.name + "\n").encode("utf-8"))
+        return writer
+
+    def finish(self) -> None:
+        """The game in progress is over: nothing to resume any more."""
+        with contextlib.suppress(FileNotFoundError):
+            self.current_path.unlink()
+            _fsync_dir(self.games)
+
+    def current(self) -> Path | None:
+        """The log of the unfinished game, if any."""
+        try:
+            name = self.current_path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not name or "/" in name:
+            return None
+        path = self.games / name
+        return path if path.is_file() else None
+
+    def unfinished(self) -> Unfinished | None:
+        """The unfinished game, loaded; None if there is none.
+
+        A log that cannot be read at all is set aside (``.bad``) and forgotten,
+        so the table starts instead of failing on it at every boot.
+        """
+        path = self.current()
+        if path is None:
+            self.finish()
+            return None
+        try:
+            loaded = load(path)
+        except LogError:
+            with contextlib.suppress(OSError):
+                path.rename(path.with_suffix(path.suffix + ".bad"))
+            self.finish()
+            return None
+        return Unfinished(path, loaded)
+
+    def logs(self) -> list[Path]:
+        """Every game log, oldest first."""
+        if not self.games.is_dir():
+            return []
+        return sorted(self.games.glob("*.jsonl"))
