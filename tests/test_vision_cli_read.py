@@ -1,0 +1,298 @@
+"""``dicetable read``: output lines, exit codes, --expect, --annotate.
+
+Most tests use a fake reader (so they check this command, not the reader's
+accuracy); the last ones run the real reader on the labelled photos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import cli_read
+from vision.sources import load_image
+from vision.types import DieReading, FrameReading, FrameStatus
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_dice_dir() -> Path:
+    env = os.environ.get("DICETABLE_SHARED")
+    if env:
+        return Path(env)
+    return REPO.parent / "shared" / "data" / "dice"
+
+
+DICE_DIR = shared_dice_dir()
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="dicetable read")
+    cli_read.add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def _die(value: int | None, x: float, y: float, reason: str = "") -> DieReading:
+    return DieReading(value, (x, y), ((x, y), (20.0, 20.0), 15.0), 0.875, reason)
+
+
+class FakeReader:
+    """Wide images hold a 6 and a 3; tall ones a tilted die, so: reroll."""
+
+    def __init__(self, fail_on_height: int | None = None) -> None:
+        self.calls: list[tuple[tuple[int, ...], int | None]] = []
+        self.fail_on_height = fail_on_height
+
+    def read(self, frame_bgr: np.ndarray, expect: int | None = None) -> FrameReading:
+        self.calls.append((frame_bgr.shape, expect))
+        h, w = frame_bgr.shape[:2]
+        if h == self.fail_on_height:
+            raise RuntimeError("model exploded")
+        if w > h:
+            return FrameReading(
+                FrameStatus.OK, "", (_die(3, 100, 120), _die(6, 200.04, 150)), 12.34
+            )
+        dice = (_die(5, 10, 10), _die(None, 30, 50, "tilted"))
+        return FrameReading(FrameStatus.REROLL, "die 2 is tilted", dice, 40.0)
+
+
+def write(path: Path, w: int, h: int, level: int = 120) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert cv2.imwrite(str(path), np.full((h, w, 3), level, np.uint8))
+    return str(path)
+
+
+def run(argv: list[str], reader: Any) -> tuple[int, list[str], str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli_read.run(parse(argv), reader=reader, out=out, err=err)
+    return code, out.getvalue().splitlines(), err.getvalue()
+
+
+def test_json_lines_in_order_with_errors_in_place(tmp_path: Path) -> None:
+    wide = write(tmp_path / "wide.png", 64, 48)
+    tall = write(tmp_path / "tall.png", 48, 64)
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"not a jpeg at all")
+    missing = str(tmp_path / "missing.jpg")
+    code, lines, err = run(["--json", wide, str(junk), tall, missing], FakeReader())
+    assert code == 1 and err == ""
+    objs = [json.loads(line) for line in lines]
+    assert [o["file"] for o in objs] == [wide, str(junk), tall, missing]
+    assert [o["status"] for o in objs] == ["ok", "error", "reroll", "error"]
+    for o in objs:
+        assert set(o) == {"file", "status", "reason", "dice", "ms"}
+    ok, bad, reroll, gone = objs
+    assert ok["reason"] == "" and ok["ms"] == 12.34
+    assert ok["dice"] == [
+        {"value": 3, "center": [100.0, 120.0], "box": [[100.0, 120.0], [20.0, 20.0], 15.0],
+         "confidence": 0.875},
+        {"value": 6, "center": [200.0, 150.0], "box": [[200.0, 150.0], [20.0, 20.0], 15.0],
+         "confidence": 0.875},
+    ]  # fmt: skip
+    assert reroll["reason"] == "die 2 is tilted"
+    assert [d["value"] for d in reroll["dice"]] == [5, None]
+    assert reroll["dice"][1]["reason"] == "tilted"
+    assert bad == {"file": str(junk), "status": "error", "dice": [], "ms": 0.0,
+                   "reason": "cannot read image: not an image OpenCV can read"}  # fmt: skip
+    assert gone["reason"] == "cannot read image: no such file"
+
+
+def test_text_lines_are_readable(tmp_path: Path) -> None:
+    wide = write(tmp_path / "wide.png", 64, 48)
+    tall = write(tmp_path / "tall.png", 48, 64)
+    code, lines, _ = run([wide, tall, str(tmp_path / "gone.jpg")], FakeReader())
+    assert code == 1
+    assert lines == [
+        f"{wide}: ok  6 3  (12 ms)",
+        f"{tall}: reroll — die 2 is tilted  [5 ?]  (40 ms)",
+        f"{tmp_path / 'gone.jpg'}: error — cannot read image: no such file",
+    ]
+
+
+def test_all_read_is_exit_zero_and_expect_reaches_the_reader(tmp_path: Path) -> None:
+    files = [write(tmp_path / f"{i}.png", 64, 48) for i in range(3)]
+    reader = FakeReader()
+    code, lines, _ = run(["--json", "--expect", "2", *files], reader)
+    assert code == 0 and len(lines) == 3
+    assert [expect for _, expect in reader.calls] == [2, 2, 2]
+    assert [shape for shape, _ in reader.calls] == [(48, 64, 3)] * 3
+    reader = FakeReader()
+    run(files[:1], reader)
+    assert reader.calls == [((48, 64, 3), None)]
+
+
+def test_a_folder_stands_for_its_photos_in_name_order(tmp_path: Path) -> None:
+    for name in ("shot10.png", "shot2.png", "shot1.jpg"):
+        write(tmp_path / "throws" / name, 64, 48)
+    (tmp_path / "throws" / "notes.txt").write_text("ignored")
+    code, lines, _ = run(["--json", str(tmp_path / "throws")], FakeReader())
+    assert code == 0
+    assert [Path(json.loads(line)["file"]).name for line in lines] == [
+        "shot1.jpg",
+        "shot2.png",
+        "shot10.png",
+    ]
+
+
+def test_annotate_writes_one_drawn_image_per_input(tmp_path: Path) -> None:
+    a = write(tmp_path / "one" / "throw.png", 320, 240, level=90)
+    b = write(tmp_path / "two" / "throw.png", 240, 320, level=90)  # same name, other folder
+    out_dir = tmp_path / "annotated" / "deep"
+    code, lines, _ = run(["--annotate", str(out_dir), a, b], FakeReader())
+    assert code == 0 and len(lines) == 2
+    written = sorted(p.name for p in out_dir.iterdir())
+    assert written == ["throw-2.read.jpg", "throw.read.jpg"]
+    first = load_image(out_dir / "throw.read.jpg")
+    second = load_image(out_dir / "throw-2.read.jpg")
+    assert first.shape == (240, 320, 3) and second.shape == (320, 240, 3)
+    # Something was drawn: the banner at the top is green for ok, red for reroll.
+    b_, g, r = (float(v) for v in first[5:15, :, :].reshape(-1, 3).mean(axis=0))
+    assert g > r + 40 and g > b_ + 40, (b_, g, r)
+    b_, g, r = (float(v) for v in second[5:15, :, :].reshape(-1, 3).mean(axis=0))
+    assert r > g + 40 and r > b_ + 40, (b_, g, r)
+    # and the die boxes: the plain grey picture is no longer plain around them,
+    # but stays plain far from them.
+    assert float(np.abs(first[100:170, 80:230].astype(int) - 90).max()) > 100
+    assert float(np.abs(first[200:, 250:].astype(int) - 90).max()) < 10
+
+
+def test_annotate_into_a_file_is_a_bad_argument(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.png", 64, 48)
+    clash = tmp_path / "clash"
+    clash.write_text("a file, not a folder")
+    code, lines, err = run(["--annotate", str(clash), a], FakeReader())
+    assert code == 2 and lines == []
+    assert "--annotate" in err and err.endswith("\n") and err.count("\n") == 1
+
+
+def test_reader_failing_on_one_photo_does_not_stop_the_others(tmp_path: Path) -> None:
+    good = write(tmp_path / "good.png", 64, 48)
+    cursed = write(tmp_path / "cursed.png", 64, 33)
+    code, lines, _ = run(["--json", cursed, good], FakeReader(fail_on_height=33))
+    assert code == 1
+    first, second = (json.loads(line) for line in lines)
+    assert first["status"] == "error"
+    assert first["reason"] == "reader failed: RuntimeError: model exploded"
+    assert second["status"] == "ok"
+
+
+def test_reader_that_cannot_start_is_one_line(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.png", 64, 48)
+
+    def broken() -> FakeReader:
+        raise FileNotFoundError("vision/models/dice.onnx is missing")
+
+    out, err = io.StringIO(), io.StringIO()
+    code = cli_read.run(parse([a]), make_reader=broken, out=out, err=err)
+    assert code == 1 and out.getvalue() == ""
+    assert err.getvalue() == (
+        "dicetable read: cannot start the pip reader (vision/models/dice.onnx is missing)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv", [[], ["--expect", "two", "a.jpg"], ["--expect", "0", "a.jpg"], ["--bogus", "a.jpg"]]
+)
+def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse(argv)
+    assert info.value.code == 2
+    assert "usage: dicetable read" in capsys.readouterr().err
+
+
+def test_text_output_survives_a_terminal_without_unicode(tmp_path: Path) -> None:
+    tall = write(tmp_path / "tall.png", 48, 64)
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii")
+    code = cli_read.run(parse([tall]), reader=FakeReader(), out=out, err=io.StringIO())
+    out.flush()
+    assert code == 0
+    assert raw.getvalue().decode("ascii") == f"{tall}: reroll - die 2 is tilted  [5 ?]  (40 ms)\n"
+
+
+# -- through the real command -------------------------------------------------
+
+
+def dicetable(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "table", "read", *argv],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_command_rejects_bad_arguments_without_a_traceback() -> None:
+    done = dicetable("--expect", "lots", "a.jpg")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "--expect" in done.stderr
+
+
+def _labelled(set_name: str, count: int) -> list[tuple[Path, dict[str, Any]]]:
+    manifest = json.loads((DICE_DIR / set_name / "manifest.json").read_text())
+    entries = sorted(manifest["images"], key=lambda e: e["file"])[:count]
+    return [(DICE_DIR / set_name / e["file"], e) for e in entries]
+
+
+needs_reader_and_photos = pytest.mark.skipif(
+    not (DICE_DIR / "byler_d6" / "manifest.json").exists()
+    or not (REPO / "vision" / "reader.py").exists(),
+    reason="needs the labelled photos and vision/reader.py",
+)
+
+
+@needs_reader_and_photos
+def test_real_reader_on_real_photos_through_the_command(tmp_path: Path) -> None:
+    photos = _labelled("byler_d6", 3) + _labelled("matteo_webcam", 3)
+    junk = tmp_path / "broken.jpg"
+    junk.write_bytes(b"\xff\xd8 truncated")
+    files = [str(p) for p, _ in photos]
+    out_dir = tmp_path / "seen"
+    done = dicetable("--json", "--annotate", str(out_dir), files[0], str(junk), *files[1:])
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1, done.stderr
+    objs = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [o["file"] for o in objs] == [files[0], str(junk), *files[1:]]
+    assert objs[1]["status"] == "error"
+    real = [objs[0], *objs[2:]]
+    for obj, (path, entry) in zip(real, photos, strict=True):
+        assert set(obj) == {"file", "status", "reason", "dice", "ms"}
+        assert obj["status"] in ("ok", "reroll")
+        assert obj["ms"] > 0
+        if obj["status"] == "reroll":
+            assert obj["reason"], obj
+        for die in obj["dice"]:
+            assert die["value"] in (None, 1, 2, 3, 4, 5, 6)
+            x, y = die["center"]
+            assert 0 <= x <= entry["width"] and 0 <= y <= entry["height"]
+            assert 0.0 <= die["confidence"] <= 1.0
+            assert len(die["box"]) == 3 and len(die["box"][0]) == 2
+        drawn = cv2.imread(str(out_dir / f"{path.stem}.read.jpg"))
+        assert drawn is not None and drawn.shape == (entry["height"], entry["width"], 3)
+    assert len(list(out_dir.iterdir())) == len(photos)
+
+
+@needs_reader_and_photos
+def test_real_reader_honours_expect() -> None:
+    """An ok reading under --expect N lists exactly N read dice."""
+    photos = _labelled("matteo_webcam", 4)
+    for path, entry in photos:
+        n = len(entry["dice"])
+        for expect in (n, n + 1):
+            done = dicetable("--json", "--expect", str(expect), str(path))
+            assert done.returncode == 0, done.stderr
+            obj = json.loads(done.stdout)
+            if obj["status"] == "ok":
+                assert len(obj["dice"]) == expect, (path.name, expect, obj)
+                assert all(d["value"] is not None for d in obj["dice"])

@@ -1,0 +1,192 @@
+"""``dicetable read IMAGE... [--json] [--expect N] [--annotate DIR]``: read dice in photos.
+
+One line per image, in the order given (a folder stands for the photos in it).
+With ``--json`` each line is a JSON object::
+
+    {"file": ..., "status": "ok" | "reroll" | "error", "reason": ...,
+     "dice": [{"value", "center": [x, y], "box", "confidence"}], "ms": ...}
+
+Exit status: 0 when every image was read, 1 when any could not be (its line
+says why, the others still go), 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+import cv2
+
+from vision.annotate import annotate
+from vision.settle import FrameReader
+from vision.sources import CameraError, list_images, load_image
+from vision.types import FrameReading
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of dice: {text!r}") from None
+    if not 1 <= n <= 50:
+        raise argparse.ArgumentTypeError(f"number of dice must be 1 to 50, not {n}")
+    return n
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "images", nargs="+", metavar="IMAGE", help="photos to read (a folder: all photos in it)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object per image, one per line"
+    )
+    parser.add_argument(
+        "--expect",
+        type=_count,
+        metavar="N",
+        help="how many dice should be in the tray (a different count asks for a reroll)",
+    )
+    parser.add_argument(
+        "--annotate",
+        type=Path,
+        metavar="DIR",
+        help="also write each photo with the dice and the verdict drawn on, into DIR",
+    )
+
+
+def _inputs(names: list[str]) -> list[str]:
+    """The files to read, in order: folders are replaced by the photos in them."""
+    out: list[str] = []
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            try:
+                found = [str(p) for p in list_images(path)]
+            except OSError:
+                found = []
+            # An empty folder stays as itself, so its line says it is not an image.
+            out.extend(found or [name])
+        else:
+            out.append(name)
+    return out
+
+
+def _annotated_path(folder: Path, file: str, taken: set[Path]) -> Path:
+    """``DIR/<name>.read.jpg``, numbered when two inputs share a name."""
+    stem = Path(file).stem or "image"
+    candidate = folder / f"{stem}.read.jpg"
+    n = 2
+    while candidate in taken:
+        candidate = folder / f"{stem}-{n}.read.jpg"
+        n += 1
+    taken.add(candidate)
+    return candidate
+
+
+def _text_line(file: str, reading: FrameReading) -> str:
+    if reading.is_ok:
+        values = " ".join(str(v) for v in reading.values)
+        return f"{file}: ok  {values}  ({reading.ms:.0f} ms)"
+    dice = " ".join("?" if d.value is None else str(d.value) for d in reading.dice)
+    seen = f"  [{dice}]" if dice else ""
+    return f"{file}: {reading.status.value} — {reading.reason}{seen}  ({reading.ms:.0f} ms)"
+
+
+def _error_json(file: str, reason: str) -> dict[str, Any]:
+    return {"file": file, "status": "error", "reason": reason, "dice": [], "ms": 0.0}
+
+
+def _emit(out: TextIO, line: str) -> None:
+    """Print ``line``, degrading characters the terminal cannot show instead of failing."""
+    try:
+        out.write(line + "\n")
+    except UnicodeEncodeError:
+        enc = getattr(out, "encoding", None) or "ascii"
+        safe = line.replace("—", "-").encode(enc, errors="replace").decode(enc)
+        out.write(safe + "\n")
+    out.flush()
+
+
+def _default_reader() -> FrameReader:
+    from vision.reader import PipReader
+
+    return PipReader()
+
+
+def run(
+    args: argparse.Namespace,
+    *,
+    reader: FrameReader | None = None,
+    make_reader: Callable[[], FrameReader] = _default_reader,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Read every image named in ``args``; ``reader``/``out``/``err`` are for tests."""
+    stdout = out if out is not None else sys.stdout
+    stderr = err if err is not None else sys.stderr
+
+    annotate_dir: Path | None = args.annotate
+    if annotate_dir is not None:
+        try:
+            annotate_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            _emit(stderr, f"dicetable read: cannot use {annotate_dir} for --annotate ({why})")
+            return 2
+
+    if reader is None:
+        try:
+            reader = make_reader()
+        except Exception as exc:  # a missing model file, a broken install: one line, no trace
+            _emit(stderr, f"dicetable read: cannot start the pip reader ({exc})")
+            return 1
+
+    failed = False
+    taken: set[Path] = set()
+    for file in _inputs(list(args.images)):
+        try:
+            image = load_image(file)
+        except CameraError as exc:
+            failed = True
+            reason = str(exc).removeprefix(f"{Path(file)}: ")
+            if args.json:
+                _emit(stdout, json.dumps(_error_json(file, f"cannot read image: {reason}")))
+            else:
+                _emit(stdout, f"{file}: error — cannot read image: {reason}")
+            continue
+        try:
+            reading = reader.read(image, expect=args.expect)
+        except Exception as exc:  # the reader failing on one photo must not stop the rest
+            failed = True
+            reason = f"reader failed: {type(exc).__name__}: {exc}"
+            if args.json:
+                _emit(stdout, json.dumps(_error_json(file, reason)))
+            else:
+                _emit(stdout, f"{file}: error — {reason}")
+            continue
+        if args.json:
+            _emit(stdout, json.dumps({"file": file, **reading.to_json()}))
+        else:
+            _emit(stdout, _text_line(file, reading))
+        if annotate_dir is not None:
+            target = _annotated_path(annotate_dir, file, taken)
+            drawn = annotate(image, reading, title=Path(file).name)
+            if not _write_image(target, drawn):
+                failed = True
+                _emit(stderr, f"dicetable read: could not write {target}")
+    return 1 if failed else 0
+
+
+def _write_image(path: Path, image: Any) -> bool:
+    ok, data = cv2.imencode(path.suffix, image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    if not ok:
+        return False
+    try:
+        path.write_bytes(data.tobytes())
+    except OSError:
+        return False
+    return True
