@@ -1,0 +1,204 @@
+"""The table's config: defaults, the shipped file, and one clear line for every mistake."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from table.service import cli_run
+from table.service.config import (
+    Config,
+    ConfigError,
+    CpuDice,
+    DisplayDriver,
+    load_config,
+    loads_config,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+SHIPPED = REPO / "firmware_config" / "dicetable.toml"
+
+
+def test_defaults_without_any_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = load_config(None, env={})
+    assert cfg.path is None
+    b = cfg.buttons
+    assert (b.roll, b.hold, b.stop) == (17, 27, 22)
+    assert b.pull_up is True and b.bounce_ms == 30
+    assert (b.long_press_s, b.very_long_press_s) == (1.0, 3.0)
+    d = cfg.display
+    assert d.driver is DisplayDriver.SSD1306
+    assert (d.i2c_port, d.i2c_address, d.rotate) == (1, 0x3C, 0)
+    assert cfg.camera.source == "picamera" and cfg.camera.settle_frames == 3
+    assert cfg.table.data_dir == Path("/var/lib/dicetable")
+    assert cfg.table.cpu_dice is CpuDice.SOFTWARE
+    assert cfg.game.rules == "mexico" and len(cfg.game.players) == 2
+
+
+def test_shipped_file_is_the_defaults() -> None:
+    cfg = load_config(SHIPPED, env={})
+    assert cfg.path == SHIPPED
+    assert cfg.buttons == Config().buttons
+    assert cfg.display == Config().display
+    assert cfg.camera == Config().camera
+    assert cfg.table == Config().table
+    assert cfg.game == Config().game
+
+
+def test_every_key_of_the_defaults_is_in_the_shipped_file() -> None:
+    text = SHIPPED.read_text()
+    for section in ("buttons", "display", "camera", "table", "game"):
+        assert f"[{section}]" in text
+    for key in (
+        "roll", "hold", "stop", "pull_up", "bounce_ms", "long_press_s", "very_long_press_s",
+        "driver", "i2c_port", "i2c_address", "rotate", "source", "width", "height",
+        "settle_frames", "fps", "data_dir", "cpu_dice", "rules", "players",
+    ):  # fmt: skip
+        assert f"\n{key} = " in text, key
+
+
+def test_values_are_read() -> None:
+    cfg = loads_config(
+        """
+        [buttons]
+        roll = 5
+        hold = 6
+        stop = 13
+        pull_up = false
+        long_press_s = 0.8
+        very_long_press_s = 2
+        [display]
+        driver = "sh1106"
+        i2c_address = "0x3D"
+        rotate = 2
+        [camera]
+        source = "usb:0"
+        fps = 15
+        [table]
+        data_dir = "/tmp/dt"
+        cpu_dice = "table"
+        [game]
+        rules = "mex"
+        players = ["Ann", {name = "Cee", cpu = "hard"}]
+        options = {lives = 5}
+        """,
+        env={},
+    )
+    assert (cfg.buttons.roll, cfg.buttons.hold, cfg.buttons.stop) == (5, 6, 13)
+    assert cfg.buttons.pull_up is False and cfg.buttons.very_long_press_s == 2.0
+    assert cfg.display.driver is DisplayDriver.SH1106 and cfg.display.i2c_address == 0x3D
+    assert cfg.display.rotate == 2 and cfg.camera.source == "usb:0" and cfg.camera.fps == 15.0
+    assert cfg.table.data_dir == Path("/tmp/dt") and cfg.table.cpu_dice is CpuDice.TABLE
+    assert cfg.game.rules == "mex" and cfg.game.players[1].cpu == "hard"
+    assert dict(cfg.game.options) == {"lives": 5}
+
+
+def test_i2c_address_as_a_number() -> None:
+    assert loads_config("[display]\ni2c_address = 61", env={}).display.i2c_address == 61
+
+
+def test_env_overrides_the_data_dir() -> None:
+    cfg = loads_config('[table]\ndata_dir = "/x"', env={"DICETABLE_DATA": "/y"})
+    assert cfg.table.data_dir == Path("/y")
+
+
+def test_where_the_config_comes_from(tmp_path: Path) -> None:
+    a = tmp_path / "a.toml"
+    b = tmp_path / "b.toml"
+    a.write_text("[display]\nrotate = 1\n")
+    b.write_text("[display]\nrotate = 3\n")
+    assert load_config(a, env={"DICETABLE_CONFIG": str(b)}).display.rotate == 1
+    assert load_config(None, env={"DICETABLE_CONFIG": str(b)}).display.rotate == 3
+
+
+BAD: list[tuple[str, str]] = [
+    ("[buttons]\nroll = 41", "buttons.roll: 41 is not a GPIO pin (allowed: 2-27)"),
+    ("[buttons]\nhold = 1", "buttons.hold: 1 is not a GPIO pin (allowed: 2-27)"),
+    ('[buttons]\nstop = "22"', 'buttons.stop: "22" is not a GPIO pin (allowed: 2-27)'),
+    (
+        "[buttons]\nroll = 27",
+        "buttons.hold: pin 27 is already used by buttons.roll "
+        "(allowed: a different GPIO pin for each button)",
+    ),
+    ("[buttons]\npull_up = 1", "buttons.pull_up: 1 is not a boolean (allowed: true or false)"),
+    ("[buttons]\nbounce_ms = 900", "buttons.bounce_ms: 900 is out of range (allowed: 0-500)"),
+    ("[buttons]\nbounce_ms = 2.5", "buttons.bounce_ms: 2.5 is not an integer"),
+    ("[buttons]\nlong_press_s = 0", "buttons.long_press_s: 0 is out of range (allowed: 0.1-10)"),
+    (
+        "[buttons]\nvery_long_press_s = 0.5",
+        "buttons.very_long_press_s: 0.5 is not longer than buttons.long_press_s (1)",
+    ),
+    ("[buttons]\nroll_pin = 4", "buttons.roll_pin: unknown key (known in [buttons]: roll, hold"),
+    (
+        '[display]\ndriver = "ssd1309"',
+        'display.driver: "ssd1309" is not allowed (allowed: ssd1306, sh1106, terminal, none)',
+    ),
+    ("[display]\ni2c_port = -1", "display.i2c_port: -1 is out of range (allowed: 0-22)"),
+    ('[display]\ni2c_address = "3C"', 'display.i2c_address: "3C" is not an I2C address'),
+    ("[display]\ni2c_address = 200", "display.i2c_address: 200 is not an I2C address"),
+    ("[display]\nrotate = 4", "display.rotate: 4 is out of range (allowed: 0-3)"),
+    ("[display]\nflip = true", "display.flip: unknown key"),
+    (
+        '[camera]\nsource = "webcam"',
+        'camera.source: "webcam" is not allowed (allowed: picamera, usb:N, folder:PATH, '
+        "video:PATH)",
+    ),
+    ('[camera]\nsource = "usb:"', 'camera.source: "usb:" is not allowed'),
+    ("[camera]\nwidth = 10", "camera.width: 10 is out of range (allowed: 160-4056)"),
+    ("[camera]\nheight = 99999", "camera.height: 99999 is out of range (allowed: 120-3040)"),
+    ("[camera]\nsettle_frames = 0", "camera.settle_frames: 0 is out of range (allowed: 1-30)"),
+    ('[camera]\nfps = "fast"', 'camera.fps: "fast" is not a number'),
+    ("[camera]\nfps = 100", "camera.fps: 100 is out of range (allowed: 1-60)"),
+    ("[table]\ndata_dir = 3", "table.data_dir: 3 is not a string"),
+    (
+        '[table]\ncpu_dice = "robot"',
+        'table.cpu_dice: "robot" is not allowed (allowed: software, table)',
+    ),
+    ('[table]\nlogdir = "/x"', "table.logdir: unknown key"),
+    (
+        '[game]\nrules = "yahtzee"',
+        'game.rules: "yahtzee" is not allowed (allowed: mex, mexico, mexen, mythical)',
+    ),
+    ('[game]\nplayers = "Ann"', 'game.players: "Ann" is not a list of players'),
+    ("[game]\nplayers = [3]", "game.players[1]: 3 is not a player"),
+    ('[game]\nplayers = [{nick = "A"}]', "game.players[1].nick: unknown key"),
+    ('[game]\nplayers = ["Ann"]', "game: players: mexico needs 2 to 6 players, got 1"),
+    ("[game.options]\nlives = 4", "game: option 'lives': 4 is not allowed (allowed: 2, 3, 6)"),
+    ("[game.options]\nturbo = true", "game: mexico: unknown option 'turbo'"),
+    ("[gpio]\nroll = 4", "gpio: unknown section (known: buttons, display, camera, table, game)"),
+    ("buttons = 3", "buttons: must be a table ([buttons]), got 3"),
+    ("[buttons\nroll = 4", "not valid TOML"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD, ids=[m.split(":")[0] for _, m in BAD])
+def test_bad_config_names_key_value_and_allowed(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        loads_config(text, env={})
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_missing_file_and_file_name_in_message(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_config(tmp_path / "nope.toml", env={})
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[display]\nrotate = 9\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(bad, env={})
+    assert str(err.value) == f"{bad}: display.rotate: 9 is out of range (allowed: 0-3)"
+
+
+def test_dicetable_run_with_a_bad_config_says_one_line_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[buttons]\nroll = 41\n")
+    parser = argparse.ArgumentParser()
+    cli_run.add_arguments(parser)
+    code = cli_run.run(parser.parse_args(["--config", str(bad), "--data", str(tmp_path)]))
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err == f"dicetable run: {bad}: buttons.roll: 41 is not a GPIO pin (allowed: 2-27)\n"

@@ -1,0 +1,195 @@
+"""GPIO buttons on gpiozero's mock pins: one press = one event on release, our own debounce."""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Iterator
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from table.hw.buttons import GpioButtons, PressTiming, PressTracker
+from table.service.config import ButtonsConfig
+from table.service.ports import Button, ButtonPress, Press, TableEvent
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, s: float) -> None:
+        self.t += s
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    old = Device.pin_factory
+    f = MockFactory()
+    Device.pin_factory = f
+    try:
+        yield f
+    finally:
+        f.reset()
+        Device.pin_factory = old
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def rig(
+    factory: MockFactory, clock: FakeClock
+) -> Iterator[tuple[GpioButtons, queue.Queue[TableEvent]]]:
+    q: queue.Queue[TableEvent] = queue.Queue()
+    buttons = GpioButtons(ButtonsConfig(), pin_factory=factory, clock=clock)
+    buttons.start(q.put)
+    try:
+        yield buttons, q
+    finally:
+        buttons.close()
+
+
+def events(q: queue.Queue[TableEvent]) -> list[TableEvent]:
+    out = []
+    while True:
+        try:
+            out.append(q.get(timeout=0.05))
+        except queue.Empty:
+            return out
+
+
+def press(factory: MockFactory, clock: FakeClock, pin: int, held_s: float) -> None:
+    factory.pin(pin).drive_low()
+    clock.advance(held_s)
+    factory.pin(pin).drive_high()
+    clock.advance(0.2)
+
+
+def test_short_press_is_one_event_on_release(rig, factory, clock) -> None:
+    _, q = rig
+    factory.pin(17).drive_low()
+    clock.advance(0.1)
+    assert events(q) == []  # nothing while held
+    factory.pin(17).drive_high()
+    assert events(q) == [ButtonPress(Button.ROLL, Press.SHORT)]
+
+
+def test_each_button_on_its_pin(rig, factory, clock) -> None:
+    _, q = rig
+    press(factory, clock, 27, 0.1)
+    press(factory, clock, 22, 0.1)
+    press(factory, clock, 17, 0.1)
+    assert events(q) == [
+        ButtonPress(Button.HOLD),
+        ButtonPress(Button.STOP),
+        ButtonPress(Button.ROLL),
+    ]
+
+
+def test_long_and_very_long(rig, factory, clock) -> None:
+    _, q = rig
+    press(factory, clock, 22, 0.99)
+    press(factory, clock, 22, 1.0)
+    press(factory, clock, 22, 2.9)
+    press(factory, clock, 22, 3.0)
+    press(factory, clock, 22, 12.0)
+    assert [e.press for e in events(q)] == [  # type: ignore[union-attr]
+        Press.SHORT,
+        Press.LONG,
+        Press.LONG,
+        Press.VERY_LONG,
+        Press.VERY_LONG,
+    ]
+
+
+def test_contact_bounce_is_ignored(rig, factory, clock) -> None:
+    _, q = rig
+    pin = factory.pin(17)
+    # bounce on the way down: low, high, low within a few ms
+    pin.drive_low()
+    clock.advance(0.004)
+    pin.drive_high()
+    clock.advance(0.004)
+    pin.drive_low()
+    clock.advance(0.5)
+    # and on the way up
+    pin.drive_high()
+    clock.advance(0.003)
+    pin.drive_low()
+    clock.advance(0.003)
+    pin.drive_high()
+    assert events(q) == [ButtonPress(Button.ROLL, Press.SHORT)]
+
+
+def test_two_real_presses_after_the_bounce_window_count_twice(rig, factory, clock) -> None:
+    _, q = rig
+    press(factory, clock, 27, 0.05)
+    press(factory, clock, 27, 0.05)
+    assert events(q) == [ButtonPress(Button.HOLD), ButtonPress(Button.HOLD)]
+
+
+def test_held_through_a_screen_change_fires_once(rig, factory, clock) -> None:
+    """Held from one screen to the next (the loop shows new screens meanwhile): one event."""
+    buttons, q = rig
+    pin = factory.pin(17)
+    pin.drive_low()
+    for _ in range(5):  # screens change while it is held; no event comes
+        clock.advance(0.2)
+        assert events(q) == []
+    pin.drive_high()
+    assert events(q) == [ButtonPress(Button.ROLL, Press.LONG)]
+    clock.advance(1.0)
+    assert events(q) == []
+
+
+def test_held_since_before_start_does_not_fire(factory, clock) -> None:
+    factory.pin(22).drive_low()  # already held when the table starts
+    q: queue.Queue[TableEvent] = queue.Queue()
+    buttons = GpioButtons(ButtonsConfig(), pin_factory=factory, clock=clock)
+    buttons.start(q.put)
+    try:
+        clock.advance(0.5)
+        factory.pin(22).drive_high()
+        assert events(q) == []
+        press(factory, clock, 22, 0.1)
+        assert events(q) == [ButtonPress(Button.STOP)]
+    finally:
+        buttons.close()
+
+
+def test_pins_and_timing_from_config(factory, clock) -> None:
+    cfg = ButtonsConfig(roll=5, hold=6, stop=13, bounce_ms=100, long_press_s=0.5)
+    q: queue.Queue[TableEvent] = queue.Queue()
+    buttons = GpioButtons(cfg, pin_factory=factory, clock=clock)
+    buttons.start(q.put)
+    try:
+        press(factory, clock, 13, 0.6)
+        pin = factory.pin(5)
+        pin.drive_low()
+        clock.advance(0.08)  # inside this config's 100 ms bounce window
+        pin.drive_high()
+        clock.advance(0.3)
+        assert events(q) == [ButtonPress(Button.STOP, Press.LONG)]
+    finally:
+        buttons.close()
+
+
+def test_closed_buttons_put_nothing(rig, factory, clock) -> None:
+    buttons, q = rig
+    buttons.close()
+    assert buttons.devices == {}
+
+
+def test_tracker_lost_release_restarts_the_press() -> None:
+    tr = PressTracker(PressTiming(bounce_s=0.03, long_s=1.0, very_long_s=3.0))
+    tr.down(0.0)
+    tr.up(0.01)  # lost in the bounce window: still down
+    assert tr.is_down
+    tr.down(5.0)  # the next press starts again rather than reading 5 s held
+    assert tr.up(5.2) is Press.SHORT
