@@ -27,7 +27,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -187,11 +187,17 @@ class Settler:
 
     def _changed(self, a: Frame, b: Frame) -> Frame:
         """0/1 mask of working pixels that differ in any channel, forgiving an overall
-        change of exposure or white balance."""
-        diff = a.astype(np.int16) - b.astype(np.int16)
-        diff -= np.median(diff[::4, ::4].reshape(-1, 3), axis=0).astype(np.int16)
-        changed = np.abs(diff).max(axis=2) > self.config.pixel_threshold
-        return np.asarray(changed, dtype=np.uint8)
+        change of exposure or white balance (the median shift of each channel)."""
+        sample = a[::4, ::4].astype(np.int16) - b[::4, ::4].astype(np.int16)
+        shift = np.median(sample.reshape(-1, 3), axis=0)
+        # OpenCV takes a 4-tuple as a per-channel scalar (its stubs do not say so).
+        up: Any = tuple(float(max(v, 0)) for v in shift) + (0.0,)
+        down: Any = tuple(float(max(-v, 0)) for v in shift) + (0.0,)
+        moved = cv2.subtract(cv2.add(b, up), down)
+        channels = cv2.split(cv2.absdiff(a, moved))
+        biggest = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
+        _, mask = cv2.threshold(biggest, self.config.pixel_threshold, 1, cv2.THRESH_BINARY)
+        return np.asarray(mask, dtype=np.uint8)
 
     def _largest_region(self, mask: Frame) -> int:
         """Area of the largest connected region, small gaps closed first."""
