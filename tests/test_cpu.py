@@ -1,0 +1,431 @@
+"""CPU players (MC-6, and the mex/mexen decisions): legal, deterministic, and
+``hard`` exactly optimal where the optimum can be worked out by hand."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from table import cli
+from table.cpu import (
+    Level,
+    ThrowAgain,
+    decide,
+    deciders,
+    decision_rng,
+    get_strategy,
+    next_event,
+    roll_dice,
+    throw_event,
+)
+from table.cpu.dice import PAIR_PROB, PIPS_PROB
+from table.cpu.simulate import wilson
+from table.game import CPU_LEVELS, Game, GameHeader
+from table.rules import get_rules
+from table.rules.base import EndRound, Event, Give, Hold, Player, Refused, Stand, Throw
+from table.rules.pairs import RANK_ORDER, Pair
+
+LEVELS = [lv.value for lv in Level]
+OPTIONS: dict[str, Any] = {
+    "mexico": st.fixed_dictionaries(
+        {
+            "lives": st.sampled_from([2, 3]),
+            "max_throws": st.sampled_from([1, 2, 3]),
+            "double_on_21": st.booleans(),
+        }
+    ),
+    "mex": st.fixed_dictionaries(
+        {"lives": st.integers(1, 4), "max_throws": st.sampled_from([1, 2, 3])}
+    ),
+    "mexen": st.fixed_dictionaries(
+        {
+            "variant": st.sampled_from(["normal", "extreme"]),
+            "rounds": st.integers(1, 4),
+            "stake": st.sampled_from(["points", "sips"]),
+        }
+    ),
+}
+
+
+def test_levels_are_the_games_levels() -> None:
+    assert tuple(LEVELS) == CPU_LEVELS
+
+
+# ---------------------------------------------------------------------------
+# Dice and chances
+
+
+def test_software_dice_are_a_pure_function_of_seed_and_index() -> None:
+    rolls = [roll_dice(7, i) for i in range(2000)]
+    assert rolls == [roll_dice(7, i) for i in range(2000)]
+    assert all(1 <= a <= 6 and 1 <= b <= 6 for a, b in rolls)
+    assert len(set(rolls)) == 36
+    assert rolls[:50] != [roll_dice(8, i) for i in range(50)]
+    # Pinned: a resumed game must roll the same dice after an upgrade too.
+    assert [roll_dice(1, i) for i in range(4)] == [(5, 6), (1, 1), (6, 6), (4, 5)]
+
+
+def test_decision_rng_is_private_and_repeatable() -> None:
+    state = random.getstate()
+    a = [decision_rng(3, 9).random() for _ in range(3)]
+    assert len(set(a)) == 1 and decision_rng(3, 10).random() != a[0]
+    assert random.getstate() == state
+
+
+def test_pair_chances_are_exact() -> None:
+    by_rank = [Fraction(0)] * 21
+    for a in range(1, 7):
+        for b in range(1, 7):
+            by_rank[Pair.of(a, b).rank] += Fraction(1, 36)
+    assert [float(f) for f in by_rank] == pytest.approx(PAIR_PROB, abs=1e-15)
+    assert sum(PIPS_PROB) == pytest.approx(1.0)
+    assert PIPS_PROB[7] == pytest.approx(6 / 36)
+
+
+# ---------------------------------------------------------------------------
+# Every decision is legal in every reachable state
+
+
+def _play_checking(rules_name: str, levels: list[str], options: dict[str, Any], seed: int) -> int:
+    """Play one game through the pure rules, asking every seat that may decide
+    at every state and applying each answer to the state it was made for."""
+    rules = get_rules(rules_name)
+    players = tuple(Player(f"p{i}", lv) for i, lv in enumerate(levels))
+    state = rules.start(players, options)
+    rng = random.Random(seed)
+    dice = random.Random(seed + 1)
+    for count in range(20_000):
+        if rules.outcome(state) is not None:
+            return count
+        seats = deciders(rules_name, state)
+        assert seats, "a game in progress always has someone to decide"
+        chosen = None
+        for seat in seats:
+            decision = decide(rules_name, levels[seat], state, rng, seat)
+            if seat == seats[-1]:
+                assert decision is not None, "the player on turn always decides"
+            if decision is None:
+                continue
+            event: Event
+            if isinstance(decision, ThrowAgain):
+                event = throw_event(rules_name, state, (dice.randint(1, 6), dice.randint(1, 6)))
+            else:
+                event = decision
+            after = rules.apply(state, event)
+            assert not isinstance(after, Refused), (rules_name, event, after)
+            if chosen is None:
+                chosen = after
+        assert chosen is not None
+        state = chosen
+    raise AssertionError("game did not end")
+
+
+@pytest.mark.parametrize("rules_name", ["mexico", "mex", "mexen"])
+def test_every_decision_is_legal(rules_name: str) -> None:
+    @settings(
+        max_examples=60,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        derandomize=True,
+    )
+    @given(
+        levels=st.lists(st.sampled_from(LEVELS), min_size=2, max_size=5),
+        options=OPTIONS[rules_name],
+        seed=st.integers(0, 2**32),
+    )
+    def check(levels: list[str], options: dict[str, Any], seed: int) -> None:
+        assert _play_checking(rules_name, levels, options, seed) > 0
+
+    check()
+
+
+@pytest.mark.parametrize("rules_name", ["mexico", "mex", "mexen"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_each_level_plays_whole_games_legally(rules_name: str, level: str) -> None:
+    options = {"mexico": {}, "mex": {"lives": 3}, "mexen": {"rounds": 5}}[rules_name]
+    for seed in range(6):
+        assert _play_checking(rules_name, [level] * 3, options, seed) > 0
+
+
+# ---------------------------------------------------------------------------
+# Same seed, same game
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "options"),
+    [("mexico", {}), ("mex", {"lives": 3}), ("mexen", {"rounds": 4})],
+)
+def test_same_seed_same_game(rules_name: str, options: dict[str, Any]) -> None:
+    def log(seed: int) -> list[dict[str, Any]]:
+        header = GameHeader(
+            rules_name,
+            (Player("Ann", "hard"), Player("Bob", "normal"), Player("Cy", "easy")),
+            options,
+            seed,
+        )
+        game = Game.start(header)
+        events = []
+        while not game.is_over:
+            event = next_event(rules_name, game.state, header.players, seed, game.count)
+            assert event is not None
+            events.append(event)
+            game, refused = game.apply(event)
+            assert refused is None
+        # A replay of the log needs no strategy and ends in the same state.
+        replayed = Game.start(header).apply_all(events)
+        assert replayed.view() == game.view()
+        return [e.to_json() for e in events]
+
+    assert log(5) == log(5)
+    assert log(5) != log(6)
+
+
+def test_next_event_waits_for_a_person() -> None:
+    players = (Player("Ann"), Player("Cpu", "hard"))
+    state = get_rules("mexico").start(players, {"lives": 3, "max_throws": 3})
+    assert next_event("mexico", state, players, 1, 0) is None
+    players = (Player("Cpu", "hard"), Player("Ann"))
+    assert isinstance(next_event("mexico", state, players, 1, 0), Throw)
+
+
+# ---------------------------------------------------------------------------
+# hard: exact optimum in positions worked out by hand
+
+
+def _mexico(kept: list[int], throws: int, pair: int, n: int = 3, **opts: Any) -> Any:
+    """A mexico state: seats 0..n-1 in order, ``kept`` pairs of the first
+    players, the player on turn with ``throws`` throws, the last one ``pair``."""
+    rules = get_rules("mexico")
+    options = {"lives": 3, "max_throws": 3, "double_on_21": True} | opts
+    state = rules.start(tuple(Player(f"p{i}") for i in range(n)), options)
+    for name in kept:
+        state = rules.apply(state, Throw((name // 10, name % 10)))
+        state = rules.apply(state, Stand())
+    for _ in range(throws):
+        state = rules.apply(state, Throw((pair // 10, pair % 10)))
+    assert not isinstance(state, Refused)
+    return state
+
+
+def _hard(rules_name: str, state: Any) -> Any:
+    return decide(rules_name, "hard", state, random.Random(0))
+
+
+@pytest.mark.parametrize("lowest", [43, 54, 62, 65, 33])
+def test_mexico_last_player_stands_above_the_lowest_and_throws_below(lowest: int) -> None:
+    rank = RANK_ORDER.index(lowest)
+    for pair in RANK_ORDER:
+        state = _mexico([66, lowest], 1, pair)
+        want = Stand() if RANK_ORDER.index(pair) > rank else ThrowAgain()
+        assert _hard("mexico", state) == want, (lowest, pair)
+
+
+def test_mexico_middle_player_above_the_lowest_stands() -> None:
+    assert _hard("mexico", _mexico([52], 1, 53, n=4)) == Stand()
+    assert _hard("mexico", _mexico([52], 1, 52, n=4)) == ThrowAgain()
+
+
+def _two_player_first_mover_losses(r: int) -> tuple[Fraction, Fraction]:
+    """mexico, 2 players, 2 throws, no doubling: the first player holds rank r
+    after one throw. The second throws again while not above the first's
+    pair. Loss of standing and of throwing again, by enumerating the dice."""
+    p = [Fraction(0)] * 21
+    for a in range(1, 7):
+        for b in range(1, 7):
+            p[Pair.of(a, b).rank] += Fraction(1, 36)
+
+    def lose(mine: int) -> Fraction:
+        # the second player ends strictly below ``mine`` only by throwing twice
+        at_or_below = sum(p[: mine + 1], Fraction(0))
+        below = sum(p[:mine], Fraction(0))
+        return 1 - at_or_below * below
+
+    return lose(r), sum((p[x] * lose(x) for x in range(21)), Fraction(0))
+
+
+def test_mexico_first_of_two_minimises_the_loss_exactly() -> None:
+    checked = 0
+    for r, name in enumerate(RANK_ORDER):
+        stand, again = _two_player_first_mover_losses(r)
+        if stand == again:
+            continue
+        state = _mexico([], 1, name, n=2, max_throws=2, double_on_21=False)
+        assert _hard("mexico", state) == (Stand() if stand < again else ThrowAgain()), name
+        checked += 1
+    assert checked == 21
+    # e.g. 62: standing loses unless the other ends below it: 1 - 22/36 * 20/36
+    assert _two_player_first_mover_losses(RANK_ORDER.index(62))[0] == Fraction(856, 1296)
+
+
+def test_mexico_hard_with_one_throw_left_and_a_21_seen() -> None:
+    # Last player, lowest kept 54, holding 54 (a tie loses, MC-3): throw again.
+    assert _hard("mexico", _mexico([21, 54], 2, 54)) == ThrowAgain()
+
+
+def _mex(kept: list[int], throws: int, pair: int, n: int = 3, lives: int = 12) -> Any:
+    rules = get_rules("mex")
+    state = rules.start(tuple(Player(f"p{i}") for i in range(n)), {"lives": lives})
+    for i, name in enumerate(kept):
+        # the first player stands after 3 throws so everybody has 3
+        for _ in range(3 if i == 0 else 1):
+            state = rules.apply(state, Throw((name // 10, name % 10)))
+        if i > 0:
+            state = rules.apply(state, Stand())
+    for _ in range(throws):
+        state = rules.apply(state, Throw((pair // 10, pair % 10)))
+    assert not isinstance(state, Refused)
+    return state
+
+
+def test_mex_last_player_stands_above_and_throws_below_never_ends() -> None:
+    for pair in RANK_ORDER:
+        if pair == 21:
+            continue  # a Mexx forbids end_round; covered by the rank rule
+        state = _mex([66, 54], 1, pair)
+        want = Stand() if RANK_ORDER.index(pair) > RANK_ORDER.index(54) else ThrowAgain()
+        assert _hard("mex", state) == want, pair
+        assert decide("mex", "normal", state, random.Random(0)) in (
+            (EndRound(), Stand()) if want == Stand() else (ThrowAgain(),)
+        )
+
+
+def test_mex_tiebreak_count_is_left_at_mex_by_hard() -> None:
+    rules = get_rules("mex")
+    state = rules.start((Player("a"), Player("b")), {"lives": 5})
+    for event in (Throw((5, 4)), Stand(), Throw((5, 4))):  # MX-4: limit 1
+        state = rules.apply(state, event)
+    assert not isinstance(state, Refused) and state.phase.value == "tiebreak"
+    last = state.tiebreaks[-1].players[-1]
+    assert deciders("mex", state) == (last, state.current)
+    assert decide("mex", "hard", state, random.Random(0), last) is None
+    assert decide("mex", "hard", state, random.Random(0)) == ThrowAgain()
+
+
+def _mexen(results: list[tuple[int, int]], table: tuple[int, int], throws: int) -> Any:
+    """A mexen state, 3 players: earlier players' final throws, then the player
+    on turn with ``throws`` throws made, the last showing ``table``."""
+    rules = get_rules("mexen")
+    state = rules.start(tuple(Player(f"p{i}") for i in range(3)), {"rounds": 1})
+    for dice in results:
+        for _ in range(3):
+            state = rules.apply(state, Throw(dice))
+    for _ in range(throws):
+        state = rules.apply(state, Throw(table))
+    assert not isinstance(state, Refused)
+    return state
+
+
+def test_mexen_last_player_keeps_the_six_above_a_lowest_61() -> None:
+    # Lowest so far 61; third throw to come with 6 and 1 lying. Holding the 6
+    # loses only on another 1 (a tie, half the pot): 1/12. Anything else risks more.
+    state = _mexen([(6, 5), (6, 1)], (6, 1), 2)
+    assert _hard("mexen", state) == Hold(6)
+
+
+def test_mexen_hard_gives_the_31_to_the_leader() -> None:
+    rules = get_rules("mexen")
+    state = rules.start(tuple(Player(n) for n in ("a", "b", "c")), {"rounds": 2})
+    for event in (Throw((3, 1)), Give("b"), Throw((1, 3))):  # MN-6: b now holds 1
+        state = rules.apply(state, event)
+    assert not isinstance(state, Refused) and state.phase.value == "give"
+    assert _hard("mexen", state) == Give("c")
+    assert decide("mexen", "normal", state, random.Random(0)) == Give("c")
+
+
+# ---------------------------------------------------------------------------
+# dicetable simulate
+
+
+def test_wilson_interval() -> None:
+    ci = wilson(50, 100)
+    assert ci.low == pytest.approx(0.4038, abs=1e-4)
+    assert ci.high == pytest.approx(0.5962, abs=1e-4)
+
+
+def test_simulate_smoke(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["simulate", "--rules", "mexico", "--players", "cpu:hard,cpu:easy", "--games", "40"]
+    assert cli.main([*argv, "--seed", "3", "--option", "lives=2"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("mexico: 2 players, 40 games, seed 3")
+    assert "lives=2" in lines[0]
+    assert lines[2].split()[0] == "hard" and lines[3].split()[0] == "easy"
+    assert "%  [" in lines[2]
+    assert any(line.startswith("mean rounds per game: ") for line in lines)
+    assert any(line.startswith("games per second: ") for line in lines)
+    assert cli.main([*argv, "--seed", "3", "--option", "lives=2"]) == 0
+    again = capsys.readouterr().out
+    strip = [line for line in again.splitlines() if not line.startswith("games per second")]
+    assert strip == [line for line in lines if not line.startswith("games per second")]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--rules", "mythical", "--players", "cpu:hard,cpu:easy", "--games", "5"],
+        ["--rules", "mexico", "--players", "cpu:godlike,cpu:easy", "--games", "5"],
+        ["--rules", "mexico", "--players", "ann,cpu:easy", "--games", "5"],
+        ["--rules", "mexico", "--players", "cpu:hard", "--games", "5"],
+        ["--rules", "mexico", "--players", "cpu:hard,cpu:easy", "--games", "0"],
+        ["--rules", "mexico", "--players", "cpu:hard,cpu:easy", "--games", "many"],
+        [
+            "--rules",
+            "mexico",
+            "--players",
+            "cpu:hard,cpu:easy",
+            "--games",
+            "5",
+            "--option",
+            "lives=5",
+        ],
+        ["--rules", "mexico", "--players", "cpu:hard,cpu:easy", "--games", "5", "--option", "x"],
+        ["--rules", "mexen", "--players", "cpu:hard,cpu:easy", "--games", "5"],
+        ["--players", "cpu:hard,cpu:easy", "--games", "5"],
+    ],
+)
+def test_simulate_bad_arguments(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["simulate", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dicetable simulate: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "option"), [("mex", "lives=2"), ("mexen", "rounds=3"), ("mexico", "lives=2")]
+)
+def test_simulate_every_rule_set(
+    rules_name: str, option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--players", "cpu:hard,cpu:normal,cpu:easy", "--games", "12", "--option", option]
+    assert cli.main(["simulate", "--rules", rules_name, *args]) == 0
+    assert capsys.readouterr().out.count("%  [") == 3
+
+
+def test_strategy_step_matches_decide() -> None:
+    """The simulator's fast path makes the same decisions as ``decide``."""
+    for rules_name, options in (("mexico", {}), ("mex", {"lives": 2}), ("mexen", {"rounds": 3})):
+        rules = get_rules(rules_name)
+        strategy = get_strategy(rules_name)
+        levels = [Level.HARD, Level.NORMAL, Level.EASY]
+        players = tuple(Player(f"p{i}", lv.value) for i, lv in enumerate(levels))
+        state = rules.start(players, options)
+        fast, slow = random.Random(4), random.Random(4)
+        while rules.outcome(state) is None:
+            event = strategy.step(levels, state, fast)
+            expected: Event | None = None
+            for seat in strategy.deciders(state):
+                d = strategy.decide(levels[seat], state, seat, slow)
+                if d is None:
+                    continue
+                if isinstance(d, ThrowAgain):
+                    v = int(slow.random() * 36)
+                    expected = strategy.throw_event(state, (v // 6 + 1, v % 6 + 1))
+                else:
+                    expected = d
+                break
+            assert event == expected
+            state = rules.apply(state, event)
