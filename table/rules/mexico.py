@@ -34,9 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from table.rules._mexfamily import PAIR_NAME, RANK, dice_refusal, foreign_event, round_order
+from table.rules._mexfamily import PAIR_NAME, RANK, dice_refusal, foreign_event
 from table.rules.base import (
-    EndGame,
     Event,
     EventKind,
     OptionSpec,
@@ -77,33 +76,76 @@ class MexicoRound:
 
 
 @dataclass(frozen=True, slots=True)
-class MexicoState:
-    """The whole game between two events.
-
-    ``order[len(kept)]`` is the player on turn; ``throws`` counts their throws
-    and ``pair`` is their last throw's name (0 before the first).
-    """
+class MexicoTable:
+    """The part of the state that changes once a round: lives, order, the end."""
 
     config: MexicoConfig
     lives: tuple[int, ...]  # per seat, never below 0; 0 is out
     round: int  # 1-based
     order: tuple[int, ...]  # this round's seats in turn order
-    kept: tuple[int, ...]  # pair names kept by order[:len(kept)]
-    throws: int
-    pair: int
-    saw_21: bool  # a 21 was thrown at some moment of this round (MC-3)
     last: MexicoRound | None = None
     over: bool = False
     winner: int | None = None  # seat
     draw: bool = False
 
+
+@dataclass(frozen=True, slots=True)
+class MexicoState:
+    """The whole game between two events.
+
+    Split in two so that a throw builds one small object: ``table`` changes
+    once a round, the other fields on every event. ``order[len(kept)]`` is the
+    player on turn; ``throws`` counts their throws and ``pair`` is their last
+    throw's name (0 before the first). The round-level fields read directly
+    too (``state.lives``, ``state.order``, ``state.over`` ...).
+    """
+
+    table: MexicoTable
+    kept: tuple[int, ...]  # pair names kept by order[:len(kept)] this round
+    throws: int
+    pair: int
+    saw_21: bool  # a 21 was thrown at some moment of this round (MC-3)
+
+    @property
+    def config(self) -> MexicoConfig:
+        return self.table.config
+
+    @property
+    def lives(self) -> tuple[int, ...]:
+        return self.table.lives
+
+    @property
+    def round(self) -> int:
+        return self.table.round
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        return self.table.order
+
+    @property
+    def last(self) -> MexicoRound | None:
+        return self.table.last
+
+    @property
+    def over(self) -> bool:
+        return self.table.over
+
+    @property
+    def winner(self) -> int | None:
+        return self.table.winner
+
+    @property
+    def draw(self) -> bool:
+        return self.table.draw
+
     @property
     def current(self) -> int | None:
         """Seat of the player on turn, None once over."""
-        return None if self.over else self.order[len(self.kept)]
+        table = self.table
+        return None if table.over else table.order[len(self.kept)]
 
     def alive(self) -> tuple[bool, ...]:
-        return tuple(v > 0 for v in self.lives)
+        return tuple(v > 0 for v in self.table.lives)
 
 
 _HOLD = f"{NAME}: keeping one die is not allowed"
@@ -135,53 +177,37 @@ class MexicoRules:
             double_on_21=bool(double),
         )
         n = len(players)
-        return MexicoState(config, (lives,) * n, 1, tuple(range(n)), (), 0, 0, False)
+        return MexicoState(MexicoTable(config, (lives,) * n, 1, tuple(range(n))), (), 0, 0, False)
 
     # -- events ------------------------------------------------------------
 
     def apply(self, state: MexicoState, event: Event) -> MexicoState | Refused:
-        if state.over:
+        table = state.table
+        if table.over:
             return Refused("game over")
-        if isinstance(event, Throw):
-            if len(event.dice) != 2 or not (1 <= event.dice[0] <= 6 and 1 <= event.dice[1] <= 6):
-                return Refused(dice_refusal(NAME, event) or f"{NAME}: not a throw")
-            a, b = event.dice
+        if type(event) is Throw:
+            dice = event.dice
+            if len(dice) != 2:
+                return Refused(dice_refusal(NAME, event) or _NOT_A_THROW)
+            a, b = dice
+            if not (0 < a < 7 and 0 < b < 7):
+                return Refused(dice_refusal(NAME, event) or _NOT_A_THROW)
             name = PAIR_NAME[a][b]
             saw = state.saw_21 or name == MEX
             throws = state.throws + 1
-            if throws >= state.config.max_throws:
+            if throws >= table.config.max_throws:
                 return _end_turn(state, name, saw)
-            return MexicoState(
-                state.config,
-                state.lives,
-                state.round,
-                state.order,
-                state.kept,
-                throws,
-                name,
-                saw,
-                state.last,
-            )
-        if isinstance(event, Stand):
+            return MexicoState(table, state.kept, throws, name, saw)
+        if type(event) is Stand:
             if state.throws == 0:
                 return Refused(f"{NAME}: throw before you stand")
             return _end_turn(state, state.pair, state.saw_21)
-        if isinstance(event, EndGame):
-            return MexicoState(
-                state.config,
-                state.lives,
-                state.round,
-                state.order,
-                state.kept,
-                state.throws,
-                state.pair,
-                state.saw_21,
-                state.last,
-                True,
-                None,
-                False,
-            )
         kind = event.kind
+        if kind is EventKind.END_GAME:
+            ended = MexicoTable(
+                table.config, table.lives, table.round, table.order, table.last, True
+            )
+            return MexicoState(ended, state.kept, state.throws, state.pair, state.saw_21)
         if kind is EventKind.HOLD:
             return Refused(_HOLD)
         if kind is EventKind.END_ROUND:
@@ -191,7 +217,7 @@ class MexicoRules:
         return Refused(foreign_event(NAME, event))
 
     def allowed(self, state: MexicoState) -> frozenset[EventKind]:
-        if state.over:
+        if state.table.over:
             return frozenset()
         return _ALLOWED_STAND if state.throws else _ALLOWED_FIRST
 
@@ -204,10 +230,11 @@ class MexicoRules:
         return TurnInfo(state.config.names[seat], state.throws, state.config.max_throws)
 
     def outcome(self, state: MexicoState) -> Outcome | None:
-        if not state.over:
+        table = state.table
+        if not table.over:
             return None
-        winner = None if state.winner is None else state.config.names[state.winner]
-        return Outcome(winner, state.draw)
+        winner = None if table.winner is None else table.config.names[table.winner]
+        return Outcome(winner, table.draw)
 
     def view(self, state: MexicoState) -> dict[str, Any]:
         cfg = state.config
@@ -250,55 +277,49 @@ class MexicoRules:
 
 _ALLOWED_FIRST = frozenset({EventKind.THROW, EventKind.END_GAME})
 _ALLOWED_STAND = frozenset({EventKind.THROW, EventKind.STAND, EventKind.END_GAME})
+_NOT_A_THROW = f"{NAME}: a throw is two dice of 1 to 6"
 
 
 def _end_turn(state: MexicoState, name: int, saw: bool) -> MexicoState:
     """The player on turn keeps ``name``; the next player, or the round is scored."""
     kept = state.kept + (name,)
-    if len(kept) < len(state.order):
-        return MexicoState(
-            state.config, state.lives, state.round, state.order, kept, 0, 0, saw, state.last
-        )
-    return _score(state, kept, saw)
+    if len(kept) < len(state.table.order):
+        return MexicoState(state.table, kept, 0, 0, saw)
+    return _score(state.table, kept, saw)
 
 
-def _score(state: MexicoState, kept: tuple[int, ...], saw: bool) -> MexicoState:
+def _score(table: MexicoTable, kept: tuple[int, ...], saw: bool) -> MexicoState:
     """MC-3..MC-5: every lowest loses; lives stop at 0; who starts next."""
-    cfg = state.config
-    order = state.order
-    low = min(RANK[p] for p in kept)
-    losers = tuple(s for s, p in zip(order, kept, strict=True) if RANK[p] == low)
+    cfg = table.config
+    order = table.order
+    ranks = [RANK[p] for p in kept]
+    low = min(ranks)
+    losers = tuple([order[i] for i in range(len(order)) if ranks[i] == low])
     loss = 2 if saw and cfg.double_on_21 else 1
-    lives = list(state.lives)
+    lives = list(table.lives)
+    start = -1
     for s in losers:
-        lives[s] = max(0, lives[s] - loss)
+        left_after = lives[s] - loss
+        if left_after > 0:
+            lives[s] = left_after
+            if start < 0:
+                start = s  # MC-5: the first still-active lowest in turn order
+        else:
+            lives[s] = 0
     new_lives = tuple(lives)
-    summary = MexicoRound(state.round, order, kept, losers, loss, saw)
-    alive = tuple(v > 0 for v in new_lives)
-    left = [s for s in range(len(alive)) if alive[s]]
+    summary = MexicoRound(table.round, order, kept, losers, loss, saw)
+    left = [s for s in range(len(lives)) if lives[s]]
     if len(left) <= 1:
         winner = left[0] if left else None
-        return MexicoState(
-            cfg,
-            new_lives,
-            state.round,
-            order,
-            kept,
-            0,
-            0,
-            saw,
-            summary,
-            True,
-            winner,
-            not left,
-        )
-    start = next((s for s in losers if alive[s]), None)
-    if start is None:
+        end = MexicoTable(cfg, new_lives, table.round, order, summary, True, winner, not left)
+        return MexicoState(end, kept, 0, 0, saw)
+    if start < 0:
         # MC-5: all lowest are out; the next active player after the last first player.
-        start = next(s for s in round_order(order[0], alive) if s != order[0])
-    return MexicoState(
-        cfg, new_lives, state.round + 1, round_order(start, alive), (), 0, 0, False, summary
-    )
+        first = order[0]
+        start = next(s for s in left if s > first) if left[-1] > first else left[0]
+    i = left.index(start)
+    nxt = MexicoTable(cfg, new_lives, table.round + 1, tuple(left[i:] + left[:i]), summary)
+    return MexicoState(nxt, (), 0, 0, False)
 
 
 RULES = MexicoRules()
