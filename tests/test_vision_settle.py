@@ -482,3 +482,35 @@ def test_frames_of_a_new_size_start_over() -> None:
     big = np.full((240, 320, 3), 90, np.uint8)
     got = [settler.update(f, reading).state for f in (small, small, big, big)]
     assert got == [MOVING, SETTLED, MOVING, SETTLED]
+
+
+# -- with the real pip reader ---------------------------------------------------
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+def test_real_reader_on_a_built_throw(which: str, request: pytest.FixtureRequest) -> None:
+    """The table's set-up: reader and settler both shown the empty tray, then a throw.
+    Whatever the reader makes of the dice, the settler must not settle while they
+    fly, must not take them for a hand, and must settle on identical still frames
+    exactly when the reader sees dice there."""
+    reader_module = pytest.importorskip("vision.reader")
+    scene: Scene = request.getfixturevalue(which)
+    reader = reader_module.PipReader()
+    empty = scene.render([])
+    reader.set_reference(empty)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    settler.set_reference(empty)
+    flying = 8
+    frames, _ = throw(scene, flying, 5)
+    events = list(watch(frames, reader, settler))
+    got = states(events)
+    assert HAND not in got, got
+    assert SETTLED not in got[1 : flying + 1], got
+    last = replace(events[-1].reading, ms=0.0)
+    # same frame, same reading (but for the time it took)
+    assert all(replace(e.reading, ms=0.0) == last for e in events[flying:])
+    if last.dice:
+        assert got[flying + 3 :] == [SETTLED] * 2, got
+    else:
+        assert got[flying + 1 :] == [EMPTY] * 4, got

@@ -67,7 +67,7 @@ class SettleConfig:
     """Changed fraction of the working frame above which the picture is moving ..."""
     motion_die_areas: float = 0.1
     """... or changed pixels above this many die areas, whichever is smaller."""
-    hand_fraction: float = 0.05
+    hand_fraction: float = 0.08
     """A single changed region at least this fraction of the frame ..."""
     hand_die_areas: float = 10.0
     """... and at least this many die areas (when dice have been seen) is a hand."""
@@ -147,14 +147,15 @@ class Settler:
     def __init__(self, config: SettleConfig | None = None) -> None:
         self.config = config or SettleConfig()
         self._reference: Frame | None = None
+        self._die_side: float | None = None  # the last seen die size, full-frame pixels
         self.reset()
 
     def reset(self) -> None:
         """Forget the past frames (keeps the empty-tray reference)."""
         self._prev: Frame | None = None
-        self._last_reading: FrameReading | None = None
         self._anchor: FrameReading | None = None
         self._still: Frame | None = None  # the last SETTLED or EMPTY picture
+        self._still_reading: FrameReading | None = None  # and what was read on it
         self._streak = 0
         self._hand_still = 0
         self._state: SettleState | None = None
@@ -208,14 +209,12 @@ class Settler:
         return int(stats[1:, cv2.CC_STAT_AREA].max())
 
     def _die_area(self, reading: FrameReading, scale: float) -> float | None:
-        """Typical die area in working pixels, from this and the last reading."""
-        sizes = [die_size(d) for d in reading.dice]
-        if self._last_reading is not None:
-            sizes += [die_size(d) for d in self._last_reading.dice]
-        if not sizes:
+        """Typical die area in working pixels: from this reading, else the last with dice."""
+        if reading.dice:
+            self._die_side = float(np.median([die_size(d) for d in reading.dice]))
+        if self._die_side is None:
             return None
-        side = float(np.median(sizes)) * scale
-        return side * side
+        return (self._die_side * scale) ** 2
 
     def _thresholds(self, pixels: float, die_area: float | None) -> tuple[float, float]:
         """(changed pixels that mean motion, region size that means a hand), working pixels."""
@@ -229,14 +228,22 @@ class Settler:
         return motion, hand
 
     def _foreign_mask(self, small: Frame, reading: FrameReading, scale: float) -> Frame | None:
-        """Pixels that differ from the base picture and are not a read die."""
-        base = self._reference if self._reference is not None else self._still
+        """Pixels that differ from the base picture and are not a read die (now, or on the
+        base picture: dice picked up leave a change where they lay)."""
+        dice = list(reading.dice)
+        base: Frame | None
+        if self._reference is not None:
+            base = self._reference
+        else:
+            base = self._still
+            if self._still_reading is not None:
+                dice += self._still_reading.dice
         if base is None or base.shape != small.shape:
             return None
         mask = self._changed(small, base)
-        for die in reading.dice:
+        grow = 1.3 * scale
+        for die in dice:
             (cx, cy), (w, h), angle = die.box
-            grow = 1.3 * scale
             pts = cv2.boxPoints(((cx * scale, cy * scale), (w * grow, h * grow), angle))
             cv2.fillConvexPoly(mask, np.round(pts).astype(np.int32), 0)
         return mask
@@ -247,18 +254,20 @@ class Settler:
         small = self._small(frame)
         scale = self._scale(frame.shape)
         pixels = float(small.shape[0] * small.shape[1])
+        prev = self._prev
+        if prev is not None and prev.shape != small.shape:
+            self.reset()  # the camera changed size: start over
+            self._die_side = None
+            prev = None
         motion_px, hand_area = self._thresholds(pixels, self._die_area(reading, scale))
 
         changed_px = 0.0
         biggest_change = 0
-        prev = self._prev
-        if prev is not None and prev.shape == small.shape:
+        if prev is not None:
             changed = self._changed(small, prev)
             changed_px = float(np.count_nonzero(changed))
             if changed_px >= hand_area:
                 biggest_change = self._largest_region(changed)
-        elif prev is not None:
-            self.reset()  # the camera changed size: start over
         self._prev = small
 
         foreign = 0
@@ -273,7 +282,7 @@ class Settler:
             if self._hand_still >= cfg.adopt_after:
                 # Not a hand after all, or one that stays: make this the new normal.
                 self._reference = None
-                self._still = small
+                self._still, self._still_reading = small, reading
                 self._hand_still = 0
         elif changed_px > motion_px:
             state = SettleState.MOVING
@@ -300,8 +309,7 @@ class Settler:
         if state is not SettleState.HAND:
             self._hand_still = 0
         if state in (SettleState.SETTLED, SettleState.EMPTY):
-            self._still = small
-        self._last_reading = reading
+            self._still, self._still_reading = small, reading
 
         entered = state is not self._state
         self._state = state
