@@ -244,7 +244,7 @@ def test_whole_game_of_mexico() -> None:
     assert out.game_over  # P1 had 2 lives: out, P2 wins
     assert isinstance(out.screen, GameEnd)
     assert out.screen.headline == "P2 wins!"
-    assert dict(out.screen.standings) == {"P1": "out", "P2": "2"}
+    assert dict(out.screen.standings) == {"P1": "0", "P2": "2"}
 
 
 def test_mexico_round_then_game_over_then_menu() -> None:
@@ -253,7 +253,7 @@ def test_mexico_round_then_game_over_then_menu() -> None:
     assert isinstance(out.screen, Result) and out.screen.hint == "next: P2"
     out = t.throw(3, 2)
     assert isinstance(out.screen, RoundEnd)
-    assert out.screen.lost == "P2 loses 1"
+    assert out.screen.lost == "P2 loses 1 life"
     assert dict(out.screen.standings) == {"P1": "2", "P2": "1"}
     assert not out.game_over
     # round 2 starts with the loser (MC-5)
@@ -387,7 +387,7 @@ def test_whole_game_of_mex_with_a_tie_break_and_pips_counting() -> None:
     out = t.throw(2, 1)  # 3 pips: lowest (pips counting, no Mex)
     assert out.game_over
     assert isinstance(out.screen, GameEnd) and out.screen.headline == "P1 wins!"
-    assert dict(out.screen.standings) == {"P1": "1", "P2": "out"}
+    assert dict(out.screen.standings) == {"P1": "1", "P2": "0"}
 
 
 def test_mex_shows_doubles_as_hundreds() -> None:
@@ -405,7 +405,7 @@ def test_mex_long_stop_ends_the_round() -> None:
     out = t.press(STOP_LONG)  # P3 has not thrown: P2 ends the round (MX-7 b)
     assert out.log == (EndRound(),)
     assert isinstance(out.screen, RoundEnd)
-    assert out.screen.lost == "P2 loses 1"
+    assert out.screen.lost == "P2 loses 1 life"
     out = t.press(STOP_LONG)  # nobody has thrown in round 2: nothing to end
     assert out.log == () and isinstance(out.screen, Message)
 

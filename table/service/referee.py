@@ -189,11 +189,14 @@ def _option_values(spec: OptionSpec) -> tuple[object, ...]:
     return values
 
 
-def _value_label(value: object) -> str:
+def _value_label(value: object, spec: OptionSpec | None = None) -> str:
     if value is None:
         return "auto"
     if isinstance(value, bool):
         return "on" if value else "off"
+    if value == 0 and spec is not None and "0 = " in spec.doc:
+        # "end after this many rounds (0 = until stopped)" -> "until stopped"
+        return spec.doc.split("0 = ", 1)[1].split(")", 1)[0].strip() or "0"
     return str(value)
 
 
@@ -332,7 +335,7 @@ class Referee:
             detail += f", {turn.player}'s turn"
         if resume.torn:
             detail += " (last line was torn)"
-        screen = Resumed(game.header.rules, detail, "press ROLL after rolling")
+        screen = Resumed(game.header.rules, detail, ref._hint())
         ref = replace(ref, screen=screen)
         ref = ref._auto_chooser()
         if ref.chooser is not None:
@@ -369,6 +372,9 @@ class Referee:
             return self._show(Refusal(f"{reason}: roll again", f"{player}: roll again"), wait=True)
         want = _dice_wanted(game)
         values = reading.values
+        if any(d.value is None for d in reading.dice):
+            screen = Refusal("a die could not be read", f"{player}: roll again")
+            return self._show(screen, wait=True)
         if len(values) != want or len(reading.dice) != want:
             seen = len(reading.dice)
             what = "die" if want == 1 else "dice"
@@ -498,8 +504,13 @@ class Referee:
             return "reading... STOP cancels"
         if _is_cpu(game):
             return "ROLL: CPU plays"
-        if EventKind.COUNT in game.allowed:
+        allowed = game.allowed
+        if EventKind.COUNT in allowed:
             return "roll+ROLL  HOLD: count"
+        if EventKind.HOLD in allowed:
+            return "roll+ROLL  HOLD: keep"
+        if _dice_wanted(game) == 1:
+            return "roll one die, ROLL"
         return "roll, then press ROLL"
 
     def _press_while_reading(self, press: ButtonPress) -> tuple[Referee, Output]:
@@ -677,7 +688,8 @@ class Referee:
             screen: Screen = ref.chooser.screen()
             if thrown:
                 shown = _shown(game.header.rules, thrown)
-                screen = Choose(f"{shown}! {ref.chooser.title}", *_rest(ref.chooser))
+                title = ref.chooser.title.removeprefix("31: ")
+                screen = Choose(f"{shown}! {title}", *_rest(ref.chooser))
             return ref._show(screen, log=log)
         if thrown:
             return ref._show(ref._result_screen(before, thrown, note), log=log)
@@ -763,7 +775,10 @@ class Referee:
         loss = last.get("loss", 0)
         rules = game.header.rules
         who = ", ".join(losers) or "nobody"
-        lost = f"{who} takes {loss}" if rules == "mexen" else f"{who} loses {loss}"
+        if rules == "mexen":
+            lost = f"{who} takes {loss} {view.get('stake', 'points')}"
+        else:
+            lost = f"{who} loses {loss}" + (" lives" if loss != 1 else " life")
         extras: list[str] = [note] if note else []
         if thrown:
             extras.append(f"{_player(before)} {_shown(rules, thrown)}")
@@ -900,10 +915,8 @@ def _standings(view: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         if not isinstance(p, Mapping):
             continue
         name = str(p.get("name", "?"))
-        if "lives" in p:
-            value = "out" if p.get("out") else str(p["lives"])
-        else:
-            value = str(p.get("points", p.get("sips", "")))
+        # lives (0 is out: MX-6, MC-4), or mexen's points/sips
+        value = str(p["lives"]) if "lives" in p else str(p.get("points", p.get("sips", "")))
         rows.append((name, value))
     return tuple(rows)
 
@@ -952,7 +965,8 @@ def _menu_steps(draft: Settings) -> tuple[MenuStep, ...]:
     for spec in get_rules(draft.rules).options:
         values = _option_values(spec)
         title = spec.name.replace("_", " ")
-        steps.append(MenuStep(f"opt:{spec.name}", title, values, tuple(map(_value_label, values))))
+        labels = tuple(_value_label(v, spec) for v in values)
+        steps.append(MenuStep(f"opt:{spec.name}", title, values, labels))
     steps.append(MenuStep("start", "start game", ("start",), ("start",)))
     return tuple(steps)
 

@@ -130,6 +130,7 @@ _SMALL = 10
 _MEDIUM = 14
 _LARGE = 20
 _HUGE = 34
+_FOOT = HEIGHT - _SMALL - 2  # the hint line's top
 
 
 @lru_cache(maxsize=32)
@@ -156,6 +157,13 @@ def _width(text: str, size: int) -> int:
     return _bbox(text, size)[2]
 
 
+@lru_cache(maxsize=32)
+def _line_metrics(size: int) -> tuple[int, int]:
+    """(top offset, height) of a line of text at ``size``: same baseline for every text."""
+    _left, top, _right, bottom = _bbox("AdgjlM!|()[]", size)
+    return top, bottom - top
+
+
 def _fit(text: str, sizes: tuple[int, ...], width: int) -> tuple[str, int]:
     """The largest size of ``sizes`` at which ``text`` fits ``width``; else cut it."""
     for size in sizes:
@@ -172,9 +180,11 @@ class _Canvas:
     """Draws text lines into a region; every call keeps inside the screen."""
 
     def __init__(self, image: Image.Image, ox: int, oy: int) -> None:
+        self.image = image
         self.draw = ImageDraw.Draw(image)
         self.ox = ox
         self.oy = oy
+        self.lost: list[str] = []  # texts that had to be cut or left out
 
     def text(
         self,
@@ -188,15 +198,40 @@ class _Canvas:
         """Draw ``text`` with its top at ``y``; return the y below it."""
         width = min(width, WIDTH - x)
         fitted, size = _fit(text, sizes, width)
+        if fitted != text:
+            self.lost.append(text)
         font = _font(size)
-        left, top, right, bottom = _bbox(fitted, size)
-        height = bottom - top
+        left, _top, right, _bottom = _bbox(fitted, size)
+        top, height = _line_metrics(size)
         if y + height > HEIGHT:
+            if text:
+                self.lost.append(text)
             return y
         if fitted:
-            tx = x + (width - (right - left)) // 2 - left if center else x - left
-            self.draw.text((self.ox + tx, self.oy + y - top), fitted, font=font, fill=1)
-        return y + height + 2
+            tx = (width - (right - left)) // 2 - left if center else -left
+            self._clipped(x, y, width, height, (tx, -top), fitted, font, 1)
+        return y + height + 1
+
+    def _clipped(
+        self,
+        x: int,
+        y: int,
+        width: int,
+        height: int,
+        at: tuple[int, int],
+        text: str,
+        font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
+        fill: int,
+    ) -> None:
+        """Draw ``text`` clipped to the box (x, y, width, height) of the screen."""
+        x0, y0 = max(0, x), max(0, y)
+        x1, y1 = min(WIDTH, x + width), min(HEIGHT, y + height)
+        if x1 <= x0 or y1 <= y0:
+            return
+        tile = Image.new("1", (x1 - x0, y1 - y0), 0)
+        ImageDraw.Draw(tile).text((at[0] + x - x0, at[1] + y - y0), text, font=font, fill=1)
+        colour = Image.new("1", tile.size, fill)
+        self.image.paste(colour, (self.ox + x0, self.oy + y0), tile)
 
     def rule(self, y: int) -> None:
         if 0 <= y < HEIGHT:
@@ -209,9 +244,12 @@ class _Canvas:
 
     def text_inverted(self, y: int, text: str, size: int = _SMALL) -> None:
         fitted, size = _fit(text, (size,), WIDTH - 4)
+        if fitted != text:
+            self.lost.append(text)
         font = _font(size)
-        left, top, _right, _bottom = _bbox(fitted, size)
-        self.draw.text((self.ox + 2 - left, self.oy + y - top), fitted, font=font, fill=0)
+        left = _bbox(fitted, size)[0]
+        top, height = _line_metrics(size)
+        self._clipped(2, y, WIDTH - 4, height, (-left, -top), fitted, font, 0)
 
 
 def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...]) -> int:
@@ -230,11 +268,10 @@ def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...]) -> int:
         col, line = i // lines, i % lines
         yy = y + line * line_h
         x = col * col_w
-        if columns < 3:
-            c.text(yy, value, x=x + col_w - 24, width=22)
-            c.text(yy, name, x=x, width=col_w - 26)
-        else:
-            c.text(yy, f"{name}  {value}", (_SMALL, 9, 8), x=x, width=col_w - 3)
+        value_w = min(22, _width(value, _SMALL) + 1)
+        right = x + col_w - (1 if col == columns - 1 else 6 if columns < 3 else 4)
+        c.text(yy, value, x=right - value_w, width=value_w)
+        c.text(yy, name, (_SMALL, 9, 8), x=x, width=right - value_w - x - 2)
     return y + lines * line_h
 
 
@@ -274,7 +311,7 @@ def _draw(screen: Screen, c: _Canvas) -> None:
             pos = f"{screen.index + 1}/{screen.count}"
             c.text(13, pos, x=WIDTH - _width(pos, _SMALL) - 1, width=_width(pos, _SMALL) + 1)
         c.text(24, screen.item, (_LARGE, _MEDIUM, _SMALL), center=True)
-        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+        c.text(_FOOT, screen.hint, center=True)
     elif isinstance(screen, Turn):
         c.text(0, screen.header)
         name_w = WIDTH
@@ -282,7 +319,7 @@ def _draw(screen: Screen, c: _Canvas) -> None:
             name_w = max(40, _hearts(c, WIDTH - 1, 16, max(0, screen.lives)) - 2)
         c.text(12, screen.player, (_LARGE, _MEDIUM, _SMALL), center=True, width=name_w)
         c.text(36, screen.hint, center=True)
-        c.text(HEIGHT - _SMALL - 1, screen.info, (_SMALL, 9))
+        c.text(_FOOT, screen.info, (_SMALL, 9))
     elif isinstance(screen, Reading):
         c.text(0, screen.player)
         c.text(22, screen.hint, (_LARGE, _MEDIUM, _SMALL), center=True)
@@ -292,12 +329,12 @@ def _draw(screen: Screen, c: _Canvas) -> None:
             w = min(WIDTH // 2, _width(screen.header, _SMALL) + 1)
             c.text(0, screen.header, x=WIDTH - w, width=w)
         c.text(12, screen.shown, (_HUGE, _LARGE, _MEDIUM), center=True)
-        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+        c.text(_FOOT, screen.hint, center=True)
     elif isinstance(screen, Refusal):
         c.invert_band(0, 11)
         c.text_inverted(1, "not counted")
-        _wrapped(c, 14, screen.reason, 3)
-        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+        _wrapped(c, 14, screen.reason, _FOOT)
+        c.text(_FOOT, screen.hint, center=True)
     elif isinstance(screen, RoundEnd):
         c.text(0, screen.title)
         y = c.text(11, screen.lost, (_MEDIUM, _SMALL))
@@ -310,16 +347,16 @@ def _draw(screen: Screen, c: _Canvas) -> None:
     elif isinstance(screen, Message):
         c.invert_band(0, 11)
         c.text_inverted(1, screen.title)
-        _wrapped(c, 14, screen.text, 3)
-        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+        _wrapped(c, 14, screen.text, _FOOT)
+        c.text(_FOOT, screen.hint, center=True)
     else:  # Resumed
         c.invert_band(0, 11)
         c.text_inverted(1, f"resumed: {screen.rules}")
-        _wrapped(c, 16, screen.detail, 2)
-        c.text(HEIGHT - _SMALL - 1, screen.hint, center=True)
+        _wrapped(c, 15, screen.detail, _FOOT)
+        c.text(_FOOT, screen.hint, center=True)
 
 
-def _wrap(text: str, size: int, width: int, lines: int) -> list[str]:
+def _wrap(text: str, size: int, width: int) -> list[str]:
     words = text.split()
     out: list[str] = []
     line = ""
@@ -332,14 +369,22 @@ def _wrap(text: str, size: int, width: int, lines: int) -> list[str]:
             line = word
     if line:
         out.append(line)
-    if len(out) > lines:
-        out = out[: lines - 1] + [" ".join(out[lines - 1 :])]
     return out
 
 
-def _wrapped(c: _Canvas, y: int, text: str, lines: int) -> int:
-    for line in _wrap(text, _SMALL, WIDTH, lines):
-        y = c.text(y, line)
+def _wrapped(c: _Canvas, y: int, text: str, bottom: int) -> int:
+    """``text`` over as many lines as fit between ``y`` and ``bottom``; smaller if needed."""
+    sizes = (_SMALL, 9)
+    for size in sizes:
+        pitch = _line_metrics(size)[1] + 1
+        room = max(1, (bottom - y) // pitch)
+        lines = _wrap(text, size, WIDTH)
+        if len(lines) <= room and all(_width(line, size) <= WIDTH for line in lines):
+            break
+    if len(lines) > room:
+        lines = lines[: room - 1] + [" ".join(lines[room - 1 :])]
+    for line in lines:
+        y = c.text(y, line, (size,))
     return y
 
 
@@ -348,6 +393,14 @@ def render(screen: Screen) -> Image.Image:
     image = Image.new("1", DISPLAY_SIZE, 0)
     _draw(screen, _Canvas(image, 0, 0))
     return image
+
+
+def overflow(screen: Screen) -> tuple[str, ...]:
+    """The texts of ``screen`` that did not fit and were cut or left out."""
+    image = Image.new("1", DISPLAY_SIZE, 0)
+    canvas = _Canvas(image, 0, 0)
+    _draw(screen, canvas)
+    return tuple(canvas.lost)
 
 
 def render_padded(screen: Screen, margin: int) -> Image.Image:

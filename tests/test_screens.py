@@ -1,0 +1,166 @@
+"""The screens draw on 128x64, legibly, and never outside it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image, ImageChops
+
+from table.service.screens import (
+    Choose,
+    GameEnd,
+    Menu,
+    Message,
+    Reading,
+    Refusal,
+    Result,
+    Resumed,
+    RoundEnd,
+    Screen,
+    Turn,
+    overflow,
+    render,
+    render_padded,
+    render_text,
+)
+
+LONG = "Bartholomew-Maximilian the Magnificent"
+SIX = tuple((f"P{i}", str(i)) for i in range(1, 6)) + (("CPU1", "0"),)
+SIX_LONG = tuple((f"{LONG} {i}", "12") for i in range(6))
+
+EVERY_KIND: tuple[Screen, ...] = (
+    Menu("rules", "mexico", 1, 3),
+    Turn("P1", "round 2  throw 1/3", "roll, then press ROLL", "P1 3  P2 2", 3),
+    Reading("P1", "reading..."),
+    Result("P1", "63", "throw 1/3", "ROLL again  STOP stand"),
+    Refusal("die tilted: roll again", "P1: roll again"),
+    Choose("31: give a point to", "P2", 0, 3),
+    RoundEnd("round 1 over", "P2 loses 1 life", SIX[:2], "P2 31", "next: P2"),
+    GameEnd("P1 wins!", SIX),
+    Message("HOLD", "not in mexico: keep both dice", "roll, then press ROLL"),
+    Resumed("mexen", "round 3, P2's turn", "roll, then press ROLL"),
+)
+
+CROWDED: tuple[Screen, ...] = (
+    Menu(LONG, LONG, 98, 99, LONG),
+    Turn(LONG, LONG, LONG, " ".join([LONG] * 4), 6),
+    Turn(LONG, LONG, LONG, LONG, 99),
+    Turn("P6", "round 12  throw 3/3", "roll, then press ROLL", "P1 3  P2 2  P3 3  P4 0", 0),
+    Reading(LONG, LONG),
+    Result(LONG, "MEX!", LONG, LONG),
+    Result(LONG, "600", "turn over", "next: " + LONG),
+    Refusal(" ".join([LONG] * 6), LONG),
+    Choose(LONG, LONG, 5, 6, LONG),
+    RoundEnd(LONG, LONG, SIX, LONG, LONG),
+    RoundEnd("round 99 over", "P1, P2, P3, P4, P5 lose 2 lives", SIX_LONG, LONG, LONG),
+    GameEnd(LONG, SIX_LONG),
+    GameEnd("draw", SIX),
+    Message(LONG, " ".join([LONG] * 8), LONG),
+    Resumed(LONG, " ".join([LONG] * 3), LONG),
+)
+
+
+def ink(image: Image.Image) -> int:
+    return int(sum(1 for v in image.get_flattened_data() if v))
+
+
+@pytest.mark.parametrize("screen", EVERY_KIND + CROWDED, ids=lambda s: type(s).__name__)
+def test_renders_one_bit_128_by_64_with_something_on_it(screen: Screen) -> None:
+    image = render(screen)
+    assert image.mode == "1"
+    assert image.size == (128, 64)
+    assert ink(image) > 30
+    assert render_text(screen).strip()
+
+
+MARGIN = 48
+
+
+def outside_ink(screen: Screen) -> int:
+    """Pixels drawn outside the 128x64 screen (on a larger canvas around it)."""
+    padded = render_padded(screen, MARGIN)
+    mask = Image.new("1", padded.size, 1)
+    mask.paste(Image.new("1", (128, 64), 0), (MARGIN, MARGIN))
+    return ink(ImageChops.logical_and(padded, mask))
+
+
+@pytest.mark.parametrize("screen", EVERY_KIND + CROWDED, ids=lambda s: type(s).__name__)
+def test_nothing_is_drawn_off_screen(screen: Screen) -> None:
+    assert outside_ink(screen) == 0
+    # and the screen itself is exactly the middle of the padded drawing
+    middle = render_padded(screen, MARGIN).crop((MARGIN, MARGIN, MARGIN + 128, MARGIN + 64))
+    assert ImageChops.difference(middle.convert("L"), render(screen).convert("L")).getbbox() is None
+
+
+@pytest.mark.parametrize("screen", EVERY_KIND, ids=lambda s: type(s).__name__)
+def test_ordinary_screens_fit_without_cutting(screen: Screen) -> None:
+    assert overflow(screen) == ()
+
+
+def test_crowded_screens_are_cut_not_spilled() -> None:
+    assert overflow(Turn(LONG, "round 1", "roll", "", 3))
+    assert overflow(Turn("P1", "round 1", "roll", "", 3)) == ()
+
+
+def test_different_throws_look_different() -> None:
+    shown = ["63", "64", "MEX!", "600", "44", "31", "5"]
+    images = [render(Result("P1", s, "throw 1/3", "ROLL again  STOP stand")) for s in shown]
+    for i, a in enumerate(images):
+        for b in images[i + 1 :]:
+            assert ImageChops.difference(a.convert("L"), b.convert("L")).getbbox() is not None
+
+
+def test_the_throw_is_drawn_big() -> None:
+    image = render(Result("P1", "63", "throw 1/3", ""))
+    box = image.crop((0, 12, 128, 52)).getbbox()
+    assert box is not None
+    assert box[3] - box[1] >= 20  # digits at least 20 pixels tall
+    assert box[2] - box[0] >= 30
+
+
+def test_six_players_fit_the_round_end_and_game_end() -> None:
+    assert overflow(RoundEnd("round 3 over", "P2 loses 2 lives", SIX, "P2 MEX!", "")) == ()
+    assert overflow(GameEnd("P3 wins!", SIX)) == ()
+    text = render_text(GameEnd("P3 wins!", SIX))
+    assert all(name in text for name, _ in SIX)
+
+
+def test_lives_as_hearts_differ_by_count() -> None:
+    a = render(Turn("P1", "round 1", "roll", "", 2))
+    b = render(Turn("P1", "round 1", "roll", "", 3))
+    assert ink(b) > ink(a)
+
+
+def test_render_text_carries_the_content() -> None:
+    text = render_text(Result("P2", "MEX!", "throw 2/3", "ROLL again  STOP stand"))
+    assert "P2" in text and "MEX!" in text and "throw 2/3" in text
+    text = render_text(Menu("lives", "6", 2, 3))
+    assert "lives" in text and "6" in text and "3/3" in text
+    assert "\n" in render_text(Refusal("die tilted", "roll again"))
+
+
+printable = st.text(st.characters(min_codepoint=32, max_codepoint=0x24F), max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=printable,
+    text=printable,
+    hint=printable,
+    lives=st.integers(0, 120),
+    rows=st.lists(st.tuples(printable, printable), max_size=8),
+)
+def test_any_text_stays_on_screen(
+    name: str, text: str, hint: str, lives: int, rows: list[tuple[str, str]]
+) -> None:
+    for screen in (
+        Turn(name, text, hint, text, lives),
+        Result(name, text, text, hint),
+        RoundEnd(name, text, tuple(rows), hint, hint),
+        GameEnd(text, tuple(rows)),
+        Message(name, text, hint),
+        Refusal(text, hint),
+    ):
+        assert outside_ink(screen) == 0
+        assert render(screen).size == (128, 64)
