@@ -429,3 +429,17 @@ def test_strategy_step_matches_decide() -> None:
                 break
             assert event == expected
             state = rules.apply(state, event)
+
+
+def test_mexen_lying_matches_the_rules_holdable() -> None:
+    from table.cpu.mexen import lying
+
+    rules = get_rules("mexen")
+    strategy = get_strategy("mexen")
+    levels = [Level.EASY, Level.HARD, Level.NORMAL]
+    for seed in range(5):
+        state = rules.start(tuple(Player(f"p{i}") for i in range(3)), {"rounds": 4})
+        rng = random.Random(seed)
+        while rules.outcome(state) is None:
+            assert lying(state) == state.holdable()
+            state = rules.apply(state, strategy.step(levels, state, rng))

@@ -161,6 +161,21 @@ def best_cost(
     return min(throw_cost(throws, h, pirate, mexes, ctx) for h in (0, *lying))
 
 
+def lying(state: MexenState) -> tuple[int, ...]:
+    """``MexenState.holdable`` without building pairs: the values that may be
+    left lying now (MN-5: dice of the latest throw, nothing from a 31)."""
+    table = state.table
+    if len(table) != 2:
+        return ()
+    a, b = table
+    if RANK_OF[a][b] == _RANK_31:
+        return ()
+    lain = state.lain
+    if lain is None:
+        return table
+    return (b,) if a == lain else (a,)
+
+
 def _context(state: MexenState) -> tuple[int, int, int, int, int, bool]:
     ranks = [p.rank for p in state.results]
     lowest = min(ranks, default=NOBODY)
@@ -176,7 +191,7 @@ def hard_hold(state: MexenState) -> int | None:
     ctx = _context(state)
     best_value = throw_cost(state.throw, 0, pirate, state.mexes, ctx)
     best: int | None = None
-    for h in sorted(set(state.holdable())):
+    for h in sorted(set(lying(state))):
         value = throw_cost(state.throw, h, pirate, state.mexes, ctx)
         if value < best_value - _EPS:
             best, best_value = h, value
@@ -188,17 +203,17 @@ def hard_hold(state: MexenState) -> int | None:
 
 
 def normal_hold(state: MexenState) -> int | None:
-    lying = state.holdable()
+    lie = lying(state)
     for v in (6, 5):
-        if v in lying:
+        if v in lie:
             return v
     return None
 
 
 def easy_hold(state: MexenState, rng: random.Random) -> int | None:
-    lying = state.holdable()
+    lie = lying(state)
     for v in (1, 2):
-        if v in lying and rng.random() < 0.5:
+        if v in lie and rng.random() < 0.5:
             return v
     return None
 
@@ -235,7 +250,7 @@ class MexenStrategy:
                 other = (seat + 1 + rng.randrange(n - 1)) % n
                 return Give(state.config.names[other])
             return Give(leader(state))
-        if state.config.extreme or state.held is not None or not state.holdable():
+        if state.config.extreme or state.held is not None or not lying(state):
             return _THROW
         if level is Level.HARD:
             hold = hard_hold(state)

@@ -31,6 +31,7 @@ from table.cpu.base import Level, Strategy
 from table.game import SetupError, check_players
 from table.rules import get_rules
 from table.rules.base import (
+    Event,
     OptionError,
     OptionValue,
     Player,
@@ -55,6 +56,7 @@ class Setup:
     options: dict[str, OptionValue | None]
     games: int
     seed: int
+    breakdown: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,15 @@ class GameResult:
     draw: bool
     rounds: int
     events: int
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Processor seconds of one core: the whole run, and (``--breakdown``) the
+    same games' events applied by the rules alone."""
+
+    total: float
+    rules: float | None = None
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--games", help="number of games to play")
     parser.add_argument("--seed", default="0", help="seed of the whole run (default 0)")
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also replay the games' events through the rules alone, to show "
+        "how the time splits between the rules engine and the CPU players",
+    )
     parser.add_argument(
         "--option",
         action="append",
@@ -162,7 +179,7 @@ def parse_setup(args: argparse.Namespace) -> Setup:
         raise UsageError(str(exc)) from None
     if rules_name == "mexen" and not options.get("rounds") and not options.get("limit"):
         raise UsageError("mexen games never end by themselves: add --option rounds=N or limit=N")
-    return Setup(rules_name, tuple(levels), names, options, games, seed)
+    return Setup(rules_name, tuple(levels), names, options, games, seed, bool(args.breakdown))
 
 
 def _names(levels: Sequence[Level]) -> tuple[str, ...]:
@@ -190,6 +207,7 @@ def play_game(
     levels: Sequence[Level],
     options: dict[str, OptionValue | None],
     rng: random.Random,
+    record: list[Event] | None = None,
 ) -> tuple[Any, int]:
     """One game through the pure rules; the final state and the number of events.
 
@@ -202,6 +220,8 @@ def play_game(
     events = 0
     while outcome(state) is None:
         event = step(levels, state, rng)
+        if record is not None:
+            record.append(event)
         new = apply(state, event)
         if isinstance(new, Refused):
             raise RuntimeError(f"{rules.name}: a CPU event was refused: {event} ({new.reason})")
@@ -214,7 +234,7 @@ def play_game(
 
 def simulate(
     setup: Setup, progress: Callable[[int], None] | None = None
-) -> tuple[list[GameResult], float]:
+) -> tuple[list[GameResult], Timing]:
     """Play every game of ``setup``; the results (winner indexes into
     ``setup.names``) and the processor seconds spent (one core: the figure
     does not depend on what else the machine is doing)."""
@@ -222,6 +242,7 @@ def simulate(
     strategy = get_strategy(setup.rules)
     n = len(setup.levels)
     results: list[GameResult] = []
+    logs: list[tuple[tuple[Player, ...], list[Event]]] = []
     start = time.process_time()
     for g in range(setup.games):
         shift = g % n
@@ -229,7 +250,10 @@ def simulate(
         seats = [Player(setup.names[p], setup.levels[p].value) for p in order]
         levels = [setup.levels[p] for p in order]
         rng = random.Random(game_seed(setup.seed, g))
-        state, events = play_game(rules, strategy, seats, levels, setup.options, rng)
+        record: list[Event] | None = [] if setup.breakdown else None
+        state, events = play_game(rules, strategy, seats, levels, setup.options, rng, record)
+        if record is not None:
+            logs.append((tuple(seats), record))
         out = rules.outcome(state)
         assert out is not None
         winner = None if out.winner is None else setup.names.index(out.winner)
@@ -237,7 +261,16 @@ def simulate(
         results.append(GameResult(winner, out.draw, rounds, events))
         if progress is not None and (g & 255) == 255:
             progress(g + 1)
-    return results, time.process_time() - start
+    total = time.process_time() - start
+    if not setup.breakdown:
+        return results, Timing(total)
+    start = time.process_time()
+    apply = rules.apply
+    for seats_, record_ in logs:
+        state = rules.start(seats_, setup.options)
+        for event in record_:
+            state = apply(state, event)
+    return results, Timing(total, time.process_time() - start)
 
 
 # ---------------------------------------------------------------------------
@@ -281,7 +314,7 @@ class Progress:
             self.stream.flush()
 
 
-def report(setup: Setup, results: Sequence[GameResult], seconds: float) -> str:
+def report(setup: Setup, results: Sequence[GameResult], timing: Timing) -> str:
     n = len(results)
     opts = " ".join(
         f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in setup.options.items()
@@ -303,10 +336,18 @@ def report(setup: Setup, results: Sequence[GameResult], seconds: float) -> str:
     lines.append(f"no winner: {no_winner} ({100 * no_winner / n:.2f}%), draws among them: {draws}")
     lines.append(f"mean rounds per game: {sum(r.rounds for r in results) / n:.2f}")
     events = sum(r.events for r in results)
+    seconds = max(timing.total, 1e-9)
     lines.append(
         f"games per second: {n / seconds:,.0f} ({events / seconds:,.0f} events/s, "
         f"{seconds:.2f} s of one core)"
     )
+    if timing.rules is not None:
+        share = timing.rules / seconds
+        lines.append(
+            f"rules engine alone (same events): {n / max(timing.rules, 1e-9):,.0f} games/s, "
+            f"{1e6 * timing.rules / max(events, 1):.2f} us/event, {100 * share:.0f}% of the run; "
+            f"CPU players and dice the other {100 * (1 - share):.0f}%"
+        )
     return "\n".join(lines)
 
 
@@ -318,8 +359,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     progress = Progress(setup.games, sys.stderr)
     try:
-        results, seconds = simulate(setup, progress)
+        results, timing = simulate(setup, progress)
     finally:
         progress.close()
-    print(report(setup, results, seconds))
+    print(report(setup, results, timing))
     return 0
