@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,20 +19,14 @@ import numpy as np
 import pytest
 
 from vision import cli_read
+from vision.dataset import LabelledImage, default_data_dir, load_set
 from vision.sources import load_image
 from vision.types import DieReading, FrameReading, FrameStatus
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def shared_dice_dir() -> Path:
-    env = os.environ.get("DICETABLE_SHARED")
-    if env:
-        return Path(env)
-    return REPO.parent / "shared" / "data" / "dice"
-
-
-DICE_DIR = shared_dice_dir()
+DICE_DIR = default_data_dir()  # ../shared/data/dice, or $DICETABLE_SHARED
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -239,10 +232,8 @@ def test_command_rejects_bad_arguments_without_a_traceback() -> None:
     assert "Traceback" not in done.stderr and "--expect" in done.stderr
 
 
-def _labelled(set_name: str, count: int) -> list[tuple[Path, dict[str, Any]]]:
-    manifest = json.loads((DICE_DIR / set_name / "manifest.json").read_text())
-    entries = sorted(manifest["images"], key=lambda e: e["file"])[:count]
-    return [(DICE_DIR / set_name / e["file"], e) for e in entries]
+def _labelled(set_name: str, count: int) -> list[LabelledImage]:
+    return load_set(set_name)[:count]
 
 
 needs_reader_and_photos = pytest.mark.skipif(
@@ -257,7 +248,7 @@ def test_real_reader_on_real_photos_through_the_command(tmp_path: Path) -> None:
     photos = _labelled("byler_d6", 3) + _labelled("matteo_webcam", 3)
     junk = tmp_path / "broken.jpg"
     junk.write_bytes(b"\xff\xd8 truncated")
-    files = [str(p) for p, _ in photos]
+    files = [str(p.path) for p in photos]
     out_dir = tmp_path / "seen"
     done = dicetable("--json", "--annotate", str(out_dir), files[0], str(junk), *files[1:])
     assert "Traceback" not in done.stderr, done.stderr
@@ -266,7 +257,7 @@ def test_real_reader_on_real_photos_through_the_command(tmp_path: Path) -> None:
     assert [o["file"] for o in objs] == [files[0], str(junk), *files[1:]]
     assert objs[1]["status"] == "error"
     real = [objs[0], *objs[2:]]
-    for obj, (path, entry) in zip(real, photos, strict=True):
+    for obj, photo in zip(real, photos, strict=True):
         assert set(obj) == {"file", "status", "reason", "dice", "ms"}
         assert obj["status"] in ("ok", "reroll")
         assert obj["ms"] > 0
@@ -275,11 +266,11 @@ def test_real_reader_on_real_photos_through_the_command(tmp_path: Path) -> None:
         for die in obj["dice"]:
             assert die["value"] in (None, 1, 2, 3, 4, 5, 6)
             x, y = die["center"]
-            assert 0 <= x <= entry["width"] and 0 <= y <= entry["height"]
+            assert 0 <= x <= photo.width and 0 <= y <= photo.height
             assert 0.0 <= die["confidence"] <= 1.0
             assert len(die["box"]) == 3 and len(die["box"][0]) == 2
-        drawn = cv2.imread(str(out_dir / f"{path.stem}.read.jpg"))
-        assert drawn is not None and drawn.shape == (entry["height"], entry["width"], 3)
+        drawn = load_image(out_dir / f"{photo.path.stem}.read.jpg")
+        assert drawn.shape == (photo.height, photo.width, 3)
     assert len(list(out_dir.iterdir())) == len(photos)
 
 
@@ -287,12 +278,12 @@ def test_real_reader_on_real_photos_through_the_command(tmp_path: Path) -> None:
 def test_real_reader_honours_expect() -> None:
     """An ok reading under --expect N lists exactly N read dice."""
     photos = _labelled("matteo_webcam", 4)
-    for path, entry in photos:
-        n = len(entry["dice"])
+    for photo in photos:
+        n = len(photo.dice)
         for expect in (n, n + 1):
-            done = dicetable("--json", "--expect", str(expect), str(path))
+            done = dicetable("--json", "--expect", str(expect), str(photo.path))
             assert done.returncode == 0, done.stderr
             obj = json.loads(done.stdout)
             if obj["status"] == "ok":
-                assert len(obj["dice"]) == expect, (path.name, expect, obj)
+                assert len(obj["dice"]) == expect, (photo.name, expect, obj)
                 assert all(d["value"] is not None for d in obj["dice"])

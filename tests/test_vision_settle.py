@@ -11,15 +11,13 @@ pixels that change, readings that disagree, a region far bigger than a die.
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from vision.dataset import default_data_dir, load_set
 from vision.settle import (
     SettleConfig,
     SettleEvent,
@@ -28,6 +26,7 @@ from vision.settle import (
     readings_agree,
     watch,
 )
+from vision.sources import load_image
 from vision.types import DieReading, FrameReading, FrameStatus
 
 MOVING, SETTLED, HAND, EMPTY = (
@@ -38,14 +37,7 @@ MOVING, SETTLED, HAND, EMPTY = (
 )
 
 
-def shared_dice_dir() -> Path:
-    env = os.environ.get("DICETABLE_SHARED")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice"
-
-
-DICE_DIR = shared_dice_dir()
+DICE_DIR = default_data_dir()  # ../shared/data/dice, or $DICETABLE_SHARED
 needs_photos = pytest.mark.skipif(
     not (DICE_DIR / "byler_d6" / "manifest.json").exists(),
     reason=f"labelled dice photos not found in {DICE_DIR}",
@@ -78,19 +70,17 @@ class Scene:
     """
 
     def __init__(self, set_name: str, file: str, grow: float) -> None:
-        manifest = json.loads((DICE_DIR / set_name / "manifest.json").read_text())
-        entry = next(e for e in manifest["images"] if e["file"] == file)
-        photo = cv2.imread(str(DICE_DIR / set_name / file), cv2.IMREAD_COLOR)
-        assert photo is not None, file
+        labelled = next(i for i in load_set(set_name) if i.name == file)
+        photo = load_image(labelled.path)
         self.height, self.width = photo.shape[:2]
         mask = np.zeros(photo.shape[:2], np.uint8)
         crops = []
-        for die in entry["dice"]:
-            x0, y0, x1, y1 = die["bbox"]
+        for die in labelled.dice:
+            x0, y0, x1, y1 = die.bbox
             g = grow * max(x1 - x0, y1 - y0)
             cx0, cy0 = max(round(x0 - g), 0), max(round(y0 - g), 0)
             cx1, cy1 = min(round(x1 + g), self.width), min(round(y1 + g), self.height)
-            crops.append(Crop(die["value"], photo[cy0:cy1, cx0:cx1].copy(), (x1 - x0, y1 - y0)))
+            crops.append(Crop(die.value, photo[cy0:cy1, cx0:cx1].copy(), (x1 - x0, y1 - y0)))
             cv2.rectangle(mask, (cx0 - 4, cy0 - 4), (cx1 + 4, cy1 + 4), 255, -1)
         self.crops = tuple(crops)
         self.background = cv2.inpaint(photo, mask, 9, cv2.INPAINT_TELEA)
@@ -195,13 +185,13 @@ def states(events: list[SettleEvent]) -> list[SettleState]:
 @pytest.fixture(scope="module")
 def byler() -> Scene:
     # A grey cardboard tray with four small dice (about 40 px in 640 x 640).
-    return Scene("byler_d6", "images/IMG_20191208_112833.jpg", grow=0.15)
+    return Scene("byler_d6", "IMG_20191208_112833.jpg", grow=0.15)
 
 
 @pytest.fixture(scope="module")
 def matteo() -> Scene:
     # A wooden desk under a webcam, three ivory dice showing 5 (labels: top face only).
-    return Scene("matteo_webcam", "images/train_five_25.jpg", grow=0.4)
+    return Scene("matteo_webcam", "train_five_25.jpg", grow=0.4)
 
 
 def resting(scene: Scene) -> list[Placed]:
