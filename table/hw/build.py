@@ -138,7 +138,10 @@ def build(
             notes.append(f"camera replays frames from {folder} (the script's throws)")
         camera = scripted
     else:
-        camera = SourceCamera(cfg.camera.source, fps=fps)
+        spec = cfg.camera.source
+        if spec == "picamera":
+            spec = f"picamera:{cfg.camera.width}x{cfg.camera.height}"
+        camera = SourceCamera(spec, fps=fps)
 
     # -- buttons
     buttons: Buttons | None

@@ -119,6 +119,7 @@ class TableLoop:
         self.shown: Shown | None = None
         self.outputs = 0
         self.frames_read = 0
+        self.faults = 0
         self.on_show: Callable[[screens.Screen, float], None] | None = None
         self._lock = threading.Lock()
         self._pending = 0
@@ -222,12 +223,26 @@ class TableLoop:
             self.on_show(screen, t)
 
     def handle(self, event: TableEvent) -> bool:
-        """Deal with one event; False when the loop should stop."""
-        ref = self.referee
-        assert ref is not None
+        """Deal with one event; False when the loop should stop.
+
+        A fault while dealing with one event (a bug, a reader that chokes on a
+        frame) is reported and shown, and the table goes on with the referee as
+        it was before that event: one bad moment must not end the evening.
+        """
         if isinstance(event, Quit):
             self.quit_reason = event.reason
             return False
+        try:
+            self._handle(event)
+        except Exception as exc:
+            self.faults += 1
+            self._error(f"{type(event).__name__}: {type(exc).__name__}: {exc}")
+            self.show(screens.Message("table error", f"{type(exc).__name__}", "press a button"))
+        return True
+
+    def _handle(self, event: TableEvent) -> None:
+        ref = self.referee
+        assert ref is not None
         if isinstance(event, ButtonPress):
             self.referee, out = ref.on_press(event)
             self.apply(out)
@@ -244,7 +259,6 @@ class TableLoop:
             self.apply(out)
         elif isinstance(event, Tick):
             self.notifier.watchdog()
-        return True
 
     def _frame(self, ref: Referee, frame: Frame) -> None:
         if not self.want_dice or self.reader is None:

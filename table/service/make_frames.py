@@ -149,14 +149,30 @@ def candidates(dice_dir: Path) -> dict[int, list[DieCrop]]:
     return out
 
 
+def as_saved(frame: Image) -> Image:
+    """The frame as it will be read back from its JPEG file."""
+    import cv2
+
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), dtype=np.uint8)
+
+
 def reads_as(reader: Any, frame: Image, dice: tuple[int, ...]) -> bool:
-    r = reader.read(frame)
+    """Does the reader read exactly ``dice`` (or no die at all) in the saved frame?"""
+    r = reader.read(as_saved(frame))
     want = tuple(sorted(dice, reverse=True))
     return bool(r.is_ok and r.values == want) if dice else not r.dice
 
 
 def choose(dice_dir: Path, log: Any = sys.stderr) -> dict[int, DieCrop]:
-    """For each value, the first candidate crop read right alone and in every pair."""
+    """For each value, a crop the reader reads right alone and in every throw.
+
+    Starts with the first crop of each value that reads right alone; while some
+    throw is misread, the value in it whose crop has been swapped least moves on
+    to its next candidate.
+    """
     from vision.reader import PipReader
 
     reader = PipReader()
@@ -166,31 +182,22 @@ def choose(dice_dir: Path, log: Any = sys.stderr) -> dict[int, DieCrop]:
     cands = candidates(dice_dir)
     alone: dict[int, list[DieCrop]] = {}
     for v, cs in cands.items():
-        alone[v] = [c for c in cs if reads_as(reader, paste(bg, c, (200, 150)), (v,))]
+        alone[v] = [c for c in cs if reads_as(reader, paste(bg, c, SPOT_A[v]), (v,))]
         print(f"value {v}: {len(alone[v])} of {len(cs)} crops read right alone", file=log)
         if not alone[v]:
             raise SystemExit(f"make_frames: no crop of a {v} that the reader reads")
-    chosen = {v: cs[0] for v, cs in alone.items()}
-    # Check every pair; swap in the next candidate of a value that takes part in a miss.
-    for _ in range(40):
+    index = {v: 0 for v in alone}
+    while True:
+        chosen = {v: alone[v][i] for v, i in index.items()}
         bad = [t for t in all_throws() if not reads_as(reader, compose(bg, chosen, t), t)]
         if not bad:
             return chosen
         print(f"misread: {bad}", file=log)
-        v = bad[0][-1] if len(bad[0]) > 1 and bad[0][0] != bad[0][-1] else bad[0][0]
-        if len(bad[0]) > 1:
-            # blame the value of the pair whose crop has been tried least
-            v = bad[0][1]
-        pool = alone[v]
-        idx = pool.index(chosen[v]) + 1
-        if idx >= len(pool):
-            v = bad[0][0]
-            pool = alone[v]
-            idx = pool.index(chosen[v]) + 1
-            if idx >= len(pool):
-                raise SystemExit(f"make_frames: cannot find crops that read right for {bad[0]}")
-        chosen[v] = pool[idx]
-    raise SystemExit("make_frames: gave up finding a crop set the reader reads right")
+        movable = [v for v in set(bad[0]) if index[v] + 1 < len(alone[v])]
+        if not movable:
+            raise SystemExit(f"make_frames: no crops that read right in the throw {bad[0]}")
+        v = min(movable, key=lambda x: (index[x], x))
+        index[v] += 1
 
 
 def main(argv: list[str] | None = None) -> int:
