@@ -443,3 +443,18 @@ def test_mexen_lying_matches_the_rules_holdable() -> None:
         while rules.outcome(state) is None:
             assert lying(state) == state.holdable()
             state = rules.apply(state, strategy.step(levels, state, rng))
+
+
+def test_mex_end_round_reading_matches_the_rules() -> None:
+    from table.cpu.mex import _may_end
+    from table.rules.base import EventKind
+
+    rules = get_rules("mex")
+    strategy = get_strategy("mex")
+    levels = [Level.EASY, Level.NORMAL, Level.HARD, Level.EASY]
+    for seed in range(5):
+        state = rules.start(tuple(Player(f"p{i}") for i in range(4)), {"lives": 3})
+        rng = random.Random(seed)
+        while rules.outcome(state) is None:
+            assert _may_end(state) == (EventKind.END_ROUND in rules.allowed(state))
+            state = rules.apply(state, strategy.step(levels, state, rng))

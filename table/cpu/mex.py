@@ -51,8 +51,8 @@ from functools import cache
 from table.cpu.base import DICE, Decision, Level, ThrowAgain, generic_step
 from table.cpu.dice import MEX_RANK, PAIR_PROB
 from table.rules._mexfamily import RANK
-from table.rules.base import Count, EndRound, Event, EventKind, Stand, Throw
-from table.rules.mex import RULES, CountMode, MexState, Phase
+from table.rules.base import Count, EndRound, Event, Stand, Throw
+from table.rules.mex import CountMode, MexState, Phase
 
 NOBODY = MEX_RANK + 1
 _RANK_61 = RANK[61]
@@ -235,7 +235,12 @@ def easy_throws_again(state: MexState, rng: random.Random) -> bool:
 
 
 def _may_end(state: MexState) -> bool:
-    return EventKind.END_ROUND in RULES.allowed(state)
+    """MX-7: ``end_round`` is accepted now (main round, no Mexx yet, and the
+    player who threw last is not the round's first player)."""
+    if state.phase is not Phase.ROUND or state.over or any(state.mexx):
+        return False
+    pos = len(state.kept)
+    return pos >= 1 if state.throws else pos >= 2
 
 
 # ---------------------------------------------------------------------------
