@@ -35,6 +35,7 @@ from table.service.screens import (
     Resumed,
     RoundEnd,
     Turn,
+    overflow,
     render,
     render_text,
 )
@@ -86,6 +87,7 @@ class Table:
     def _take(self, out: Output) -> Output:
         assert out.screen is not None
         render(out.screen)  # every screen draws
+        assert overflow(out.screen) == (), render_text(out.screen)  # and nothing is cut
         assert render_text(out.screen)
         if out.new_game is not None:
             self.header = out.new_game
@@ -190,7 +192,7 @@ def test_menu_hold_cycles_stop_goes_back_and_new_choices_are_saved() -> None:
     assert seen[0] == seen[-1]  # back round to the start
     out = t.press(STOP)
     assert isinstance(out.screen, Message | Menu)
-    assert "first" in render_text(out.screen)
+    assert "first choice" in render_text(out.screen)
     # choose mexen: HOLD until it shows, then ROLL
     while not (isinstance(t.out.screen, Menu) and t.out.screen.item == "mexen"):
         t.press(HOLD)
@@ -269,6 +271,17 @@ def test_mexico_round_then_game_over_then_menu() -> None:
     assert t.ref.game is None
 
 
+def test_turn_screen_says_what_to_beat() -> None:
+    t = start(Settings("mexico", 3))
+    t.throw(6, 3)
+    t.press(STOP)
+    out = t.throw(5, 4)
+    out = t.press(STOP)
+    assert isinstance(out.screen, Turn) and out.screen.player == "P3"
+    assert out.screen.info == "to beat: 54 P2"
+    assert out.screen.standings == (("P1", "3"), ("P2", "3"), ("P3", "3"))
+
+
 def test_mexico_shows_mex_and_keeps_pair_names() -> None:
     t = start(Settings("mexico", 2))
     out = t.throw(1, 2)
@@ -328,6 +341,15 @@ def test_wrong_number_of_dice_is_not_a_throw() -> None:
     assert out.log == () and out.want_dice
     out = t.read(dice(5, 4))
     assert out.log == (Throw((5, 4)),) and not out.want_dice
+
+
+def test_camera_failure_in_the_menu_is_a_notice() -> None:
+    t = Table.boot(Settings("mex"))
+    t.ref, out = t.ref.on_camera_failed("camera unplugged")
+    t._take(out)
+    assert isinstance(out.screen, Message) and "unplugged" in out.screen.text
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Menu) and out.screen.item == "mex"
 
 
 def test_camera_failure_stops_waiting_and_says_so() -> None:
@@ -558,7 +580,23 @@ def test_resume_of_a_broken_header_falls_back_to_the_menu() -> None:
     header = GameHeader("mexico", (), {})
     r = Table.boot(Settings(), resume=LoadedGame(header, ()))
     assert isinstance(r.out.screen, Message) and "resume" in r.out.screen.title
-    assert isinstance(r.press(ROLL).screen, Menu | Message)
+    assert r.out.game_over  # the log is finished as it is
+    out = r.press(HOLD)  # takes the notice away, changes nothing
+    assert isinstance(out.screen, Menu) and out.screen.title == "rules"
+    assert out.screen.item == "mexico"
+
+
+def test_resume_in_the_middle_of_a_31_give_shows_the_choice() -> None:
+    t = mexen()
+    t.throw(3, 1)
+    assert isinstance(t.out.screen, Choose)
+    assert t.header is not None
+    r = Table.boot(Settings(), resume=LoadedGame(t.header, tuple(t.events)))
+    assert isinstance(r.out.screen, Resumed)
+    out = r.press(HOLD)
+    assert isinstance(out.screen, Choose) and out.screen.item == "P2"  # not yet moved on
+    out = r.press(ROLL)
+    assert out.log == (Give("P2"),)
 
 
 # ---------------------------------------------------------------------------
@@ -614,6 +652,21 @@ def test_cpu_players_play_by_roll_presses(rules: str) -> None:
     assert t.out.game_over
     assert len(t.events) < 200  # finished by the rules, not by ending it
     assert cpu_events >= 2  # the CPU's decisions and throws are ordinary logged events
+
+
+@needs_cpu
+def test_on_a_cpu_turn_only_roll_plays() -> None:
+    t = start(Settings("mexico", 2, cpus=("easy",)))
+    t.throw(6, 5)
+    out = t.press(STOP)
+    assert isinstance(out.screen, Turn) and out.screen.player == "CPU1"
+    assert out.screen.hint == "ROLL: CPU plays"
+    for press in (STOP, HOLD, STOP_LONG):
+        out = t.press(press)
+        assert out.log == () and isinstance(out.screen, Message)
+        assert "ROLL" in render_text(out.screen)
+    out = t.press(ROLL)
+    assert len(out.log) == 1 and not out.want_dice
 
 
 @needs_cpu

@@ -307,6 +307,7 @@ class Referee:
     table: tuple[DieReading, ...] = ()  # dice of the last counted throw, as read
     held: HeldDie | None = None
     chooser: Chooser | None = None
+    dismiss: bool = False  # the screen is a notice; the next press only takes it away
 
     # -- entry points ------------------------------------------------------
 
@@ -321,9 +322,12 @@ class Referee:
         try:
             game = replay(resume.header, resume.events)
         except (SetupError, ValueError, KeyError) as exc:
+            # The log cannot be played on: it is finished as it is (the loop
+            # archives it) and the table starts at the menu.
             ref, out = ref._menu_at(0)
             msg = Message("cannot resume", str(exc), "any button: menu")
-            return replace(ref, screen=msg), replace(out, screen=msg)
+            ref = replace(ref, screen=msg, dismiss=True)
+            return ref, replace(out, screen=msg, game_over=True)
         ref = replace(ref, mode=Mode.PLAY, game=game)
         if game.is_over:
             ref, out = ref._game_over(game, ())
@@ -338,12 +342,14 @@ class Referee:
         screen = Resumed(game.header.rules, detail, ref._hint())
         ref = replace(ref, screen=screen)
         ref = ref._auto_chooser()
-        if ref.chooser is not None:
-            screen = Resumed(game.header.rules, detail, "HOLD next  ROLL ok")
-            ref = replace(ref, screen=screen)
+        if ref.chooser is not None:  # show the choice itself on the next press
+            screen = Resumed(game.header.rules, detail, "any button: go on")
+            ref = replace(ref, screen=screen, dismiss=True)
         return ref, ref._out(screen)
 
     def on_press(self, press: ButtonPress) -> tuple[Referee, Output]:
+        if self.dismiss:  # a notice was shown: this press only takes it away
+            return replace(self, dismiss=False)._current()
         if self.mode is Mode.MENU:
             return self._menu_press(press)
         if self.mode is Mode.OVER or self.game is None:
@@ -356,6 +362,10 @@ class Referee:
             return self._press_while_reading(press)
         if press.button is Button.ROLL:
             return self._roll()
+        if _is_cpu(self.game):
+            refusal = self._cpu_turn_refusal(press)
+            if refusal:
+                return self._note(_press_name(press), refusal)
         if press.button is Button.STOP:
             if press.press is Press.LONG:
                 return self._end_round()
@@ -394,9 +404,37 @@ class Referee:
         return ref._after_event(game, (event,), thrown=values)
 
     def on_camera_failed(self, reason: str) -> tuple[Referee, Output]:
-        screen = Message("camera", reason or "no picture", "ROLL: try again")
-        ref = replace(self, waiting=False, screen=screen)
+        in_play = self.mode is Mode.PLAY and self.chooser is None
+        hint = "ROLL: try again" if in_play else "any button: go on"
+        screen = Message("camera", reason or "no picture", hint)
+        ref = replace(self, waiting=False, screen=screen, dismiss=self.dismiss or not in_play)
         return ref, ref._out(screen)
+
+    def _current(self) -> tuple[Referee, Output]:
+        """Show what the table is at now (after a notice was taken away)."""
+        if self.mode is Mode.MENU:
+            return self._show(self._menu_screen())
+        if self.mode is Mode.OVER or self.game is None:
+            return self._menu_at(0)
+        if self.chooser is not None:
+            return self._show(self.chooser.screen())
+        if self.waiting:
+            return self._show(Reading(_player(self.game), "reading..."))
+        return self._show(self._turn_screen())
+
+    def _cpu_turn_refusal(self, press: ButtonPress) -> str:
+        """Why a button other than ROLL does nothing on a CPU player's turn, or ""."""
+        game = self.game
+        assert game is not None
+        turn = game.turn
+        me = _player(game)
+        if press.button is Button.STOP and press.press is Press.LONG:
+            if turn is not None and turn.throw == 0:
+                return ""  # MX-7 (b): the previous player may end the round
+            return f"{me} plays: ROLL lets it"
+        if press.button is Button.HOLD and EventKind.COUNT in game.allowed:
+            return ""  # the tie-break's last player may be a person
+        return f"{me} plays: ROLL lets it"
 
     # -- output helpers ----------------------------------------------------
 
@@ -458,7 +496,7 @@ class Referee:
             return replace(ref, screen=screen), ref._out(screen)
         if press.button is Button.STOP:
             if self.step == 0:
-                return self._show(self._menu_screen("STOP: this is the first choice"))
+                return self._show(self._menu_screen("first choice already"))
             return self._menu_at(self.step - 1)
         if s.key == "start":
             return self._start_game()
@@ -516,7 +554,7 @@ class Referee:
     def _press_while_reading(self, press: ButtonPress) -> tuple[Referee, Output]:
         player = _player(self.game)
         if press.button is Button.STOP:
-            screen = Turn(player, "reading cancelled", "roll, then press ROLL", self._info())
+            screen = self._turn(player, "reading cancelled", "roll, then press ROLL")
             return self._show(screen, wait=False)
         name = "ROLL" if press.button is Button.ROLL else "HOLD"
         return self._show(Reading(player, f"{name}: still reading"), wait=True)
@@ -582,11 +620,11 @@ class Referee:
             return self._do_hold(values[0])
         chooser = Chooser(
             Purpose.HOLD,
-            "leave lying",
+            "which die stays?",
             tuple(f"the {v}" for v in values),
             tuple(str(v) for v in values),
         )
-        return replace(self, chooser=chooser)._show(chooser.screen("HOLD next ROLL ok STOP no"))
+        return replace(self, chooser=chooser)._show(chooser.screen())
 
     def _holdable(self) -> tuple[int, ...]:
         game = self.game
@@ -608,7 +646,7 @@ class Referee:
         spots = tuple(_spot(d) for d in self.table if d.value == value)
         ref = replace(self, game=after, held=HeldDie(value, spots), chooser=None)
         player = _player(after)
-        screen = Turn(player, f"the {value} stays", "roll the other, ROLL", ref._info())
+        screen = ref._turn(player, f"the {value} stays", "roll the other, ROLL")
         return ref._show(screen, log=(event,))
 
     def _ask_end(self) -> tuple[Referee, Output]:
@@ -735,7 +773,23 @@ class Referee:
             if isinstance(pirate, dict):
                 text += f"  pirate {pirate.get('name')}x{pirate.get('multiplier')}"
             return text
-        return "  ".join(f"{n} {v}" for n, v in _standings(view))
+        parts: list[str] = []
+        low = _lowest_kept(view)
+        if low is not None:
+            parts.append(f"to beat: {low[1]} {low[0]}")
+        if view.get("mexx"):
+            parts.append(f"Mexx x{view['mexx']}")
+        if view.get("double"):
+            parts.append("21: x2")
+        return "  ".join(parts)
+
+    def _turn(self, player: str, header: str, hint: str) -> Turn:
+        """The turn screen for ``player``: lives as hearts, what to beat, everyone's count."""
+        game = self.game
+        assert game is not None
+        view = game.view()
+        info = self._info()
+        return Turn(player, header, hint, info, _lives(view, player), _standings(view))
 
     def _turn_screen(self, note: str = "") -> Screen:
         game = self.game
@@ -745,7 +799,7 @@ class Referee:
         if turn is None or turn.player is None:
             return Message("game over")
         header = note or f"round {view.get('round', 1)}  " + _throw_text(game)
-        return Turn(turn.player, header, self._hint(), self._info(), _lives(view, turn.player))
+        return self._turn(turn.player, header, self._hint())
 
     def _result_screen(self, before: Game, thrown: tuple[int, ...], note: str = "") -> Screen:
         game = self.game
@@ -919,6 +973,43 @@ def _standings(view: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         value = str(p["lives"]) if "lives" in p else str(p.get("points", p.get("sips", "")))
         rows.append((name, value))
     return tuple(rows)
+
+
+def _press_name(press: ButtonPress) -> str:
+    name = "ROLL" if press.button is Button.ROLL else press.button.value.upper()
+    if press.press is Press.LONG:
+        return f"long {name}"
+    if press.press is Press.VERY_LONG:
+        return f"very long {name}"
+    return name
+
+
+def _lowest_kept(view: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(name, shown pair) of the lowest pair kept so far this round (mex, mexico)."""
+    best: tuple[int, str, str] | None = None
+    for k in view.get("kept") or []:
+        if not isinstance(k, Mapping):
+            continue
+        shown = str(k.get("pair", ""))
+        rank = _rank_of_shown(shown)
+        if rank is not None and (best is None or rank < best[0]):
+            best = (rank, str(k.get("name", "")), shown)
+    return None if best is None else (best[1], best[2])
+
+
+def _rank_of_shown(shown: str) -> int | None:
+    """R-2 rank of a shown pair: "MEX", "400" (R-3 hundreds) or a name like "63"."""
+    if shown.upper().startswith("MEX"):
+        return Pair(2, 1).rank
+    if not shown.isdigit():
+        return None
+    n = int(shown)
+    if n >= 100 and n % 100 == 0:
+        n = n // 100 * 11
+    try:
+        return Pair.of(n // 10, n % 10).rank
+    except ValueError:
+        return None
 
 
 def _lives(view: Mapping[str, Any], name: str) -> int | None:

@@ -41,8 +41,9 @@ class Turn:
     player: str
     header: str  # "round 2  throw 1/3"
     hint: str  # "roll, then press ROLL"
-    info: str = ""  # "P1 3  P2 2" / "pot 4  pirate P2x1"
+    info: str = ""  # "to beat: 42 P2" / "pot 4  pirate P2x1"
     lives: int | None = None  # the player's lives, drawn as hearts
+    standings: tuple[tuple[str, str], ...] = ()  # shown when there is no info and room
 
 
 @dataclass(frozen=True)
@@ -319,7 +320,14 @@ def _draw(screen: Screen, c: _Canvas) -> None:
             name_w = max(40, _hearts(c, WIDTH - 1, 16, max(0, screen.lives)) - 2)
         c.text(12, screen.player, (_LARGE, _MEDIUM, _SMALL), center=True, width=name_w)
         c.text(36, screen.hint, center=True)
-        c.text(_FOOT, screen.info, (_SMALL, 9))
+        if screen.info:
+            c.text(_FOOT, screen.info, (_SMALL, 9))
+        else:  # everyone's count if it fits on the line, else nothing
+            for sep in ("  ", " "):
+                line = sep.join(f"{n} {v}" for n, v in screen.standings)
+                if _fit(line, (_SMALL, 9), WIDTH)[0] == line:
+                    c.text(_FOOT, line, (_SMALL, 9))
+                    break
     elif isinstance(screen, Reading):
         c.text(0, screen.player)
         c.text(22, screen.hint, (_LARGE, _MEDIUM, _SMALL), center=True)
@@ -416,7 +424,9 @@ def render_text(screen: Screen) -> str:
         pos = f" ({screen.index + 1}/{screen.count})" if screen.count > 1 else ""
         lines = [f"[{screen.title}]{pos}", f"  > {screen.item}", screen.hint]
     elif isinstance(screen, Turn):
-        lines = [screen.header, f"  {screen.player}", screen.hint, screen.info]
+        lives = "" if screen.lives is None else f"  lives {screen.lives}"
+        lines = [screen.header, f"  {screen.player}{lives}", screen.hint, screen.info]
+        lines.append(_standings_text(screen.standings))
     elif isinstance(screen, Reading):
         lines = [screen.player, screen.hint]
     elif isinstance(screen, Result):
