@@ -282,6 +282,20 @@ def test_turn_screen_says_what_to_beat() -> None:
     assert out.screen.standings == (("P1", "3"), ("P2", "3"), ("P3", "3"))
 
 
+def test_mexico_everyone_lowest_loses_together() -> None:
+    t = start(Settings("mexico", 3, options=opts(lives=3, max_throws=1, double_on_21=False)))
+    t.throw(4, 2)
+    t.throw(2, 4)
+    out = t.throw(5, 3)
+    assert isinstance(out.screen, RoundEnd)
+    assert out.screen.lost == "P1, P2 lose 1 life"
+    t.throw(4, 3)  # round 2 starts with P1 (MC-5)
+    t.throw(3, 4)
+    out = t.throw(4, 3)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "all lose 1 life"
+    assert dict(out.screen.standings) == {"P1": "1", "P2": "1", "P3": "2"}
+
+
 def test_mexico_shows_mex_and_keeps_pair_names() -> None:
     t = start(Settings("mexico", 2))
     out = t.throw(1, 2)
@@ -374,7 +388,7 @@ def test_very_long_stop_ends_the_game_after_confirming() -> None:
     t.press(HOLD)  # -> yes
     out = t.press(ROLL)
     assert out.log == (EndGame(),) and out.game_over
-    assert isinstance(out.screen, GameEnd) and out.screen.headline == "game over"
+    assert isinstance(out.screen, GameEnd) and out.screen.headline == "no winner"
     assert t.game.is_over
 
 
@@ -409,7 +423,7 @@ def test_whole_game_of_mex_with_a_tie_break_and_pips_counting() -> None:
     out = t.throw(2, 1)  # 3 pips: lowest (pips counting, no Mex)
     assert out.game_over
     assert isinstance(out.screen, GameEnd) and out.screen.headline == "P1 wins!"
-    assert dict(out.screen.standings) == {"P1": "1", "P2": "0"}
+    assert dict(out.screen.standings) == {"P1": "6 pts", "P2": "-1 pts"}  # MX-10
 
 
 def test_mex_shows_doubles_as_hundreds() -> None:

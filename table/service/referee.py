@@ -701,7 +701,8 @@ class Referee:
 
     def _refused(self, refused: Refused, log: tuple[Event, ...]) -> tuple[Referee, Output]:
         ref = self._auto_chooser()
-        screen = Refusal(refused.reason, ref._hint())
+        title = "not counted" if any(isinstance(e, Throw) for e in log) else "refused"
+        screen = Refusal(refused.reason, ref._hint(), title)
         return ref._show(screen, wait=False, log=log)
 
     def _after_event(
@@ -755,8 +756,12 @@ class Referee:
         elif outcome is not None and outcome.draw:
             headline = "draw"
         else:
-            headline = "game over"
-        screen = GameEnd(headline, _standings(view))
+            headline = "no winner"
+        rows = _standings(view)
+        if game.header.rules == "mex":  # MX-10: round points decide among the rest
+            points = {p.get("name"): p.get("points") for p in view.get("players", [])}
+            rows = tuple((n, f"{points.get(n, '')} pts") for n, _lives in rows)
+        screen = GameEnd(headline, rows, detail=_last_round_text(view, game.header.rules))
         ref = replace(self, mode=Mode.OVER, game=game, waiting=False, chooser=None, screen=screen)
         return ref, Output(screen=screen, log=log, game_over=True, status="game over")
 
@@ -829,10 +834,17 @@ class Referee:
         loss = last.get("loss", 0)
         rules = game.header.rules
         who = ", ".join(losers) or "nobody"
+        lives = "lives" if loss != 1 else "life"
         if rules == "mexen":
             lost = f"{who} takes {loss} {view.get('stake', 'points')}"
+        elif len(losers) > 1 and len(losers) == len(_in_game(before.view())):
+            lost = f"all lose {loss} {lives}"
+        elif len(losers) > 3:
+            lost = f"{len(losers)} players lose {loss}"
+        elif len(losers) > 1:
+            lost = f"{who} lose {loss} {lives}"
         else:
-            lost = f"{who} loses {loss}" + (" lives" if loss != 1 else " life")
+            lost = f"{who} loses {loss} {lives}"
         extras: list[str] = [note] if note else []
         if thrown:
             extras.append(f"{_player(before)} {_shown(rules, thrown)}")
@@ -973,6 +985,25 @@ def _standings(view: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         value = str(p["lives"]) if "lives" in p else str(p.get("points", p.get("sips", "")))
         rows.append((name, value))
     return tuple(rows)
+
+
+def _in_game(view: Mapping[str, Any]) -> list[str]:
+    return [
+        str(p.get("name"))
+        for p in view.get("players", [])
+        if isinstance(p, Mapping) and not p.get("out")
+    ]
+
+
+def _last_round_text(view: Mapping[str, Any], rules: str) -> str:
+    """ "P2 lost 2" / "P1 took 4 points": the last round, for the game-end screen."""
+    last = view.get("last_round")
+    if not isinstance(last, Mapping):
+        return ""
+    losers = ", ".join(str(x) for x in last.get("losers", [])) or "nobody"
+    if rules == "mexen":
+        return f"last round: {losers} took {last.get('loss', 0)}"
+    return f"last round: {losers} lost {last.get('loss', 0)}"
 
 
 def _press_name(press: ButtonPress) -> str:

@@ -70,6 +70,7 @@ class Refusal:
 
     reason: str
     hint: str = ""
+    title: str = "not counted"
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class GameEnd:
     headline: str  # "P1 wins!" / "draw"
     standings: tuple[tuple[str, str], ...]
     hint: str = "any button: menu"
+    detail: str = ""  # how the last round went, if there is room
 
 
 @dataclass(frozen=True)
@@ -253,14 +255,26 @@ class _Canvas:
         self._clipped(2, y, WIDTH - 4, height, (-left, -top), fitted, font, 0)
 
 
-def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...]) -> int:
+_LINE = _SMALL + 1  # pitch of the standings' lines
+
+
+def _columns(n: int, room: int) -> int:
+    """How many columns ``n`` standings need to fit ``room`` lines (0: they do not)."""
+    return next((k for k in (1, 2, 3) if -(-n // k) <= room and (k > 1 or n <= 2)), 0)
+
+
+def _standings_fit(n: int, y: int, bottom: int) -> bool:
+    return n == 0 or _columns(n, max(0, (bottom - y) // _LINE)) > 0
+
+
+def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...], bottom: int = HEIGHT) -> int:
     """Name/value pairs in up to three small columns; one squeezed line if no room."""
     if not rows:
         return y
     n = len(rows)
-    line_h = _SMALL + 1
-    room = max(0, (HEIGHT - y) // line_h)
-    columns = next((k for k in (1, 2, 3) if -(-n // k) <= room and (k > 1 or n <= 2)), 0)
+    line_h = _LINE
+    room = max(0, (bottom - y) // line_h)
+    columns = _columns(n, room)
     if columns == 0:
         return c.text(y, "  ".join(f"{name} {v}" for name, v in rows), (_SMALL, 9, 8))
     col_w = WIDTH // columns
@@ -269,7 +283,7 @@ def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...]) -> int:
         col, line = i // lines, i % lines
         yy = y + line * line_h
         x = col * col_w
-        value_w = min(22, _width(value, _SMALL) + 1)
+        value_w = min(22 if columns == 3 else col_w // 2, _width(value, _SMALL) + 1)
         right = x + col_w - (1 if col == columns - 1 else 6 if columns < 3 else 4)
         c.text(yy, value, x=right - value_w, width=value_w)
         c.text(yy, name, (_SMALL, 9, 8), x=x, width=right - value_w - x - 2)
@@ -340,18 +354,30 @@ def _draw(screen: Screen, c: _Canvas) -> None:
         c.text(_FOOT, screen.hint, center=True)
     elif isinstance(screen, Refusal):
         c.invert_band(0, 11)
-        c.text_inverted(1, "not counted")
+        c.text_inverted(1, screen.title)
         _wrapped(c, 14, screen.reason, _FOOT)
         c.text(_FOOT, screen.hint, center=True)
     elif isinstance(screen, RoundEnd):
-        c.text(0, screen.title)
+        both = f"{screen.title}  {screen.hint}"
+        size = _SMALL if _width(both, _SMALL) <= WIDTH else 9
+        hint_w = min(WIDTH // 2, _width(screen.hint, size) + 1) if screen.hint else 0
+        c.text(0, screen.title, (size,), width=WIDTH - hint_w - 4)
+        if screen.hint:
+            c.text(0, screen.hint, (size,), x=WIDTH - hint_w, width=hint_w)
         y = c.text(11, screen.lost, (_MEDIUM, _SMALL))
         if screen.extra:
             y = c.text(y, screen.extra)
         _standings(c, y, screen.standings)
     elif isinstance(screen, GameEnd):
         y = c.text(0, screen.headline, (_LARGE, _MEDIUM, _SMALL), center=True)
-        _standings(c, y, screen.standings)
+        n = len(screen.standings)
+        if screen.detail and _standings_fit(n, y + _LINE, _FOOT):
+            y = c.text(y, screen.detail, (_SMALL, 9))
+        if _standings_fit(n, y, _FOOT):
+            _standings(c, y, screen.standings, _FOOT)
+            c.text(_FOOT, screen.hint, center=True)
+        else:
+            _standings(c, y, screen.standings)
     elif isinstance(screen, Message):
         c.invert_band(0, 11)
         c.text_inverted(1, screen.title)
@@ -432,12 +458,12 @@ def render_text(screen: Screen) -> str:
     elif isinstance(screen, Result):
         lines = [f"{screen.player}  {screen.header}".strip(), f"  {screen.shown}", screen.hint]
     elif isinstance(screen, Refusal):
-        lines = ["[not counted]", screen.reason, screen.hint]
+        lines = [f"[{screen.title}]", screen.reason, screen.hint]
     elif isinstance(screen, RoundEnd):
         lines = [screen.title, screen.lost, screen.extra, _standings_text(screen.standings)]
         lines.append(screen.hint)
     elif isinstance(screen, GameEnd):
-        lines = [screen.headline, _standings_text(screen.standings), screen.hint]
+        lines = [screen.headline, screen.detail, _standings_text(screen.standings), screen.hint]
     elif isinstance(screen, Message):
         lines = [f"[{screen.title}]", screen.text, screen.hint]
     else:
