@@ -60,7 +60,7 @@ class SettleConfig:
     center_tolerance: float = 0.35
     """How far a die's centre may wander between agreeing readings, in die sizes."""
     work_side: int = 320
-    """Long side, in pixels, of the grey copy used for motion."""
+    """Long side, in pixels, of the shrunk copy used for motion and hands."""
     pixel_threshold: int = 18
     """Change (0-255) in any colour channel that counts a working pixel as changed."""
     motion_fraction: float = 0.002
