@@ -358,3 +358,23 @@ def test_bad_specs_say_what_to_write(spec: str, words: str) -> None:
     with pytest.raises(CameraError, match=words) as info:
         open_source(spec)
     assert "\n" not in str(info.value)
+
+
+def test_usb_driver_error_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    class BrokenCapture:
+        def __init__(self, device: Any) -> None:
+            pass
+
+        def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+            return True
+
+        def read(self) -> tuple[bool, Any]:
+            raise cv2.error("VIDIOC_DQBUF: No such device")
+
+        def release(self) -> None:
+            pass
+
+    monkeypatch.setattr(cv2, "VideoCapture", BrokenCapture)
+    with open_source("usb:0") as src, pytest.raises(CameraError, match="capture failed") as info:
+        src.read()
+    assert str(info.value) == "usb:0: capture failed [VIDIOC_DQBUF: No such device]"

@@ -132,7 +132,10 @@ def load_image(path: str | Path) -> Frame:
         raise CameraError(f"{p}: cannot open ({err.strerror or err})") from None
     if data.size == 0:
         raise CameraError(f"{p}: file is empty")
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error:
+        image = None
     if image is None or image.size == 0:
         raise CameraError(f"{p}: not an image OpenCV can read")
     return as_bgr(image, str(p))
@@ -222,7 +225,10 @@ class _CaptureSource(_Source):
     def _grab(self) -> Frame | None:
         if self._cap is None:
             raise CameraError(f"{self.name}: source is closed")
-        ok, frame = self._cap.read()
+        try:
+            ok, frame = self._cap.read()
+        except cv2.error as err:
+            raise CameraError(f"{self.name}: capture failed [{_short(err)}]") from None
         if not ok or frame is None or frame.size == 0:
             return None
         return as_bgr(frame, self.name)
