@@ -177,6 +177,12 @@ def test_reader_failing_on_one_photo_does_not_stop_the_others(tmp_path: Path) ->
     assert first["status"] == "error"
     assert first["reason"] == "reader failed: RuntimeError: model exploded"
     assert second["status"] == "ok"
+    code, lines, _ = run([cursed, good], FakeReader(fail_on_height=33))
+    assert code == 1
+    assert lines == [
+        f"{cursed}: error — reader failed: RuntimeError: model exploded",
+        f"{good}: ok  6 3  (12 ms)",
+    ]
 
 
 def test_reader_that_cannot_start_is_one_line(tmp_path: Path) -> None:

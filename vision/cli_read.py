@@ -96,8 +96,11 @@ def _text_line(file: str, reading: FrameReading) -> str:
     return f"{file}: {reading.status.value} — {reading.reason}{seen}  ({reading.ms:.0f} ms)"
 
 
-def _error_json(file: str, reason: str) -> dict[str, Any]:
-    return {"file": file, "status": "error", "reason": reason, "dice": [], "ms": 0.0}
+def _error_line(file: str, reason: str, as_json: bool) -> str:
+    if as_json:
+        obj = {"file": file, "status": "error", "reason": reason, "dice": [], "ms": 0.0}
+        return json.dumps(obj)
+    return f"{file}: error — {reason}"
 
 
 def _emit(out: TextIO, line: str) -> None:
@@ -152,21 +155,15 @@ def run(
             image = load_image(file)
         except CameraError as exc:
             failed = True
-            reason = str(exc).removeprefix(f"{Path(file)}: ")
-            if args.json:
-                _emit(stdout, json.dumps(_error_json(file, f"cannot read image: {reason}")))
-            else:
-                _emit(stdout, f"{file}: error — cannot read image: {reason}")
+            why = str(exc).removeprefix(f"{Path(file)}: ")
+            _emit(stdout, _error_line(file, f"cannot read image: {why}", args.json))
             continue
         try:
             reading = reader.read(image, expect=args.expect)
         except Exception as exc:  # the reader failing on one photo must not stop the rest
             failed = True
-            reason = f"reader failed: {type(exc).__name__}: {exc}"
-            if args.json:
-                _emit(stdout, json.dumps(_error_json(file, reason)))
-            else:
-                _emit(stdout, f"{file}: error — {reason}")
+            why = f"reader failed: {type(exc).__name__}: {exc}"
+            _emit(stdout, _error_line(file, why, args.json))
             continue
         if args.json:
             _emit(stdout, json.dumps({"file": file, **reading.to_json()}))
