@@ -516,6 +516,29 @@ def test_mexen_hold_chooses_the_die_and_checks_it_stays() -> None:
     assert out.log == (Throw((6, 5)),)
 
 
+def sized(values: tuple[int, ...], xs: tuple[float, ...], size: float) -> FrameReading:
+    found = tuple(
+        DieReading(v, (x, 200.0), ((x, 200.0), (size, size), 0.0), 0.99)
+        for v, x in zip(values, xs, strict=True)
+    )
+    return FrameReading(FrameStatus.OK, "", found)
+
+
+@pytest.mark.parametrize(("size", "shift", "kept"), [(40, 15, True), (10, 15, False)])
+def test_held_die_tolerance_is_relative_to_the_die_size(
+    size: float, shift: float, kept: bool
+) -> None:
+    t = mexen()
+    t.press(ROLL)
+    t.read(sized((5, 2), (100.0, 300.0), size))
+    t.press(HOLD)
+    t.press(ROLL)  # the 5 stays
+    t.press(ROLL)
+    out = t.read(sized((5, 6), (100.0 + shift, 250.0), size))
+    assert (out.log == (Throw((6, 5)),)) == kept
+    assert isinstance(out.screen, Refusal) != kept
+
+
 def test_mexen_hold_of_the_only_die_that_may_stay() -> None:
     t = mexen()
     t.throw(5, 2, xs=(100.0, 300.0))

@@ -379,7 +379,7 @@ class Referee:
         player = _player(game)
         if not reading.is_ok:
             reason = reading.reason or "the dice could not be read"
-            return self._show(Refusal(f"{reason}: roll again", f"{player}: roll again"), wait=True)
+            return self._show(Refusal(reason, f"{player}: roll again"), wait=True)
         want = _dice_wanted(game)
         values = reading.values
         if any(d.value is None for d in reading.dice):
@@ -490,7 +490,7 @@ class Referee:
         s = steps[self.step]
         if press.button is Button.HOLD:
             if s.key == "start":
-                return self._show(self._menu_screen("HOLD: nothing to change; ROLL"))
+                return self._show(self._menu_screen("nothing to pick: ROLL"))
             ref = replace(self, index=(self.index + 1) % len(s.values))
             screen = ref._menu_screen()
             return replace(ref, screen=screen), ref._out(screen)
@@ -668,7 +668,7 @@ class Referee:
             return replace(self, chooser=chooser)._show(chooser.screen())
         if press.button is Button.STOP:
             if chooser.purpose is Purpose.GIVE:
-                return self._show(chooser.screen("choose first: HOLD, ROLL"))
+                return self._show(chooser.screen("choose: HOLD, ROLL"))
             ref = replace(self, chooser=None)
             ref = ref._auto_chooser()
             if ref.chooser is not None:

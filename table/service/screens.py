@@ -236,10 +236,6 @@ class _Canvas:
         colour = Image.new("1", tile.size, fill)
         self.image.paste(colour, (self.ox + x0, self.oy + y0), tile)
 
-    def rule(self, y: int) -> None:
-        if 0 <= y < HEIGHT:
-            self.draw.line((self.ox, self.oy + y, self.ox + WIDTH - 1, self.oy + y), fill=1)
-
     def invert_band(self, y0: int, y1: int) -> None:
         """Draw a filled band (for the title of a menu)."""
         y0, y1 = max(0, y0), min(HEIGHT - 1, y1)
