@@ -13,6 +13,14 @@ At the table:
   stands (mex, mexico); long STOP ends the round (mex); very long STOP asks to
   end the game. HOLD leaves a die lying (mexen) or chooses the tie-break
   counting (mex).
+- A reroll reading (a tilted die ...) is shown and not logged; the table
+  goes on waiting. A held die (mexen) must lie where it lay, within half its
+  size, showing the same value, or the throw is not counted.
+- A mexen 31 opens the choice of who gets the sip/point (HOLD next, ROLL ok).
+- CPU players (``table.cpu``): on a CPU's turn each ROLL press plays its next
+  step (a decision, or a throw with software dice from the game's seed and the
+  event's index); decisions a CPU may take off its turn (mex: end the round,
+  the tie-break count) are taken at once. All of them are ordinary events.
 - A button that means nothing at the moment says so on the screen.
 """
 
@@ -336,7 +344,9 @@ class Referee:
         view = game.view()
         detail = f"round {view.get('round', 1)}"
         if turn is not None and turn.player:
-            detail += f", {turn.player}'s turn"
+            detail += f", {turn.player}'s {_throw_text(game)}"
+        if view.get("held") is not None:
+            detail += f", the {view['held']} stays"
         if resume.torn:
             detail += " (last line was torn)"
         screen = Resumed(game.header.rules, detail, ref._hint())
