@@ -550,6 +550,30 @@ def test_mexen_hold_of_the_only_die_that_may_stay() -> None:
     assert isinstance(out.screen, Turn) and "the 4 stays" in out.screen.header
 
 
+def test_mexen_pot_and_pirate_are_on_the_screens() -> None:
+    t = mexen(rounds=2)
+    out = t.throw(1, 1)  # P1 becomes the pirate (MN-8)
+    assert isinstance(out.screen, Result) and out.screen.shown == "100"
+    t.throw(6, 3)
+    out = t.throw(6, 4)
+    assert isinstance(out.screen, Result) and out.screen.hint == "next: P2"
+    out = t.press(HOLD)  # P1's dice still lie: P2 may keep one (MN-5)
+    assert isinstance(out.screen, Choose) and out.screen.item == "the 6"
+    out = t.press(STOP)  # changed their mind
+    assert isinstance(out.screen, Turn) and out.screen.info == "pot 1  pirate P1x1"
+    out = t.throw(2, 1)  # Mex: 3 into the pot, P2's turn ends (MN-7)
+    assert isinstance(out.screen, RoundEnd)
+    assert out.screen.lost == "P1 takes 4 points"
+    assert "pirate P1" in out.screen.extra
+
+
+def test_status_says_what_the_table_does() -> None:
+    t = start(Settings("mexico", 2))
+    assert t.out.status == "mexico round 1: P1 throw 1/3"
+    assert t.press(ROLL).status == "mexico round 1: P1 reading"
+    assert t.read(dice(6, 3)).status == "mexico round 1: P1 throw 2/3"
+
+
 def test_mexen_hold_before_any_throw_is_a_message() -> None:
     t = mexen()
     out = t.press(HOLD)
