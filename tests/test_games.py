@@ -53,3 +53,23 @@ def test_game_replays_the_same_from_json_lines(
     whole = capsys.readouterr().out
     assert main(["replay", str(lines), "--json"]) == 0
     assert capsys.readouterr().out == whole
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "table" / "examples").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[e.stem for e in EXAMPLES])
+def test_shipped_examples_replay_cleanly(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The examples people are pointed at replay with exit 0 and name their rules."""
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(json.loads(path.read_text())["rules"] + ", round ")
+
+
+def test_examples_ship_one_game_per_rule_set() -> None:
+    assert {json.loads(e.read_text())["rules"] for e in EXAMPLES} == {
+        "mex",
+        "mexico",
+        "mexen",
+        "mythical",
+    }
