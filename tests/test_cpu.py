@@ -458,3 +458,22 @@ def test_mex_end_round_reading_matches_the_rules() -> None:
         while rules.outcome(state) is None:
             assert _may_end(state) == (EventKind.END_ROUND in rules.allowed(state))
             state = rules.apply(state, strategy.step(levels, state, rng))
+
+
+def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise() -> None:
+    import io
+
+    from table.cpu.simulate import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, plain = Tty(), io.StringIO()
+    for stream in (tty, plain):
+        bar = Progress(100, stream)
+        bar.every = 0.0
+        bar(50)
+        bar.close()
+    assert tty.getvalue().startswith("\r[###############---------------] 50/100 games")
+    assert plain.getvalue().startswith("simulate: 50/100 games") and "\r" not in plain.getvalue()
