@@ -386,6 +386,8 @@ def test_simulate_smoke(capsys: pytest.CaptureFixture[str]) -> None:
         ["--rules", "mexico", "--players", "cpu:hard,cpu:easy", "--games", "5", "--option", "x"],
         ["--rules", "mexen", "--players", "cpu:hard,cpu:easy", "--games", "5"],
         ["--players", "cpu:hard,cpu:easy", "--games", "5"],
+        ["--rules", "mexico", "--players", "cpu:hard,cpu:easy", "--games", "5", "--bogus"],
+        ["--rules", "mexico", "--games"],
     ],
 )
 def test_simulate_bad_arguments(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:

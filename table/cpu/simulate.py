@@ -108,6 +108,13 @@ def wilson(wins: int, n: int, z: float = Z95) -> Interval:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # Bad arguments get one line (``dicetable simulate: error: ...``), no usage
+    # block: the usage is in --help.
+    parser.usage = argparse.SUPPRESS
+    parser.epilog = (
+        "example: dicetable simulate --rules mexico "
+        "--players cpu:hard,cpu:normal,cpu:easy --games 20000 --seed 1"
+    )
     parser.add_argument("--rules", help=f"rule set: {', '.join(CPU_RULES)}")
     parser.add_argument(
         "--players", help="comma-separated seats, each cpu:LEVEL (easy, normal, hard)"
