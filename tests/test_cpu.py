@@ -479,3 +479,27 @@ def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise() -> None:
         bar.close()
     assert tty.getvalue().startswith("\r[###############---------------] 50/100 games")
     assert plain.getvalue().startswith("simulate: 50/100 games") and "\r" not in plain.getvalue()
+
+
+@pytest.mark.parametrize("pair", [62, 43, 11])
+def test_mexico_hard_stand_loss_matches_playing_it_out(pair: int) -> None:
+    """The expected loss hard computes for standing equals the average loss
+    when the later players really play the assumed policy through the rules
+    (which is ``normal`` after the first player), 21 doubling included."""
+    from table.cpu.mexico import NOBODY, stand_loss
+
+    rules = get_rules("mexico")
+    state = _mexico([], 1, pair, n=3)
+    expected = stand_loss(RANK_ORDER.index(pair), False, NOBODY, 2, 3, 1, 2)
+    strategy = get_strategy("mexico")
+    levels = [Level.NORMAL] * 3
+    rng = random.Random(11)
+    total, n = 0, 6000
+    for _ in range(n):
+        s: Any = rules.apply(state, Stand())
+        while s.round == 1:
+            s = rules.apply(s, strategy.step(levels, s, rng))
+        total += s.last.loss if 0 in s.last.losers else 0
+    mean = total / n
+    # the loss is 0, 1 or 2: its standard deviation is at most 1
+    assert abs(mean - expected) < 4.0 / n**0.5, (mean, expected)
