@@ -503,3 +503,54 @@ def test_mexico_hard_stand_loss_matches_playing_it_out(pair: int) -> None:
     mean = total / n
     # the loss is 0, 1 or 2: its standard deviation is at most 1
     assert abs(mean - expected) < 4.0 / n**0.5, (mean, expected)
+
+
+def test_mex_hard_stand_loss_matches_playing_it_out() -> None:
+    """mex: the first player stands on 62 after two throws (limit 2 for the
+    others, MX-4); the later players throw again while not above the lowest
+    pair and never end the round; ties go to tie-breaks (MX-8), Mexx raise
+    the penalty (MX-5). The computed loss equals the played-out average."""
+    from table.cpu.mex import stand_loss
+
+    rules = get_rules("mex")
+    state: Any = _mex([], 2, 62, n=3)
+    expected = stand_loss(RANK_ORDER.index(62), 0, 0, 2, 2, 12)
+    rng = random.Random(12)
+    total, n = 0, 6000
+    for _ in range(n):
+        s: Any = rules.apply(state, Stand())
+        while s.round == 1:
+            if s.phase.value == "round" and s.throws:
+                lowest = min(RANK_ORDER.index(p) for p in s.kept)
+                if RANK_ORDER.index(s.pair) > lowest:
+                    s = rules.apply(s, Stand())
+                    continue
+            s = rules.apply(s, Throw((rng.randint(1, 6), rng.randint(1, 6))))
+        total += s.last.loss if s.last.loser == 0 else 0
+    # losses here are 1, 2 or 4 with small chances of more: sd well under 2
+    assert abs(total / n - expected) < 8.0 / n**0.5, (total / n, expected)
+
+
+def test_mexen_hard_round_loss_matches_playing_it_out() -> None:
+    """mexen: the first player ends on 62; the later players throw both dice
+    every time (MN-3, a 31 thrown again after its give, a Mex or 32 ends the
+    turn); the lowest takes the pot of 1 + 3 per Mex (MN-7, MN-9), ties by
+    one die (MN-10). The computed expected pot taken equals the average."""
+    from table.cpu.mexen import NOBODY, round_loss
+
+    rules = get_rules("mexen")
+    state: Any = _mexen([], (6, 2), 3)
+    expected = round_loss(RANK_ORDER.index(62), 0, NOBODY, 0, 2, 3)
+    rng = random.Random(13)
+    total, n = 0, 6000
+    for _ in range(n):
+        s: Any = state
+        while s.last_round is None:
+            if s.phase.value == "give":
+                s = rules.apply(s, Give("p0" if s.current else "p1"))
+            elif s.phase.value == "tiebreak":
+                s = rules.apply(s, Throw((rng.randint(1, 6),)))
+            else:
+                s = rules.apply(s, Throw((rng.randint(1, 6), rng.randint(1, 6))))
+        total += s.last_round.loss if s.last_round.loser == 0 else 0
+    assert abs(total / n - expected) < 8.0 / n**0.5, (total / n, expected)
