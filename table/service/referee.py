@@ -27,13 +27,13 @@ At the table:
 from __future__ import annotations
 
 import hashlib
-import importlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from table import cpu as cpu_players
 from table.game import CPU_LEVELS, Game, GameHeader, SetupError, replay
 from table.gamelog import LoadedGame
 from table.rules import get_rules
@@ -120,27 +120,13 @@ class Settings:
         return dict(self.options).get(name)
 
 
-def cpu_available() -> bool:
-    """True when the CPU players' module is there with the API the referee uses."""
-    return _cpu_module() is not None
-
-
-def _cpu_module() -> Any:
-    try:
-        module = importlib.import_module("table.cpu")
-    except ImportError:
-        return None
-    return module if callable(getattr(module, "next_event", None)) else None
-
-
 def _cpu_event(game: Game) -> Event | None:
     """The event the CPU players send now (table.cpu.next_event), or None."""
-    module = _cpu_module()
-    if module is None or game.is_over:
+    if game.is_over:
         return None
     header = game.header
     try:
-        event = module.next_event(
+        event = cpu_players.next_event(
             header.rules, game.state, header.players, header.seed or 0, game.count
         )
     except Exception:  # a CPU fault must never stop the table
@@ -159,9 +145,7 @@ def normalize(settings: Settings) -> Settings:
     rules = settings.rules if settings.rules in MENU_RULES else Settings.rules
     low, high = _seat_range(rules)
     players = max(low, min(high, settings.players))
-    cpus: tuple[str, ...] = ()
-    if cpu_available():
-        cpus = tuple(c for c in settings.cpus if c in CPU_LEVELS)[: players - 1]
+    cpus = tuple(c for c in settings.cpus if c in CPU_LEVELS)[: players - 1]
     specs = {s.name: s for s in get_rules(rules).options}
     options: list[tuple[str, object]] = []
     for name, value in settings.options:
@@ -910,10 +894,14 @@ def _mix(*parts: int) -> int:
 
 
 def _cpu_fallback(game: Game) -> Event:
-    """Without table.cpu: a CPU player throws, gives to the next player, or stands."""
+    """If a CPU strategy fails: it throws software dice, gives to the next player, or stands."""
     allowed = game.allowed
     if EventKind.THROW in allowed:
-        return Throw(cpu_dice(game))
+        dice = cpu_players.roll_dice(game.header.seed or 0, game.count)
+        try:
+            return cpu_players.throw_event(game.header.rules, game.state, dice)
+        except Exception:  # no strategy for these rules: both dice, as rolled
+            return Throw(dice)
     if EventKind.GIVE in allowed:
         me = _player(game)
         return Give(next(p.name for p in game.header.players if p.name != me))
@@ -934,18 +922,6 @@ def _describe(event: Event, who: str) -> str:
     if isinstance(event, Throw):
         return f"{who} threw " + "".join(map(str, event.dice))
     return f"{who}: {event.kind.value}"
-
-
-def cpu_dice(game: Game) -> tuple[int, ...]:
-    """Dice for a CPU throw: a hash of (game seed, event index), no global RNG."""
-    want = _dice_wanted(game)
-    held = game.view().get("held") if game.header.rules == "mexen" else None
-    digest = hashlib.sha256(f"{game.header.seed or 0}:{game.count}".encode()).digest()
-    values = [b % 6 + 1 for b in digest if b < 252]
-    dice = values[:want]
-    if isinstance(held, int) and want == 2:
-        dice = [held, values[0]]
-    return tuple(sorted(dice, reverse=True))
 
 
 def _player(game: Game | None) -> str:
@@ -1087,13 +1063,12 @@ def _menu_steps(draft: Settings) -> tuple[MenuStep, ...]:
     low, high = _seat_range(draft.rules)
     counts = tuple(range(low, high + 1))
     steps.append(MenuStep("players", "players", counts, tuple(f"{n} players" for n in counts)))
-    if cpu_available():
-        cpus = tuple(range(0, draft.players))
-        labels = tuple("no CPU" if n == 0 else f"{n} CPU" for n in cpus)
-        steps.append(MenuStep("cpus", "of them CPU", cpus, labels))
-        for i in range(len(draft.cpus)):
-            levels = tuple(CPU_LEVELS)
-            steps.append(MenuStep(f"cpu:{i}", f"CPU{i + 1} strength", levels, levels))
+    cpus = tuple(range(0, draft.players))
+    labels = tuple("no CPU" if n == 0 else f"{n} CPU" for n in cpus)
+    steps.append(MenuStep("cpus", "of them CPU", cpus, labels))
+    for i in range(len(draft.cpus)):
+        levels = tuple(CPU_LEVELS)
+        steps.append(MenuStep(f"cpu:{i}", f"CPU{i + 1} strength", levels, levels))
     for spec in get_rules(draft.rules).options:
         values = _option_values(spec)
         title = spec.name.replace("_", " ")
