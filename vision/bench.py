@@ -1,0 +1,166 @@
+"""Measure the pip reader on the labelled photos.
+
+    python -m vision.bench [SETS...] [--tune] [--no-big]
+
+By default both sets, held-out part (see vision/dataset.py); ``--tune`` measures
+the tuning part instead. One core (``cv2.setNumThreads(1)``).
+
+Scoring: every listed die with a value is a claim; it is matched to a labelled
+die when its centre lies inside that die's box grown by 25 % (each label takes
+at most one reading, nearest first). A matched claim is right or wrong; a
+matched die with value None is refused; a label with nothing matched is missed;
+a claim matched to no label is extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.dataset import SETS, LabelledImage, Part, load_set
+from vision.reader import PipReader
+from vision.types import DieReading
+
+
+@dataclass
+class Score:
+    dice: int = 0
+    right: int = 0
+    wrong: int = 0
+    refused: int = 0
+    missed: int = 0
+    extra: int = 0
+    images: int = 0
+    images_right: int = 0
+    ms: list[float] = field(default_factory=list)
+    wrong_notes: list[str] = field(default_factory=list)
+
+
+def grown(box: tuple[float, float, float, float], f: float = 0.25) -> tuple[float, ...]:
+    x0, y0, x1, y1 = box
+    dx, dy = (x1 - x0) * f / 2, (y1 - y0) * f / 2
+    return (x0 - dx, y0 - dy, x1 + dx, y1 + dy)
+
+
+def score_image(img: LabelledImage, dice: tuple[DieReading, ...], sc: Score) -> None:
+    labels = list(img.dice)
+    pairs: list[tuple[float, int, int]] = []
+    for j, d in enumerate(dice):
+        for i, lab in enumerate(labels):
+            x0, y0, x1, y1 = grown(lab.bbox)
+            if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1:
+                cx, cy = lab.center
+                pairs.append((float(np.hypot(d.center[0] - cx, d.center[1] - cy)), i, j))
+    pairs.sort()
+    used_l: set[int] = set()
+    used_d: set[int] = set()
+    ok = True
+    for _, i, j in pairs:
+        if i in used_l or j in used_d:
+            continue
+        used_l.add(i)
+        used_d.add(j)
+        v = dice[j].value
+        if v is None:
+            sc.refused += 1
+            ok = False
+        elif v == labels[i].value:
+            sc.right += 1
+        else:
+            sc.wrong += 1
+            ok = False
+            sc.wrong_notes.append(f"{img.name}: read {v}, label {labels[i].value} at "
+                                  f"({dice[j].center[0]:.0f},{dice[j].center[1]:.0f}) "
+                                  f"conf {dice[j].confidence:.3f}")
+    sc.dice += len(labels)
+    sc.missed += len(labels) - len(used_l)
+    if len(labels) - len(used_l):
+        ok = False
+    for j, d in enumerate(dice):
+        if j not in used_d and d.value is not None:
+            sc.extra += 1
+            ok = False
+            sc.wrong_notes.append(f"{img.name}: extra {d.value} at ({d.center[0]:.0f},"
+                                  f"{d.center[1]:.0f}) conf {d.confidence:.3f}")
+    sc.images += 1
+    sc.images_right += int(ok)
+
+
+def pct(a: int, b: int) -> str:
+    return f"{a} ({100.0 * a / max(1, b):.1f} %)"
+
+
+def _imread(img: LabelledImage) -> npt.NDArray[np.uint8]:
+    frame = cv2.imread(str(img.path), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise SystemExit(f"cannot read {img.path}")
+    return np.asarray(frame, np.uint8)
+
+
+def run_set(reader: PipReader, set_name: str, part: Part) -> Score:
+    sc = Score()
+    for img in load_set(set_name, part):
+        frame = _imread(img)
+        t = time.perf_counter()
+        reading = reader.read(frame)
+        sc.ms.append((time.perf_counter() - t) * 1000.0)
+        score_image(img, reading.dice, sc)
+    return sc
+
+
+def report(set_name: str, part: str, sc: Score, verbose: bool) -> None:
+    ms = np.array(sc.ms)
+    print(f"{set_name} [{part}]: {sc.images} images, {sc.dice} dice")
+    print(f"  right   {pct(sc.right, sc.dice)}")
+    print(f"  wrong   {pct(sc.wrong, sc.dice)}")
+    print(f"  refused {pct(sc.refused, sc.dice)}, missed {pct(sc.missed, sc.dice)}")
+    print(f"  extra   {sc.extra}")
+    print(f"  images fully right {pct(sc.images_right, sc.images)}")
+    print(f"  ms per image: median {np.median(ms):.1f}, p95 {np.percentile(ms, 95):.1f}")
+    if verbose:
+        for n in sc.wrong_notes:
+            print("   ", n)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n")[0])
+    ap.add_argument("sets", nargs="*", default=list(SETS), help=f"sets (default: {' '.join(SETS)})")
+    ap.add_argument("--tune", action="store_true", help="measure the tuning part, not the held-out")
+    ap.add_argument("--no-big", action="store_true", help="skip the 12-megapixel timing")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list wrong and extra readings")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    part: Part = "tune" if args.tune else "heldout"
+    reader = PipReader()
+    for s in args.sets:
+        if s not in SETS:
+            print(f"unknown set {s!r}; known: {', '.join(SETS)}", file=sys.stderr)
+            return 2
+        report(s, part, run_set(reader, s, part), args.verbose)
+    if not args.no_big:
+        img = load_set(SETS[0], part)[0]
+        frame = _imread(img)
+        big = np.asarray(cv2.resize(frame, (4000, 3000), interpolation=cv2.INTER_CUBIC), np.uint8)
+        reader.read(big)
+        times = []
+        for _ in range(5):
+            t = time.perf_counter()
+            r = reader.read(big)
+            times.append((time.perf_counter() - t) * 1000.0)
+        print(f"12 MP frame (4000x3000, {img.name} upscaled): median {np.median(times):.1f} ms, "
+              f"{len(r.dice)} dice listed, {sum(d.value is not None for d in r.dice)} read "
+              f"(label has {len(img.dice)})")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(f"peak RSS {rss:.0f} MB; one core (cv2.setNumThreads(1))")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

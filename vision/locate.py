@@ -1,0 +1,106 @@
+"""Finding dice: a small fully convolutional network run by ``cv2.dnn``.
+
+The network looks at the frame shrunk so that its long side is ``WORK_SIDE``
+pixels and predicts, on a grid ``STRIDE`` times coarser, a centre heat map, a
+sub-cell offset and the die size. Large dice (a close camera) are found by a
+second pass on a four times smaller copy of the frame, so the die size is
+always measured, never assumed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+WORK_SIDE = 256
+COARSE_SIDE = 64
+STRIDE = 4
+PAD = 16
+# Normalisation shared with training: (pixel - MEAN) * SCALE.
+MEAN = 128.0
+SCALE = 1.0 / 64.0
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "locator.onnx"
+
+# Dice the fine pass reads (sizes in its own pixels); the coarse pass takes the bigger ones.
+FINE_MAX_SIZE = 40.0
+COARSE_MIN_SIZE = FINE_MAX_SIZE * COARSE_SIDE / WORK_SIDE
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A place the network believes holds a die, in original-frame pixels."""
+
+    x: float
+    y: float
+    size: float
+    score: float
+
+
+def to_input(frame: npt.NDArray[np.uint8], side: int) -> tuple[npt.NDArray[np.float32], float]:
+    """Shrink ``frame`` so its long side is ``side``, pad to a multiple of ``PAD``; blob + scale."""
+    h, w = frame.shape[:2]
+    scale = side / float(max(h, w))
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    small = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
+    ph = (nh + PAD - 1) // PAD * PAD
+    pw = (nw + PAD - 1) // PAD * PAD
+    if (ph, pw) != (nh, nw):
+        small = cv2.copyMakeBorder(small, 0, ph - nh, 0, pw - nw, cv2.BORDER_REPLICATE)
+    blob = cv2.dnn.blobFromImage(small, SCALE, (pw, ph), (MEAN, MEAN, MEAN), swapRB=False)
+    return np.asarray(blob, dtype=np.float32), scale
+
+
+def decode(
+    out: npt.NDArray[np.float32], scale: float, threshold: float
+) -> list[Spot]:
+    """Peaks of the heat map (3x3 local maxima above ``threshold``) as spots."""
+    heat = out[0, 0]
+    peaks = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= peaks) & (heat >= threshold))
+    spots: list[Spot] = []
+    for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
+        ox, oy = float(out[0, 1, y, x]), float(out[0, 2, y, x])
+        size = float(np.exp(out[0, 3, y, x])) * STRIDE
+        cx = (x + ox) * STRIDE / scale
+        cy = (y + oy) * STRIDE / scale
+        spots.append(Spot(cx, cy, size / scale, float(heat[y, x])))
+    return spots
+
+
+class Locator:
+    def __init__(self, model_path: Path = MODEL_PATH) -> None:
+        self.net = cv2.dnn.readNetFromONNX(str(model_path))
+
+    def _run(self, frame: npt.NDArray[np.uint8], side: int, threshold: float) -> list[Spot]:
+        blob, scale = to_input(frame, side)
+        self.net.setInput(blob)
+        out = np.asarray(self.net.forward(), dtype=np.float32)
+        return decode(out, scale, threshold)
+
+    def find(self, frame: npt.NDArray[np.uint8], threshold: float = 0.3) -> list[Spot]:
+        """All dice-like spots, fine and coarse passes merged."""
+        h, w = frame.shape[:2]
+        long_side = float(max(h, w))
+        fine = self._run(frame, WORK_SIDE, threshold)
+        fine_scale = WORK_SIDE / long_side
+        spots = [s for s in fine if s.size * fine_scale <= FINE_MAX_SIZE * 1.15]
+        if long_side > COARSE_SIDE * 2:
+            coarse = self._run(frame, COARSE_SIDE, threshold)
+            coarse_scale = COARSE_SIDE / long_side
+            spots += [s for s in coarse if s.size * coarse_scale >= COARSE_MIN_SIZE * 0.85]
+        return suppress(spots)
+
+
+def suppress(spots: list[Spot]) -> list[Spot]:
+    """Drop a spot whose centre lies well inside a stronger spot's die."""
+    kept: list[Spot] = []
+    for s in sorted(spots, key=lambda s: -s.score):
+        if all(
+            np.hypot(s.x - k.x, s.y - k.y) > 0.5 * min(s.size, k.size) for k in kept
+        ):
+            kept.append(s)
+    return kept

@@ -1,0 +1,146 @@
+"""Counting pips the classical way, as a cross-check on the learned reading.
+
+The top face around a found die centre is cut at a fixed scale (the die's
+measured size maps to ``FACE_PX`` pixels), pips are the blobs that differ most
+in colour from the face (lighter or darker: colour-independent), and their
+layout is checked against the six canonical patterns in any rotation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+FACE_PX = 40
+FACE_K = 0.95  # fraction of the die side looked at
+PATTERNS: dict[int, list[frozenset[tuple[int, int]]]] = {
+    1: [frozenset({(0, 0)})],
+    2: [frozenset({(-1, -1), (1, 1)}), frozenset({(1, -1), (-1, 1)})],
+    3: [frozenset({(-1, -1), (0, 0), (1, 1)}), frozenset({(1, -1), (0, 0), (-1, 1)})],
+    4: [frozenset({(-1, -1), (1, 1), (1, -1), (-1, 1)})],
+    5: [frozenset({(-1, -1), (1, 1), (1, -1), (-1, 1), (0, 0)})],
+    6: [
+        frozenset({(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)}),
+        frozenset({(-1, -1), (0, -1), (1, -1), (-1, 1), (0, 1), (1, 1)}),
+    ],
+}
+
+
+@dataclass(frozen=True)
+class PipCount:
+    """Pips found on a face; ``value`` is set only when they form a canonical pattern."""
+
+    pips: tuple[tuple[float, float], ...]
+    value: int | None
+    contrast: float
+
+
+def face_patch(
+    frame: npt.NDArray[np.uint8], cx: float, cy: float, size: float
+) -> npt.NDArray[np.uint8]:
+    s = FACE_PX / (FACE_K * size)
+    # Work on a region just around the die (with a margin for the smoothing).
+    r = int(0.75 * size) + 4
+    h, w = frame.shape[:2]
+    x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
+    x1, y1 = min(w, int(cx) + r), min(h, int(cy) + r)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return np.zeros((FACE_PX, FACE_PX, 3), np.uint8)
+    src = frame[y0:y1, x0:x1]
+    cx, cy = cx - x0, cy - y0
+    m = np.array([[s, 0, FACE_PX / 2 - s * cx], [0, s, FACE_PX / 2 - s * cy]], np.float64)
+    if s < 0.5:  # shrinking a lot: smooth first so the warp does not alias
+        src = np.asarray(cv2.GaussianBlur(src, (0, 0), 0.4 / s), np.uint8)
+    patch = cv2.warpAffine(src, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(patch, np.uint8)
+
+
+def layout_value(
+    pts: list[tuple[float, float]], centre: tuple[float, float], side: float
+) -> int | None:
+    """The value whose canonical pattern the points form (any rotation), else None.
+
+    ``centre`` and ``side`` describe the face the pips were found on.
+    """
+    n = len(pts)
+    if not 1 <= n <= 6:
+        return None
+    if n == 1:
+        x, y = pts[0]
+        return 1 if math.hypot(x - centre[0], y - centre[1]) < 0.18 * side else None
+    p = np.array(pts, np.float64)
+    p -= p.mean(axis=0)
+    if np.hypot(*(np.array(pts).mean(axis=0) - np.array(centre))) > 0.15 * side:
+        return None
+    r = np.hypot(p[:, 0], p[:, 1])
+    corner = int(np.argmax(r))
+    d = r[corner] / math.sqrt(2.0)  # a corner pip sits at (d, d) in the face's frame
+    if not 0.15 * side < d < 0.42 * side:
+        return None
+    theta = math.atan2(p[corner, 1], p[corner, 0]) - math.pi / 4
+    ct, st = math.cos(-theta), math.sin(-theta)
+    q = np.stack([ct * p[:, 0] - st * p[:, 1], st * p[:, 0] + ct * p[:, 1]], axis=1) / d
+    grid = np.rint(q)
+    if np.abs(grid).max() > 1 or np.hypot(*(q - grid).T).max() > 0.38:
+        return None
+    cells = frozenset((int(a), int(b)) for a, b in grid)
+    if len(cells) != n:
+        return None
+    return n if cells in PATTERNS[n] else None
+
+
+def count_pips(frame: npt.NDArray[np.uint8], cx: float, cy: float, size: float) -> PipCount:
+    """Pips = blobs of another colour inside the face (the convex hull of face-coloured pixels)."""
+    patch = face_patch(frame, cx, cy, size)
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+    c0, c1 = int(0.3 * FACE_PX), int(0.7 * FACE_PX)
+    face = np.median(lab[c0:c1, c0:c1].reshape(-1, 3), axis=0)
+    diff = lab - face
+    dist = np.sqrt((diff * diff).sum(axis=2))
+    contrast = float(np.percentile(dist, 90) - np.percentile(dist, 30))
+    if contrast < 15.0:
+        return PipCount((), None, contrast)
+    d8 = np.clip(dist * (255.0 / max(1.0, float(dist.max()))), 0, 255).astype(np.uint8)
+    thr, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    facemask = (d8 <= thr).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(facemask, connectivity=4)
+    if n < 2:
+        return PipCount((), None, contrast)
+    centre_lab = labels[c0:c1, c0:c1]
+    counts = np.bincount(centre_lab.ravel(), minlength=n)
+    counts[0] = 0
+    k = int(np.argmax(counts))
+    pts_face = cv2.findNonZero((labels == k).astype(np.uint8))
+    hull = cv2.convexHull(pts_face)
+    region = np.zeros_like(facemask)
+    cv2.fillConvexPoly(region, hull, 1)
+    region = cv2.erode(region, np.ones((3, 3), np.uint8))
+    holes = ((labels != k) & (region > 0)).astype(np.uint8)
+    m = cv2.moments(region, binaryImage=True)
+    if m["m00"] < (0.35 * FACE_PX) ** 2:
+        return PipCount((), None, contrast)
+    fcx, fcy = m["m10"] / m["m00"], m["m01"] / m["m00"]
+    face_side = math.sqrt(m["m00"])
+    n, _, stats, cents = cv2.connectedComponentsWithStats(holes, connectivity=8)
+    area_min = (0.07 * face_side) ** 2
+    area_max = (0.32 * face_side) ** 2
+    blobs: list[tuple[float, float, float]] = []
+    for i in range(1, n):
+        _, _, w, h, a = (int(v) for v in stats[i])
+        if not area_min <= a <= area_max:
+            continue
+        if max(w, h) > 2.2 * min(w, h) or a < 0.4 * w * h:
+            continue
+        if math.hypot(cents[i][0] - fcx, cents[i][1] - fcy) > 0.5 * face_side:
+            continue
+        blobs.append((float(cents[i][0]), float(cents[i][1]), float(a)))
+    if blobs:
+        med = float(np.median([b[2] for b in blobs]))
+        blobs = [b for b in blobs if 0.35 * med <= b[2] <= 2.8 * med]
+    pts = [(b[0], b[1]) for b in blobs]
+    return PipCount(tuple(pts), layout_value(pts, (fcx, fcy), face_side), contrast)

@@ -1,0 +1,188 @@
+"""The pip reader: frame in, dice values (or a refusal) out.
+
+Steps, all measured from the frame itself (no fixed pixel areas):
+
+1. Frames larger than ``MAX_SIDE`` are shrunk first; a frame that is too dark,
+   too bright or blurred is refused as a whole.
+2. The locator network (vision.locate) finds die centres and sizes.
+3. The crop classifier (vision.classify) reads each die: 1-6 or "not a die".
+4. Pips are counted classically (vision.pips) and their layout checked against
+   the six canonical patterns.
+5. A die is read only when the network is very sure, or sure and the pip count
+   agrees; otherwise it is listed with value None and a reason. One unread die
+   (or the wrong number of dice for ``expect``) makes the frame a reroll.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.classify import Classifier, crop
+from vision.locate import Locator, Spot
+from vision.pips import count_pips
+from vision.types import DieReading, FrameReading, FrameStatus
+
+MAX_SIDE = 1280
+# Decision thresholds, set on the calibration part of the tuning photos (vision/dataset.py).
+SPOT_THRESHOLD = 0.3  # locator heat needed to consider a place at all
+KEEP_DIE = 0.5  # locator heat above which a place is listed even if the classifier doubts it
+SURE = 0.95  # classifier probability that reads a die on its own
+AGREE = 0.90  # classifier probability that reads a die when the pip count agrees
+TOO_DARK = 28.0
+TOO_BRIGHT = 240.0
+BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    spot: Spot
+    probs: npt.NDArray[np.float32]
+
+
+def _sharpness(gray: npt.NDArray[np.uint8]) -> float:
+    """Laplacian energy relative to image contrast: scale- and exposure-independent-ish."""
+    g = gray.astype(np.float32)
+    lap = cv2.Laplacian(g, cv2.CV_32F)
+    return float(np.mean(np.abs(lap)) / (np.std(g) + 1e-3))
+
+
+class PipReader:
+    """Reads pip dice in BGR frames. Cheap to call repeatedly; load once."""
+
+    def __init__(self) -> None:
+        self.locator = Locator()
+        self.classifier = Classifier()
+        self._reference: npt.NDArray[np.uint8] | None = None
+
+    def set_reference(self, empty_tray_bgr: npt.NDArray[np.uint8] | None) -> None:
+        """An optional photo of the empty tray: places that look like it are not dice."""
+        if empty_tray_bgr is None:
+            self._reference = None
+            return
+        self._reference = _as_bgr(empty_tray_bgr)
+
+    def read(self, frame_bgr: npt.NDArray[np.uint8], expect: int | None = None) -> FrameReading:
+        t0 = time.perf_counter()
+        reading = self._read(_as_bgr(frame_bgr), expect)
+        ms = (time.perf_counter() - t0) * 1000.0
+        return FrameReading(reading.status, reading.reason, reading.dice, ms)
+
+    def _read(self, frame: npt.NDArray[np.uint8], expect: int | None) -> FrameReading:
+        h, w = frame.shape[:2]
+        back = 1.0
+        if max(h, w) > MAX_SIDE:
+            back = max(h, w) / MAX_SIDE
+            frame = np.asarray(
+                cv2.resize(frame, (round(w / back), round(h / back)), interpolation=cv2.INTER_AREA),
+                np.uint8,
+            )
+        small = cv2.resize(
+            frame,
+            (160, max(1, round(160 * frame.shape[0] / frame.shape[1]))),
+            interpolation=cv2.INTER_AREA,
+        )
+        gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.uint8)
+        mean = float(gray.mean())
+        if mean < TOO_DARK:
+            return _reroll("too dark")
+        if mean > TOO_BRIGHT:
+            return _reroll("too bright")
+
+        spots = self.locator.find(frame, SPOT_THRESHOLD)
+        spots = self._drop_reference_like(frame, spots)
+        crops = [crop(frame, s.x, s.y, s.size) for s in spots]
+        probs = self.classifier.probabilities(crops)
+        cands = [_Candidate(s, p) for s, p in zip(spots, probs, strict=True)]
+        # A place the classifier calls "not a die" is dropped unless the locator is sure of it.
+        cands = [c for c in cands if int(np.argmax(c.probs)) != 0 or c.spot.score >= KEEP_DIE]
+        cands.sort(key=lambda c: (c.spot.x, c.spot.y))
+
+        dice: list[DieReading] = []
+        for c in cands:
+            dice.append(self._decide(frame, c, cands, back))
+
+        if not dice:
+            if _sharpness(gray) < BLUR_MIN:
+                return _reroll("blurred")
+            return _reroll("no dice seen")
+        if expect is not None and len(dice) != expect:
+            return _reroll(f"saw {len(dice)} {'die' if len(dice) == 1 else 'dice'}, "
+                           f"expected {expect}", tuple(dice))
+        for i, d in enumerate(dice, start=1):
+            if d.value is None:
+                return _reroll(f"die {i} is {d.reason}", tuple(dice))
+        noun = "die" if len(dice) == 1 else "dice"
+        return FrameReading(FrameStatus.OK, f"read {len(dice)} {noun}", tuple(dice))
+
+    def _drop_reference_like(
+        self, frame: npt.NDArray[np.uint8], spots: list[Spot]
+    ) -> list[Spot]:
+        ref = self._reference
+        if ref is None or ref.shape[:2] != frame.shape[:2] or not spots:
+            return spots
+        kept: list[Spot] = []
+        for s in spots:
+            a = crop(frame, s.x, s.y, s.size).astype(np.float32)
+            b = crop(ref, s.x, s.y, s.size).astype(np.float32)
+            if float(np.mean(np.abs(a - b))) > 12.0:
+                kept.append(s)
+        return kept
+
+    def _decide(
+        self, frame: npt.NDArray[np.uint8], c: _Candidate, cands: list[_Candidate], back: float
+    ) -> DieReading:
+        s = c.spot
+        h, w = frame.shape[:2]
+        half = s.size / 2.0
+        center = (s.x * back, s.y * back)
+        box = ((s.x * back, s.y * back), (s.size * back, s.size * back), 0.0)
+        p = c.probs
+        k = int(np.argmax(p[1:])) + 1
+        conf = float(p[k])
+
+        def refuse(reason: str) -> DieReading:
+            return DieReading(None, center, box, conf, reason)
+
+        if s.x - half < 0 or s.y - half < 0 or s.x + half > w or s.y + half > h:
+            return refuse("cut off at the frame edge")
+        pips = count_pips(frame, s.x, s.y, s.size)
+        if conf >= SURE or (conf >= AGREE and pips.value == k):
+            return DieReading(k, center, box, conf)
+        near = [
+            o
+            for o in cands
+            if o is not c
+            and np.hypot(o.spot.x - s.x, o.spot.y - s.y) < 1.15 * max(s.size, o.spot.size)
+        ]
+        if near:
+            return refuse("touching another die")
+        if float(p[0]) > 0.5:
+            return refuse("unreadable")
+        patch = crop(frame, s.x, s.y, s.size)
+        if _sharpness(np.asarray(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), np.uint8)) < BLUR_MIN * 4:
+            return refuse("blurred")
+        if pips.value is not None and pips.value != k:
+            return refuse("unclear (pips and shape disagree)")
+        return refuse("unclear")
+
+
+def _as_bgr(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    a = np.asarray(frame)
+    if a.dtype != np.uint8:
+        raise ValueError(f"expected a uint8 image, got {a.dtype}")
+    if a.ndim == 2:
+        return np.asarray(cv2.cvtColor(a, cv2.COLOR_GRAY2BGR), np.uint8)
+    if a.ndim == 3 and a.shape[2] == 4:
+        return np.asarray(cv2.cvtColor(a, cv2.COLOR_BGRA2BGR), np.uint8)
+    if a.ndim != 3 or a.shape[2] != 3:
+        raise ValueError(f"expected an HxWx3 BGR image, got shape {a.shape}")
+    return a
+
+
+def _reroll(reason: str, dice: tuple[DieReading, ...] = ()) -> FrameReading:
+    return FrameReading(FrameStatus.REROLL, reason, dice)

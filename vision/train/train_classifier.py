@@ -1,0 +1,251 @@
+"""Train the die-crop classifier (values 1-6 + "not a die / unreadable").
+
+    python -m vision.train.train_classifier [--iters N]
+
+Trains on the "fit" part of the tuning photos (vision/dataset.py); the
+"calibration" part and the held-out part are never seen. Writes
+``vision/models/classifier.onnx`` and ``classifier.json``.
+
+Crops are cut exactly as the reader cuts them (vision.classify.crop) after a
+rotation of the photo around the die, with jitter of centre and size like the
+locator's errors, colour, blur and noise. Negatives: background, crops half a
+die off centre, and the locator's false finds on the fit photos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.classify import CROP_K, CROP_SIDE, MEAN, SCALE, crop
+from vision.locate import MODEL_PATH as LOCATOR_PATH
+from vision.locate import Locator
+from vision.train.common import (
+    MODELS,
+    SEED,
+    Photo,
+    blur_noise,
+    colour_jitter,
+    git_commit,
+    load_tuning,
+    write_record,
+)
+
+
+def sep(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False),
+        nn.BatchNorm2d(cin),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(cin, cout, 1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+class CropNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.Conv2d(3, 24, 3, 1, 1, bias=False),
+            nn.BatchNorm2d(24),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(24, 48, 3, 2, 1, bias=False),
+            nn.BatchNorm2d(48),
+            nn.ReLU(inplace=True),
+            sep(48, 48),
+            sep(48, 48),
+            sep(48, 96, 2),
+            sep(96, 96),
+            sep(96, 96),
+        )
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(96, 7)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.flatten(self.pool(self.body(x)), 1))
+
+
+def rotated_crop(
+    rng: np.random.Generator, img: np.ndarray, cx: float, cy: float, size: float
+) -> np.ndarray:
+    """Rotate the photo around (cx, cy) by a random angle, then cut as the reader does."""
+    r = int(math.ceil(CROP_K * size)) + 4
+    cx = min(max(cx, 0.0), img.shape[1] - 1.0)
+    cy = min(max(cy, 0.0), img.shape[0] - 1.0)
+    x0, y0 = int(cx) - r, int(cy) - r
+    region = cv2.copyMakeBorder(img, r + 2, r + 2, r + 2, r + 2, cv2.BORDER_REFLECT)[
+        y0 + r + 2 : y0 + 3 * r + 2, x0 + r + 2 : x0 + 3 * r + 2
+    ]
+    lx, ly = cx - x0, cy - y0
+    m = cv2.getRotationMatrix2D((lx, ly), rng.uniform(0, 360), 1.0)
+    if rng.random() < 0.5:
+        m = np.array([[-1, 0, 2 * lx], [0, 1, 0]], dtype=np.float64) @ np.vstack([m, [0, 0, 1]])
+    rot = cv2.warpAffine(
+        region, m, (region.shape[1], region.shape[0]), borderMode=cv2.BORDER_REFLECT
+    )
+    return crop(rot, lx, ly, size)
+
+
+class Sampler:
+    def __init__(self, photos: list[Photo], mined: list[tuple[int, float, float, float, int]]):
+        self.photos = photos
+        self.dice = [(p, i) for p, ph in enumerate(photos) for i in range(len(ph.values))]
+        # locator finds: (photo index, x, y, size, label value or 0 for a false find)
+        self.mined_pos = [m for m in mined if m[4] > 0]
+        self.mined_neg = [m for m in mined if m[4] == 0]
+
+    def positive(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        if self.mined_pos and rng.random() < 0.4:
+            p, x, y, size, value = self.mined_pos[rng.integers(len(self.mined_pos))]
+            size *= rng.uniform(0.9, 1.1)
+            x += rng.normal(0, 0.03 * size)
+            y += rng.normal(0, 0.03 * size)
+            return rotated_crop(rng, self.photos[p].image, x, y, size), value
+        p, i = self.dice[rng.integers(len(self.dice))]
+        ph = self.photos[p]
+        size = float(ph.sizes[i]) * math.exp(rng.normal(0, 0.12))
+        x, y = ph.centers[i] + rng.normal(0, 0.06 * size, 2)
+        return rotated_crop(rng, ph.image, float(x), float(y), size), int(ph.values[i])
+
+    def negative(self, rng: np.random.Generator) -> np.ndarray:
+        u = rng.random()
+        if self.mined_neg and u < 0.35:
+            p, x, y, size, _ = self.mined_neg[rng.integers(len(self.mined_neg))]
+            return rotated_crop(rng, self.photos[p].image, x, y, size * rng.uniform(0.9, 1.1))
+        for _ in range(50):
+            if u < 0.65:  # half a die or more off a die's centre
+                p, i = self.dice[rng.integers(len(self.dice))]
+                ph = self.photos[p]
+                size = float(ph.sizes[i]) * math.exp(rng.normal(0, 0.12))
+                ang = rng.uniform(0, 2 * math.pi)
+                d = rng.uniform(0.5, 1.0) * size
+                x = float(ph.centers[i][0] + d * math.cos(ang))
+                y = float(ph.centers[i][1] + d * math.sin(ang))
+            else:  # anywhere away from dice
+                ph = self.photos[rng.integers(len(self.photos))]
+                p = 0
+                size = float(np.median(ph.sizes)) * math.exp(rng.normal(0, 0.3))
+                x = rng.uniform(0, ph.image.shape[1])
+                y = rng.uniform(0, ph.image.shape[0])
+            dist = (
+                np.hypot(ph.centers[:, 0] - x, ph.centers[:, 1] - y) if len(ph.centers) else [1e9]
+            )
+            if np.min(dist) > 0.45 * size:
+                return rotated_crop(rng, ph.image, x, y, size)
+        return np.full((CROP_SIDE, CROP_SIDE, 3), rng.integers(0, 256), np.uint8)
+
+    def batch(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+        xs, ys = [], []
+        for _ in range(n):
+            if rng.random() < 0.7:
+                c, y = self.positive(rng)
+            else:
+                c, y = self.negative(rng), 0
+            c = colour_jitter(rng, c)
+            c = blur_noise(rng, c, 1.0)
+            xs.append(((c.astype(np.float32) - MEAN) * SCALE).transpose(2, 0, 1))
+            ys.append(y)
+        return np.stack(xs), np.array(ys, dtype=np.int64)
+
+
+def mine(photos: list[Photo]) -> list[tuple[int, float, float, float, int]]:
+    """Run the trained locator on the fit photos: its finds, matched to labels or not."""
+    if not LOCATOR_PATH.exists():
+        return []
+    loc = Locator()
+    out: list[tuple[int, float, float, float, int]] = []
+    for p, ph in enumerate(photos):
+        for s in loc.find(ph.image, threshold=0.15):
+            if len(ph.centers):
+                d = np.hypot(ph.centers[:, 0] - s.x, ph.centers[:, 1] - s.y)
+                i = int(np.argmin(d))
+                if d[i] < 0.25 * ph.sizes[i]:
+                    out.append((p, s.x, s.y, s.size, int(ph.values[i])))
+                    continue
+                if d[i] < 0.5 * ph.sizes[i]:
+                    continue  # ambiguous: neither a clean positive nor a negative
+            out.append((p, s.x, s.y, s.size, 0))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--iters", type=int, default=3000)
+    ap.add_argument("--batch", type=int, default=96)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+    torch.manual_seed(SEED)
+    rng = np.random.default_rng(SEED)
+    photos = load_tuning("fit")
+    mined = mine(photos)
+    print(
+        f"{len(photos)} photos, mined {sum(m[4] > 0 for m in mined)} pos "
+        f"{sum(m[4] == 0 for m in mined)} neg",
+        flush=True,
+    )
+    sampler = Sampler(photos, mined)
+    net = CropNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=3e-3, total_steps=args.iters, pct_start=0.1
+    )
+    crit = nn.CrossEntropyLoss(label_smoothing=0.02)
+    t0 = time.time()
+    run, acc = 0.0, 0.0
+    net.train()
+    for it in range(args.iters):
+        x, y = sampler.batch(rng, args.batch)
+        logits = net(torch.from_numpy(x))
+        loss = crit(logits, torch.from_numpy(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        a = float((logits.argmax(1).numpy() == y).mean())
+        run = 0.98 * run + 0.02 * float(loss) if it else float(loss)
+        acc = 0.98 * acc + 0.02 * a if it else a
+        if it % 100 == 0 or it == args.iters - 1:
+            print(f"iter {it} loss {run:.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True)
+    net.eval()
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, 3, CROP_SIDE, CROP_SIDE),),
+        str(MODELS / "classifier.onnx"),
+        input_names=["crops"],
+        output_names=["logits"],
+        opset_version=13,
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        dynamo=False,
+    )
+    write_record(
+        "classifier",
+        {
+            "script": "python -m vision.train.train_classifier",
+            "args": vars(args),
+            "data": "fit part of the tuning photos (vision/dataset.py: even index, "
+            "not index % 8 == 6) of byler_d6 and matteo_webcam; "
+            "negatives include the locator's false finds there",
+            "images": len(photos),
+            "mined_finds": len(mined),
+            "seed": SEED,
+            "torch": torch.__version__,
+            "code_commit": git_commit(),
+            "final_loss": round(run, 4),
+            "final_train_accuracy": round(acc, 4),
+            "train_seconds": round(time.time() - t0),
+            "augmentation": "any rotation, mirror, size x exp(N(0, 0.12)), centre jitter, hue/"
+            "saturation/brightness/contrast, channel order, grey, negative, gaussian blur, noise",
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
