@@ -28,7 +28,7 @@ from table.hw.display import (
 )
 from table.hw.keys import HELP as KEYS_HELP
 from table.hw.keys import KeyButtons
-from table.hw.script import ScriptButtons, Step
+from table.hw.script import ScriptButtons, Step, ThrowStep
 from table.service.config import Config, DisplayDriver
 from table.service.ports import Buttons, Camera, Display
 
@@ -131,7 +131,7 @@ def build(
     if use_frames:
         folder = frames if frames is not None else FRAMES_DIR
         scripted = ScriptedCamera(folder, fps=max(fps, 20.0))
-        if script is None:
+        if script is None or not any(isinstance(step, ThrowStep) for step in script):
             scripted.pick = RandomThrows(seed)
             notes.append(f"camera replays frames from {folder} (a random throw per ROLL)")
         else:

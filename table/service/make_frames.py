@@ -3,8 +3,9 @@
 Every frame is made of real photographs only: the background is a patch of an
 empty stretch of the white board of ``byler_d6/images/IMG_20191208_112554.jpg``
 (the part above and left of its one die), and each die is cut from a
-``byler_d6`` photo (board series of 2019-12-08) by its label box with a margin,
-then pasted with a feathered edge at chosen places. The photos are Nell
+``byler_d6`` photo by its label box with a margin (a die alone in its crop, on a
+board of nearly the background's colour), then pasted with a feathered edge at
+chosen places. The photos are Nell
 Byler's (BSD-3-Clause, see ``shared/data/dice/byler_d6/LICENSE``).
 
 Which die photo stands for each value is chosen by the pip reader itself: for
@@ -35,7 +36,7 @@ import numpy.typing as npt
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "data" / "frames"
 BACKGROUND = "images/IMG_20191208_112554.jpg"
 BACKGROUND_BOX = (0, 0, 400, 300)  # x0, y0, x1, y1: the die of that photo lies outside
-BOARD_SERIES = "images/IMG_20191208_1"
+MAX_BOARD_DIFF = 45.0  # summed B, G, R difference of a crop's board from the background
 MARGIN = 0.35  # of the box size, kept around a die (the board it lay on)
 JPEG_QUALITY = 92
 
@@ -58,13 +59,14 @@ class DieCrop:
     alpha: npt.NDArray[np.float32]  # feathered mask, 1 on the die
 
 
-# Twelve places on the board: value v lies at SPOT_A[v], the second die of a
-# double at SPOT_B[v]. A die keeps its place from throw to throw, so a die left
-# lying (mexen's hold) is where the referee saw it.
-_GRID_X = (70, 155, 245, 330)
-_GRID_Y = (65, 150, 235)
-SPOT_A = {v: (_GRID_X[(v - 1) % 4], _GRID_Y[(v - 1) // 4]) for v in range(1, 7)}
-SPOT_B = {v: (_GRID_X[(v + 5) % 4], _GRID_Y[(v + 5) // 4]) for v in range(1, 7)}
+# Six places on the board, well apart: value v lies at SPOT_A[v]; the second die
+# of a double lies at the place across the board, SPOT_B[v] = SPOT_A[7 - v]. A
+# die keeps its place from throw to throw, so a die left lying (mexen's hold)
+# is where the referee saw it.
+_GRID_X = (80, 200, 320)
+_GRID_Y = (85, 215)
+SPOT_A = {v: (_GRID_X[(v - 1) % 3], _GRID_Y[(v - 1) // 3]) for v in range(1, 7)}
+SPOT_B = {v: SPOT_A[7 - v] for v in range(1, 7)}
 
 
 def pair_positions(hi: int, lo: int) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -134,19 +136,41 @@ def all_throws() -> list[tuple[int, ...]]:
     return [*pairs, *[(v,) for v in range(1, 7)], ()]
 
 
-def candidates(dice_dir: Path) -> dict[int, list[DieCrop]]:
+def _overlaps(a: tuple[float, float, float, float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _ring_colour(c: DieCrop) -> npt.NDArray[np.float32]:
+    """Mean colour of the board around the die (where the crop's mask is low)."""
+    ring = c.alpha < 0.2
+    return np.asarray(c.image[ring].mean(axis=0), np.float32)
+
+
+def candidates(dice_dir: Path, board: Image | None = None) -> dict[int, list[DieCrop]]:
+    """Every labelled die of ``byler_d6`` whose crop holds no other die and whose
+    surrounding board looks like the background patch (so the paste leaves no halo).
+    Most alike first."""
     manifest = json.loads((dice_dir / "byler_d6" / "manifest.json").read_text())
-    out: dict[int, list[DieCrop]] = {v: [] for v in range(1, 7)}
+    bg = board if board is not None else background(dice_dir)
+    bg_colour = np.asarray(bg.reshape(-1, 3).mean(axis=0), np.float32)
+    scored: dict[int, list[tuple[float, DieCrop]]] = {v: [] for v in range(1, 7)}
     for entry in manifest["images"]:
-        if not entry["file"].startswith(BOARD_SERIES) or entry["file"] == BACKGROUND:
+        if entry["file"] == BACKGROUND:
             continue
-        if len(entry["dice"]) > 6:
-            continue
+        boxes = [d["bbox"] for d in entry["dice"]]
         for d in entry["dice"]:
             c = cut_die(dice_dir, entry["file"], int(d["value"]), d["bbox"])
-            if c is not None:
-                out[c.value].append(c)
-    return out
+            if c is None:
+                continue
+            x0, y0, x1, y1 = c.bbox
+            m = MARGIN * max(x1 - x0, y1 - y0)
+            area = (x0 - m, y0 - m, x1 + m, y1 + m)
+            if any(b is not d["bbox"] and _overlaps(area, b) for b in boxes):
+                continue
+            diff = float(np.abs(_ring_colour(c) - bg_colour).sum())
+            if diff < MAX_BOARD_DIFF:
+                scored[c.value].append((diff, c))
+    return {v: [c for _, c in sorted(cs, key=lambda x: x[0])] for v, cs in scored.items()}
 
 
 def as_saved(frame: Image) -> Image:
@@ -182,7 +206,11 @@ def choose(dice_dir: Path, log: Any = sys.stderr) -> dict[int, DieCrop]:
     cands = candidates(dice_dir)
     alone: dict[int, list[DieCrop]] = {}
     for v, cs in cands.items():
-        alone[v] = [c for c in cs if reads_as(reader, paste(bg, c, SPOT_A[v]), (v,))]
+        alone[v] = [
+            c
+            for c in cs
+            if all(reads_as(reader, paste(bg, c, spot), (v,)) for spot in (SPOT_A[v], SPOT_B[v]))
+        ]
         print(f"value {v}: {len(alone[v])} of {len(cs)} crops read right alone", file=log)
         if not alone[v]:
             raise SystemExit(f"make_frames: no crop of a {v} that the reader reads")

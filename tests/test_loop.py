@@ -1,0 +1,266 @@
+"""The table loop end to end: script buttons, a camera showing real photos of the dice,
+the real pip reader and settler, the referee, the game log (written before each screen),
+settings, resume after a cut, camera failure."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from table.game import replay
+from table.gamelog import load
+from table.hw.camera import ScriptedCamera
+from table.hw.script import ScriptButtons, parse_script
+from table.service import screens
+from table.service.demo import DEMO_PLAYS, DEMO_SETTINGS, menu_presses, script_for
+from table.service.loop import TableLoop, vision_parts
+from table.service.ports import Button, ButtonPress, CameraFailed, Frame, Put, Quit
+from table.service.referee import Settings
+from table.service.resume import DataDir
+
+FRAMES = Path(__file__).resolve().parents[1] / "table" / "data" / "frames"
+
+
+class CheckingDisplay:
+    """Remembers every screen and, at each, how many events the log on disk holds."""
+
+    def __init__(self, loop_ref: list[TableLoop]) -> None:
+        self.loop_ref = loop_ref
+        self.images: list[Image.Image] = []
+        self.texts: list[str] = []
+        self.checks: list[tuple[int, int]] = []  # (events on disk, events the referee applied)
+
+    def show_text(self, text: str) -> None:
+        self.texts.append(text)
+
+    def show(self, image: Image.Image) -> None:
+        self.images.append(image)
+        loop = self.loop_ref[0]
+        ref = loop.referee
+        game = ref.game if ref is not None else None
+        if game is None:
+            return
+        path = loop.data.current() or (loop.data.logs()[-1] if loop.data.logs() else None)
+        assert path is not None
+        on_disk = len(load(path).events)
+        self.checks.append((on_disk, game.count))
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def vision() -> Any:
+    reader, _ = vision_parts(3)
+    return reader
+
+
+def make_loop(
+    tmp: Path, rules: str, steps: list[str], reader: Any, settings: dict[str, Any] | None = None
+) -> tuple[TableLoop, CheckingDisplay, ScriptButtons]:
+    from vision.settle import SettleConfig, Settler
+
+    data = DataDir(tmp / "data")
+    s = settings if settings is not None else DEMO_SETTINGS[rules]
+    data.prepare()
+    data.save_settings(s)
+    camera = ScriptedCamera(FRAMES, fps=60)
+    buttons = ScriptButtons(parse_script(json.dumps(steps)), on_throw=camera.throw)
+    ref: list[TableLoop] = []
+    display = CheckingDisplay(ref)
+    loop = TableLoop(
+        data=data,
+        settings=Settings.from_json(s),
+        buttons=buttons,
+        display=display,
+        camera=camera,
+        reader=reader,
+        settler=Settler(SettleConfig(consistent_frames=3)),
+        seed=1,
+        errors=io.StringIO(),
+    )
+    ref.append(loop)
+    buttons.wait_idle = loop.wait_idle
+    buttons.step_timeout_s = 10.0
+    return loop, display, buttons
+
+
+@pytest.mark.parametrize("rules", list(DEMO_PLAYS))
+def test_whole_game_through_the_loop(tmp_path: Path, rules: str, vision: Any) -> None:
+    loop, display, _ = make_loop(tmp_path, rules, script_for(rules), vision)
+    reason = loop.run(seconds=90)
+    assert reason == "end of script"
+    logs = loop.data.logs()
+    assert len(logs) == 1
+    loaded = load(logs[-1])
+    game = replay(loaded.header, loaded.events)
+    # Every throw of the script was read right from its photo, nothing was refused.
+    throws = [tuple(e.dice) for e in loaded.events if e.kind.value == "throw"]  # type: ignore[union-attr]
+    want = [
+        tuple(int(x) for x in s.split()[1:]) for s in DEMO_PLAYS[rules] if s.startswith("throw")
+    ]
+    assert throws == want
+    assert game.refused == ()
+    assert game.is_over
+    assert loop.data.current() is None  # finished: nothing to resume
+    assert "wins" in display.texts[-1]
+    # The log held every applied event before each screen was shown.
+    assert display.checks, "no game screens"
+    for on_disk, applied in display.checks:
+        assert on_disk == applied
+    assert display.images[-1].tobytes() == screens.render(loop.referee.screen).tobytes()  # type: ignore[union-attr]
+
+
+def test_settings_are_saved_when_the_menu_changes_them(tmp_path: Path, vision: Any) -> None:
+    # mexico remembered; HOLD twice on the rules step: mexico -> mexen -> mex; then start.
+    steps = ["hold", "hold"] + ["roll"] * 6 + ["quit"]
+    loop, _, _ = make_loop(tmp_path, "mexico", steps, vision)
+    loop.run(seconds=30)
+    saved = json.loads(loop.data.settings_path.read_text())
+    assert saved["rules"] == "mex"
+    assert loop.data.current() is not None  # a game was started and is in progress
+
+
+def test_resume_after_a_cut_with_a_torn_line(tmp_path: Path, vision: Any) -> None:
+    rules = "mexico"
+    # play the first half of the demo game, then cut the log's last line in half
+    half = script_for(rules)[:-10]
+    loop, _, _ = make_loop(tmp_path, rules, half + ["quit"], vision)
+    loop.run(seconds=60)
+    path = loop.data.current()
+    assert path is not None
+    before = load(path)
+    assert len(before.events) >= 6
+    with open(path, "ab") as fh:
+        fh.write(b'{"throw":[6,')  # the cut came in the middle of a line
+    # restart: the game resumes from the log, the torn line is survived
+    loop2, display2, _ = make_loop(tmp_path, rules, ["quit"], vision)
+    loop2.run(seconds=30)
+    assert loop2.resumed is not None and loop2.resumed.path == path
+    assert loop2.resumed.game.torn is not None
+    assert "resumed" in display2.texts[0]
+    assert loop2.referee is not None and loop2.referee.game is not None
+    assert loop2.referee.game.view() == replay(before.header, before.events).view()
+    assert path.read_bytes().endswith(b"\n")  # cut back to whole lines
+    # and the game goes on to its end from there
+    rest = script_for(rules)[-10:]
+    loop3, _, _ = make_loop(tmp_path, rules, rest, vision)
+    loop3.run(seconds=60)
+    final = load(path)
+    assert final.torn is None
+    assert replay(final.header, final.events).is_over
+
+
+def test_a_finished_game_is_not_resumed(tmp_path: Path, vision: Any) -> None:
+    loop, _, _ = make_loop(tmp_path, "mex", script_for("mex"), vision)
+    loop.run(seconds=60)
+    loop2, display2, _ = make_loop(tmp_path, "mex", ["quit"], vision)
+    loop2.run(seconds=30)
+    assert loop2.resumed is None
+    assert "resumed" not in display2.texts[0]
+
+
+class FailingCamera:
+    def __init__(self) -> None:
+        self.put: Put | None = None
+
+    def start(self, put: Put) -> None:
+        self.put = put
+
+    def want(self, flag: bool) -> None:
+        if flag and self.put is not None:
+            self.put(CameraFailed("usb:0: camera stopped sending frames (unplugged?)"))
+            self.put(Quit("done"))
+
+    def close(self) -> None:
+        pass
+
+
+def test_camera_failure_is_shown_not_raised(tmp_path: Path, vision: Any) -> None:
+    loop, display, _ = make_loop(tmp_path, "mexico", [], vision)
+    loop.camera = FailingCamera()
+    loop.buttons = None
+    loop.boot()
+    presses = menu_presses(DEMO_SETTINGS["mexico"]) + 1  # start the game, then ROLL for a throw
+    for _ in range(presses):
+        loop.put(ButtonPress(Button.ROLL))
+    assert loop.run() == "done"
+    assert any("camera" in t and "unplugged" in t for t in display.texts)
+
+
+class OneFrameCamera(FailingCamera):
+    def want(self, flag: bool) -> None:
+        if flag and self.put is not None:
+            import numpy as np
+
+            self.put(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
+            self.put(Quit("done"))
+
+
+class BrokenReader:
+    def read(self, frame: Any, expect: int | None = None) -> Any:
+        raise RuntimeError("model file damaged")
+
+
+def test_a_fault_in_one_event_is_shown_and_the_table_goes_on(tmp_path: Path) -> None:
+    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
+    loop.camera = OneFrameCamera()
+    loop.buttons = None
+    loop.boot()
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):
+        loop.put(ButtonPress(Button.ROLL))
+    assert loop.run() == "done"
+    assert loop.faults == 1
+    assert "table error" in display.texts[-1]
+    assert "model file damaged" in loop.errors.getvalue()  # type: ignore[union-attr]
+
+
+def test_every_shipped_frame_is_read_right(vision: Any) -> None:
+    """The demo's frames (real photos) are read by the real reader as the throw they show."""
+    from table.hw.camera import frame_name
+    from table.service.make_frames import all_throws
+    from vision.sources import load_image
+
+    total = sum(p.stat().st_size for p in FRAMES.iterdir())
+    assert total < 3_000_000
+    for throw in all_throws():
+        reading = vision.read(load_image(FRAMES / f"{frame_name(throw)}.jpg"))
+        if throw:
+            assert reading.is_ok and reading.values == tuple(sorted(throw, reverse=True)), throw
+        else:
+            assert not reading.dice
+
+
+def test_source_camera_thread_puts_frames_only_when_wanted_and_reports_failure() -> None:
+    import queue
+
+    from table.hw.camera import SourceCamera
+    from table.service.ports import TableEvent
+
+    q: queue.Queue[TableEvent] = queue.Queue()
+    cam = SourceCamera(f"folder:{FRAMES}", fps=50)
+    cam.start(q.put)
+    try:
+        with pytest.raises(queue.Empty):
+            q.get(timeout=0.3)  # not wanted: no frames
+        cam.want(True)
+        first = q.get(timeout=10)
+        assert isinstance(first, Frame) and first.image.ndim == 3
+        cam.frame_done()
+    finally:
+        cam.close()
+    bad = SourceCamera("folder:/no/such/folder", fps=50)
+    bad.want(True)
+    bad.start(q.put)
+    try:
+        event = q.get(timeout=10)
+        while isinstance(event, Frame):
+            event = q.get(timeout=10)
+        assert isinstance(event, CameraFailed) and "no such folder" in event.reason
+    finally:
+        bad.close()
