@@ -148,6 +148,21 @@ def press_safe(loop: TableLoop, probe: Probe, button: Button) -> None:
     loop.wait_idle(5)
 
 
+def measure_reader(rounds: int = 3) -> list[float]:
+    """Milliseconds the pip reader takes per shipped frame."""
+    from vision.sources import load_image
+
+    reader, _ = vision_parts(3)
+    images = [load_image(p) for p in sorted(FRAMES_DIR.glob("*.jpg"))]
+    out: list[float] = []
+    for _ in range(rounds):
+        for image in images:
+            t0 = time.perf_counter()
+            reader.read(image)
+            out.append((time.perf_counter() - t0) * 1000.0)
+    return out
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = int(fields[11]) + int(fields[12])
@@ -187,6 +202,14 @@ def measure_idle(seconds: float) -> float | None:
         return 100.0 * (c1 - c0) / (t1 - t0)
 
 
+def cv2_shape() -> tuple[int, int]:
+    from vision.sources import load_image
+
+    first = sorted(FRAMES_DIR.glob("*.jpg"))[0]
+    shape = load_image(first).shape
+    return int(shape[0]), int(shape[1])
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m table.service.bench", description=__doc__)
     p.add_argument("--presses", type=int, default=60)
@@ -209,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         print("dice at rest -> result on display: no throw was read")
+    read_ms = measure_reader()
+    h, w = cv2_shape()
+    print(
+        f"pip reader per frame ({w}x{h}): median {statistics.median(read_ms):.1f} ms, "
+        f"p95 {pct(read_ms, 0.95):.1f} ms (n={len(read_ms)})"
+    )
     idle = measure_idle(args.idle_seconds)
     if idle is not None:
         print(
