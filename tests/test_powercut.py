@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from typing import Any
 
 from table.game import replay
 from table.gamelog import load
-from table.service.demo import DEMO_SETTINGS
+from table.service.demo import DEMO_SETTINGS, menu_presses
 from table.service.resume import DataDir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,3 +118,36 @@ def test_killed_at_random_points_resumes_what_the_log_holds(tmp_path: Path) -> N
     logs = data.logs()
     assert logs, "no game was ever started"
     assert not list((data_dir / "games").glob("*.bad"))
+
+
+def test_sigterm_stops_cleanly(tmp_path: Path) -> None:
+    """systemd's stop: SIGTERM ends the loop, the log is closed whole, exit status 0."""
+    data_dir = tmp_path / "data"
+    data = DataDir(data_dir)
+    data.prepare()
+    data.save_settings(DEMO_SETTINGS["mexico"])
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(["roll"] * menu_presses(DEMO_SETTINGS["mexico"]) + ["wait 60"]))
+    state = tmp_path / "state.json"
+    proc = start(data_dir, script, state)
+    try:
+        wait_for(state, proc)
+        deadline = time.monotonic() + 30
+        while data.current() is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # polled: the game starts in another process
+        assert data.current() is not None
+        state.unlink()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        err = proc.stderr.read().decode() if proc.stderr else ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+    assert "Traceback" not in err
+    final = json.loads(state.read_text())  # written again on the way out
+    assert final["mode"] == "play" and final["game"]["over"] is False
+    path = data.current()
+    assert path is not None and path.read_bytes().endswith(b"\n")
