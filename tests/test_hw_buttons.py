@@ -193,3 +193,85 @@ def test_tracker_lost_release_restarts_the_press() -> None:
     assert tr.is_down
     tr.down(5.0)  # the next press starts again rather than reading 5 s held
     assert tr.up(5.2) is Press.SHORT
+
+
+# -- the stand-ins: keyboard and script ------------------------------------------
+
+
+def test_keys_map_to_presses_and_quit() -> None:
+    from table.hw.keys import key_event
+    from table.service.ports import Quit
+
+    assert key_event("r") == ButtonPress(Button.ROLL)
+    assert key_event("H") == ButtonPress(Button.HOLD, Press.LONG)
+    assert key_event("3") == ButtonPress(Button.STOP, Press.VERY_LONG)
+    assert isinstance(key_event("q"), Quit)
+    assert key_event("x") is None
+
+
+def test_key_buttons_read_a_stream() -> None:
+    import io
+
+    from table.hw.keys import KeyButtons
+
+    q: queue.Queue[TableEvent] = queue.Queue()
+    keys = KeyButtons(io.StringIO("rS\n2"))
+    keys.start(q.put)
+    got = [q.get(timeout=5) for _ in range(3)]
+    keys.close()
+    assert got == [
+        ButtonPress(Button.ROLL),
+        ButtonPress(Button.STOP, Press.LONG),
+        ButtonPress(Button.HOLD, Press.VERY_LONG),
+    ]
+
+
+def test_script_parses_json_and_text() -> None:
+    from table.hw.script import PressStep, QuitStep, ThrowStep, WaitStep, parse_script
+
+    steps = parse_script('["throw 6 3", "roll", "stop long", "wait 0.5", "hold very_long", "quit"]')
+    assert steps == (
+        ThrowStep((6, 3)),
+        PressStep(ButtonPress(Button.ROLL)),
+        PressStep(ButtonPress(Button.STOP, Press.LONG)),
+        WaitStep(0.5),
+        PressStep(ButtonPress(Button.HOLD, Press.VERY_LONG)),
+        QuitStep(),
+    )
+    assert parse_script("# a game\nthrow 5\nroll  # read it\n") == (
+        ThrowStep((5,)),
+        PressStep(ButtonPress(Button.ROLL)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('["jump"]', "step 1: 'jump' is not a step"),
+        ('["throw 7 1"]', "a throw is one or two dice 1-6"),
+        ('["roll twice"]', "after roll say long or very_long"),
+        ('["wait"]', "wait needs seconds"),
+        ("[1, 2]", "a JSON script must be a list of strings"),
+        ("[", "not valid JSON"),
+    ],
+)
+def test_script_errors_name_the_step(text: str, message: str) -> None:
+    from table.hw.script import ScriptError, parse_script
+
+    with pytest.raises(ScriptError, match=message.replace("(", r"\(")):
+        parse_script(text)
+
+
+def test_script_buttons_play_in_order_and_quit_at_the_end() -> None:
+    from table.hw.script import ScriptButtons, parse_script
+    from table.service.ports import Quit
+
+    thrown: list[tuple[int, ...]] = []
+    q: queue.Queue[TableEvent] = queue.Queue()
+    script = ScriptButtons(parse_script('["throw 2 1", "roll", "stop"]'), on_throw=thrown.append)
+    script.start(q.put)
+    got = [q.get(timeout=5) for _ in range(3)]
+    script.close()
+    assert got[:2] == [ButtonPress(Button.ROLL), ButtonPress(Button.STOP)]
+    assert isinstance(got[2], Quit)
+    assert thrown == [(2, 1)]

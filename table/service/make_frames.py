@@ -183,6 +183,15 @@ def as_saved(frame: Image) -> Image:
     return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), dtype=np.uint8)
 
 
+def margin(reader: Any, frame: Image, dice: tuple[int, ...]) -> float:
+    """How surely the reader reads ``dice`` in the saved frame: its lowest die
+    confidence, or -1 when it reads anything else."""
+    r = reader.read(as_saved(frame))
+    if not (r.is_ok and r.values == tuple(sorted(dice, reverse=True))):
+        return -1.0
+    return float(min(d.confidence for d in r.dice))
+
+
 def reads_as(reader: Any, frame: Image, dice: tuple[int, ...]) -> bool:
     """Does the reader read exactly ``dice`` (or no die at all) in the saved frame?"""
     r = reader.read(as_saved(frame))
@@ -193,7 +202,7 @@ def reads_as(reader: Any, frame: Image, dice: tuple[int, ...]) -> bool:
 def choose(dice_dir: Path, log: Any = sys.stderr) -> dict[int, DieCrop]:
     """For each value, a crop the reader reads right alone and in every throw.
 
-    Starts with the first crop of each value that reads right alone; while some
+    Starts with the crop of each value read most surely alone; while some
     throw is misread, the value in it whose crop has been swapped least moves on
     to its next candidate.
     """
@@ -206,11 +215,12 @@ def choose(dice_dir: Path, log: Any = sys.stderr) -> dict[int, DieCrop]:
     cands = candidates(dice_dir)
     alone: dict[int, list[DieCrop]] = {}
     for v, cs in cands.items():
-        alone[v] = [
-            c
+        # Read alone at both places the value can lie; surest crops first.
+        sure = [
+            (min(margin(reader, paste(bg, c, spot), (v,)) for spot in (SPOT_A[v], SPOT_B[v])), c)
             for c in cs
-            if all(reads_as(reader, paste(bg, c, spot), (v,)) for spot in (SPOT_A[v], SPOT_B[v]))
         ]
+        alone[v] = [c for m, c in sorted(sure, key=lambda x: -x[0]) if m >= 0]
         print(f"value {v}: {len(alone[v])} of {len(cs)} crops read right alone", file=log)
         if not alone[v]:
             raise SystemExit(f"make_frames: no crop of a {v} that the reader reads")
