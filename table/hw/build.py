@@ -196,8 +196,3 @@ def build(
         scripted_camera=scripted,
         recorder=recorder,
     )
-
-
-def describe(parts: Parts) -> str:
-    """The one line printed at start when stand-ins are in use ("" on the real table)."""
-    return parts.summary

@@ -55,7 +55,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 @dataclass(frozen=True)
 class Unfinished:
-    """A game to resume: its log, what it holds, and a note for people."""
+    """A game to resume: its log and what the log holds (``game.torn`` tells of a torn line)."""
 
     path: Path
     game: LoadedGame
