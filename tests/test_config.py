@@ -107,10 +107,10 @@ def test_env_overrides_the_data_dir() -> None:
 def test_where_the_config_comes_from(tmp_path: Path) -> None:
     a = tmp_path / "a.toml"
     b = tmp_path / "b.toml"
-    a.write_text("[display]\nrotate = 1\n")
-    b.write_text("[display]\nrotate = 3\n")
-    assert load_config(a, env={"DICETABLE_CONFIG": str(b)}).display.rotate == 1
-    assert load_config(None, env={"DICETABLE_CONFIG": str(b)}).display.rotate == 3
+    a.write_text("[display]\nrotate = 2\n")
+    b.write_text("[display]\ni2c_port = 3\n")
+    assert load_config(a, env={"DICETABLE_CONFIG": str(b)}).display.rotate == 2
+    assert load_config(None, env={"DICETABLE_CONFIG": str(b)}).display.i2c_port == 3
 
 
 BAD: list[tuple[str, str]] = [
@@ -139,6 +139,7 @@ BAD: list[tuple[str, str]] = [
     ('[display]\ni2c_address = "3C"', 'display.i2c_address: "3C" is not an I2C address'),
     ("[display]\ni2c_address = 200", "display.i2c_address: 200 is not an I2C address"),
     ("[display]\nrotate = 4", "display.rotate: 4 is out of range (allowed: 0-3)"),
+    ("[display]\nrotate = 1", "display.rotate: 1 is not allowed (allowed: 0 or 2;"),
     ("[display]\nflip = true", "display.flip: unknown key"),
     (
         '[camera]\nsource = "webcam"',

@@ -288,8 +288,17 @@ def _display(raw: object) -> DisplayConfig:
         i2c_address=_i2c_address(s.key("i2c_address"), r["i2c_address"])
         if s.has("i2c_address")
         else d.i2c_address,
-        rotate=_int(s.key("rotate"), r["rotate"], 0, 3) if s.has("rotate") else d.rotate,
+        rotate=_rotate(s.key("rotate"), r["rotate"]) if s.has("rotate") else d.rotate,
     )
+
+
+def _rotate(key: str, value: object) -> int:
+    """Quarter turns. The screens are drawn landscape (128x64): a quarter turn would
+    need a portrait 64x128 layout, so only 0 and 2 (upside down) are offered."""
+    turns = _int(key, value, 0, 3)
+    if turns % 2:
+        raise _bad(key, value, "0 or 2; the screens are landscape, 1 and 3 would stand them up")
+    return turns
 
 
 def _camera(raw: object) -> CameraConfig:
