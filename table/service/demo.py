@@ -74,7 +74,7 @@ GAMES: tuple[str, ...] = tuple(DEMO_PLAYS)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--out", type=Path, default=Path("demo-out"), help="folder for frames, GIFs and logs"
+        "--out", type=Path, default=Path("out/demo"), help="folder for frames, GIFs and logs"
     )
     parser.add_argument(
         "--games",
