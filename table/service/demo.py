@@ -84,6 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--frames", type=Path, default=None, help="dice frames to replay (default: shipped)"
     )
+    parser.add_argument("--show", action="store_true", help="also print each screen as text")
 
 
 def menu_presses(settings_json: dict[str, Any]) -> int:
@@ -129,7 +130,13 @@ def standings(view: dict[str, Any]) -> str:
     return f"{head}; " + "; ".join(rows)
 
 
-def play(rules: str, out_dir: Path, frames: Path | None = None, reader: Any = None) -> DemoResult:
+def play(
+    rules: str,
+    out_dir: Path,
+    frames: Path | None = None,
+    reader: Any = None,
+    text_out: Any = None,
+) -> DemoResult:
     """Play one scripted game through the table loop; files go to ``out_dir/rules``."""
     from table.game import replay
     from table.gamelog import load
@@ -163,7 +170,7 @@ def play(rules: str, out_dir: Path, frames: Path | None = None, reader: Any = No
         frames=frames,
         png_dir=png_dir,
         gif_path=gif,
-        text_out=None,
+        text_out=text_out,
         force_stand_ins=True,
     )
     loop = TableLoop(
@@ -225,7 +232,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     failed = 0
     for rules in games:
-        result = play(rules, out_dir, args.frames, reader=reader)
+        text_out = sys.stdout if args.show else None
+        result = play(rules, out_dir, args.frames, reader=reader, text_out=text_out)
         if result.view is None:
             print(f"{rules}: no game was played (see {out_dir / rules})")
             failed += 1
