@@ -183,32 +183,56 @@ def as_saved(frame: Image) -> Image:
     return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), dtype=np.uint8)
 
 
-def margin(reader: Any, frame: Image, dice: tuple[int, ...]) -> float:
-    """How surely the reader reads ``dice`` in the saved frame: its lowest die
-    confidence, or -1 when it reads anything else."""
-    r = reader.read(as_saved(frame))
-    if not (r.is_ok and r.values == tuple(sorted(dice, reverse=True))):
-        return -1.0
-    return float(min(d.confidence for d in r.dice))
+class Readers:
+    """The shipped pip reader, plus readers with other model files to be checked too."""
+
+    def __init__(self, also: list[Path] | None = None) -> None:
+        from vision.classify import Classifier
+        from vision.locate import Locator
+        from vision.reader import PipReader
+
+        self.readers = [PipReader()]
+        for folder in also or []:
+            r = PipReader()
+            if (folder / "locator.onnx").is_file():
+                r.locator = Locator(folder / "locator.onnx")
+            if (folder / "classifier.onnx").is_file():
+                r.classifier = Classifier(folder / "classifier.onnx")
+            self.readers.append(r)
+
+    def read(self, frame: Image) -> list[Any]:
+        saved = as_saved(frame)
+        return [r.read(saved) for r in self.readers]
 
 
-def reads_as(reader: Any, frame: Image, dice: tuple[int, ...]) -> bool:
-    """Does the reader read exactly ``dice`` (or no die at all) in the saved frame?"""
-    r = reader.read(as_saved(frame))
+def margin(readers: Readers, frame: Image, dice: tuple[int, ...]) -> float:
+    """How surely every reader reads ``dice`` in the saved frame: the lowest die
+    confidence, or -1 when any reads anything else."""
     want = tuple(sorted(dice, reverse=True))
-    return bool(r.is_ok and r.values == want) if dice else not r.dice
+    lowest = 1.0
+    for r in readers.read(frame):
+        if not (r.is_ok and r.values == want):
+            return -1.0
+        lowest = min(lowest, *(d.confidence for d in r.dice))
+    return float(lowest)
 
 
-def choose(dice_dir: Path, log: Any = sys.stderr) -> dict[int, DieCrop]:
+def reads_as(readers: Readers, frame: Image, dice: tuple[int, ...]) -> bool:
+    """Does every reader read exactly ``dice`` (or no die at all) in the saved frame?"""
+    want = tuple(sorted(dice, reverse=True))
+    return all((r.is_ok and r.values == want) if dice else not r.dice for r in readers.read(frame))
+
+
+def choose(
+    dice_dir: Path, log: Any = sys.stderr, also_models: list[Path] | None = None
+) -> dict[int, DieCrop]:
     """For each value, a crop the reader reads right alone and in every throw.
 
     Starts with the crop of each value read most surely alone; while some
     throw is misread, the value in it whose crop has been swapped least moves on
     to its next candidate.
     """
-    from vision.reader import PipReader
-
-    reader = PipReader()
+    reader = Readers(also_models)
     bg = background(dice_dir)
     if not reads_as(reader, bg, ()):
         raise SystemExit("make_frames: the reader sees dice on the empty background")
@@ -244,11 +268,19 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m table.service.make_frames", description=__doc__)
     p.add_argument("--dice", type=Path, default=default_dice_dir(), help="shared/data/dice")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p.add_argument(
+        "--also-models",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder with other locator/classifier .onnx files the frames must also suit",
+    )
     args = p.parse_args(argv)
     if not (args.dice / "byler_d6" / "manifest.json").is_file():
         print(f"make_frames: no byler_d6 photos under {args.dice}", file=sys.stderr)
         return 2
-    chosen = choose(args.dice)
+    chosen = choose(args.dice, also_models=args.also_models)
     bg = background(args.dice)
     args.out.mkdir(parents=True, exist_ok=True)
     from table.hw.camera import frame_name
