@@ -8,6 +8,7 @@ import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -184,3 +185,147 @@ def test_install_rejects_unknown_arguments(tmp_path: Path) -> None:
     proc = _install(tmp_path, "--frobnicate")
     assert proc.returncode == 2
     assert "unknown argument '--frobnicate'" in proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# The notify protocol from the running table
+
+
+def test_dicetable_run_sends_ready_status_and_watchdog(tmp_path: Path) -> None:
+    """`dicetable run` (stand-ins) under a notify socket: READY, STATUS, WATCHDOG, STOPPING."""
+    import sys
+    import time
+
+    sock_path = tmp_path / "notify"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(sock_path))
+    sock.settimeout(0.2)
+    script = tmp_path / "script.json"
+    script.write_text('["wait 1.2", "roll", "wait 0.3", "quit"]')
+    env = dict(
+        os.environ,
+        NOTIFY_SOCKET=str(sock_path),
+        WATCHDOG_USEC="200000",  # ping every 0.1 s
+        DICETABLE_CONFIG=os.devnull,
+    )
+    env.pop("WATCHDOG_PID", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table", "run", "--stand-ins", "--script", str(script),
+         "--data", str(tmp_path / "data")],
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    got: list[str] = []
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            try:
+                got.append(sock.recv(4096).decode())
+            except TimeoutError:
+                if proc.poll() is not None:
+                    break
+    finally:
+        proc.kill() if proc.poll() is None else None
+        sock.close()
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert proc.wait() == 0, err
+    assert "READY=1" in got, got
+    ready = got.index("READY=1")
+    statuses = [m for m in got if m.startswith("STATUS=")]
+    assert statuses and all(len(s) > len("STATUS=") for s in statuses)
+    assert got[ready + 1 :].count("WATCHDOG=1") >= 3, got
+    assert got[-1] == "STOPPING=1"
+
+
+class _SpyNotifier:
+    def __init__(self) -> None:
+        import threading
+
+        self.pings = 0
+        self.pinged = threading.Event()
+        self.ready_seen = threading.Event()
+
+    def ready(self) -> None:
+        self.ready_seen.set()
+
+    def status(self, text: str) -> None:
+        pass
+
+    def watchdog(self) -> None:
+        self.pings += 1
+        self.pinged.set()
+
+    def stopping(self) -> None:
+        pass
+
+
+class _Screen:
+    def show(self, image: object) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_watchdog_is_not_fed_while_the_loop_hangs(tmp_path: Path) -> None:
+    """A reader stuck on a frame blocks the one consumer: the ticks queue up unfed."""
+    import threading
+    import time
+
+    import numpy as np
+
+    from table.service.demo import DEMO_SETTINGS, menu_presses
+    from table.service.loop import TableLoop
+    from table.service.ports import Button, ButtonPress, Frame, Put, Quit
+    from table.service.referee import Settings
+    from table.service.resume import DataDir
+
+    stuck = threading.Event()
+    release = threading.Event()
+
+    class StuckReader:
+        def read(self, frame: Any, expect: int | None = None) -> Any:
+            stuck.set()
+            release.wait(30)
+            raise RuntimeError("camera read timed out")
+
+    class OneFrame:
+        put: Put | None = None
+
+        def start(self, put: Put) -> None:
+            self.put = put
+
+        def want(self, flag: bool) -> None:
+            if flag and self.put is not None:
+                self.put(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
+
+        def close(self) -> None:
+            pass
+
+    spy = _SpyNotifier()
+    loop = TableLoop(
+        data=DataDir(tmp_path / "data"),
+        settings=Settings.from_json(DEMO_SETTINGS["mexico"]),
+        buttons=None,
+        display=_Screen(),
+        camera=OneFrame(),
+        reader=StuckReader(),
+        notifier=spy,
+        tick_s=0.02,
+        errors=None,
+    )
+    runner = threading.Thread(target=loop.run, daemon=True)
+    runner.start()
+    assert spy.ready_seen.wait(10) and spy.pinged.wait(10)  # fed while healthy
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):
+        loop.put(ButtonPress(Button.ROLL))  # start a game, then ask for dice
+    assert stuck.wait(10)
+    before = spy.pings
+    time.sleep(0.5)  # 25 tick periods with the consumer stuck
+    assert spy.pings == before
+    spy.pinged.clear()
+    release.set()
+    assert spy.pinged.wait(10)  # the queued ticks are dealt with once it moves again
+    loop.put(Quit("test over"))
+    runner.join(10)
+    assert not runner.is_alive()
