@@ -76,9 +76,11 @@ def score_image(img: LabelledImage, dice: tuple[DieReading, ...], sc: Score) -> 
         else:
             sc.wrong += 1
             ok = False
-            sc.wrong_notes.append(f"{img.name}: read {v}, label {labels[i].value} at "
-                                  f"({dice[j].center[0]:.0f},{dice[j].center[1]:.0f}) "
-                                  f"conf {dice[j].confidence:.3f}")
+            sc.wrong_notes.append(
+                f"{img.name}: read {v}, label {labels[i].value} at "
+                f"({dice[j].center[0]:.0f},{dice[j].center[1]:.0f}) "
+                f"conf {dice[j].confidence:.3f}"
+            )
     sc.dice += len(labels)
     sc.missed += len(labels) - len(used_l)
     if len(labels) - len(used_l):
@@ -87,8 +89,10 @@ def score_image(img: LabelledImage, dice: tuple[DieReading, ...], sc: Score) -> 
         if j not in used_d and d.value is not None:
             sc.extra += 1
             ok = False
-            sc.wrong_notes.append(f"{img.name}: extra {d.value} at ({d.center[0]:.0f},"
-                                  f"{d.center[1]:.0f}) conf {d.confidence:.3f}")
+            sc.wrong_notes.append(
+                f"{img.name}: extra {d.value} at ({d.center[0]:.0f},"
+                f"{d.center[1]:.0f}) conf {d.confidence:.3f}"
+            )
     sc.images += 1
     sc.images_right += int(ok)
 
@@ -154,9 +158,11 @@ def main(argv: list[str] | None = None) -> int:
             t = time.perf_counter()
             r = reader.read(big)
             times.append((time.perf_counter() - t) * 1000.0)
-        print(f"12 MP frame (4000x3000, {img.name} upscaled): median {np.median(times):.1f} ms, "
-              f"{len(r.dice)} dice listed, {sum(d.value is not None for d in r.dice)} read "
-              f"(label has {len(img.dice)})")
+        print(
+            f"12 MP frame (4000x3000, {img.name} upscaled): median {np.median(times):.1f} ms, "
+            f"{len(r.dice)} dice listed, {sum(d.value is not None for d in r.dice)} read "
+            f"(label has {len(img.dice)})"
+        )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     print(f"peak RSS {rss:.0f} MB; one core (cv2.setNumThreads(1))")
     return 0

@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-CROP_SIDE = 32
-CROP_K = 1.4
+CROP_SIDE = 40
+CROP_K = 1.3
 MEAN = 128.0
 SCALE = 1.0 / 64.0
 NOT_A_DIE = 0  # class index; classes 1..6 are the values

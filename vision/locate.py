@@ -54,9 +54,7 @@ def to_input(frame: npt.NDArray[np.uint8], side: int) -> tuple[npt.NDArray[np.fl
     return np.asarray(blob, dtype=np.float32), scale
 
 
-def decode(
-    out: npt.NDArray[np.float32], scale: float, threshold: float
-) -> list[Spot]:
+def decode(out: npt.NDArray[np.float32], scale: float, threshold: float) -> list[Spot]:
     """Peaks of the heat map (3x3 local maxima above ``threshold``) as spots."""
     heat = out[0, 0]
     peaks = cv2.dilate(heat, np.ones((3, 3), np.uint8))
@@ -99,8 +97,6 @@ def suppress(spots: list[Spot]) -> list[Spot]:
     """Drop a spot whose centre lies well inside a stronger spot's die."""
     kept: list[Spot] = []
     for s in sorted(spots, key=lambda s: -s.score):
-        if all(
-            np.hypot(s.x - k.x, s.y - k.y) > 0.5 * min(s.size, k.size) for k in kept
-        ):
+        if all(np.hypot(s.x - k.x, s.y - k.y) > 0.5 * min(s.size, k.size) for k in kept):
             kept.append(s)
     return kept

@@ -38,6 +38,15 @@ class PipCount:
     value: int | None
     contrast: float
 
+    def centre_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
+        """The pips' centroid in frame pixels (the face's centre), for a die cut at (cx, cy)."""
+        if not self.pips:
+            return None
+        s = FACE_PX / (FACE_K * size)
+        u = sum(p[0] for p in self.pips) / len(self.pips)
+        v = sum(p[1] for p in self.pips) / len(self.pips)
+        return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
+
 
 def face_patch(
     frame: npt.NDArray[np.uint8], cx: float, cy: float, size: float
@@ -55,8 +64,9 @@ def face_patch(
     m = np.array([[s, 0, FACE_PX / 2 - s * cx], [0, s, FACE_PX / 2 - s * cy]], np.float64)
     if s < 0.5:  # shrinking a lot: smooth first so the warp does not alias
         src = np.asarray(cv2.GaussianBlur(src, (0, 0), 0.4 / s), np.uint8)
-    patch = cv2.warpAffine(src, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_REPLICATE)
+    patch = cv2.warpAffine(
+        src, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     return np.asarray(patch, np.uint8)
 
 

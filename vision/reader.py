@@ -31,8 +31,8 @@ MAX_SIDE = 1280
 # Decision thresholds, set on the calibration part of the tuning photos (vision/dataset.py).
 SPOT_THRESHOLD = 0.3  # locator heat needed to consider a place at all
 KEEP_DIE = 0.5  # locator heat above which a place is listed even if the classifier doubts it
-SURE = 0.95  # classifier probability that reads a die on its own
-AGREE = 0.90  # classifier probability that reads a die when the pip count agrees
+SURE = 0.99  # classifier probability that reads a die unless the pip count contradicts
+AGREE = 0.95  # classifier probability that reads a die when the pip count agrees
 TOO_DARK = 28.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
@@ -111,17 +111,17 @@ class PipReader:
                 return _reroll("blurred")
             return _reroll("no dice seen")
         if expect is not None and len(dice) != expect:
-            return _reroll(f"saw {len(dice)} {'die' if len(dice) == 1 else 'dice'}, "
-                           f"expected {expect}", tuple(dice))
+            return _reroll(
+                f"saw {len(dice)} {'die' if len(dice) == 1 else 'dice'}, expected {expect}",
+                tuple(dice),
+            )
         for i, d in enumerate(dice, start=1):
             if d.value is None:
                 return _reroll(f"die {i} is {d.reason}", tuple(dice))
         noun = "die" if len(dice) == 1 else "dice"
         return FrameReading(FrameStatus.OK, f"read {len(dice)} {noun}", tuple(dice))
 
-    def _drop_reference_like(
-        self, frame: npt.NDArray[np.uint8], spots: list[Spot]
-    ) -> list[Spot]:
+    def _drop_reference_like(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
         ref = self._reference
         if ref is None or ref.shape[:2] != frame.shape[:2] or not spots:
             return spots
@@ -151,7 +151,15 @@ class PipReader:
         if s.x - half < 0 or s.y - half < 0 or s.x + half > w or s.y + half > h:
             return refuse("cut off at the frame edge")
         pips = count_pips(frame, s.x, s.y, s.size)
-        if conf >= SURE or (conf >= AGREE and pips.value == k):
+        agree = pips.value == k
+        contradict = pips.value is not None and not agree
+        if (conf >= SURE and not contradict) or (conf >= AGREE and agree):
+            if pips.value == k:
+                # The pip pattern's centre is the top face's centre: sharper than the locator's.
+                fc = pips.centre_in_frame(s.x, s.y, s.size)
+                if fc is not None:
+                    center = (fc[0] * back, fc[1] * back)
+                    box = (center, box[1], box[2])
             return DieReading(k, center, box, conf)
         near = [
             o
@@ -166,7 +174,7 @@ class PipReader:
         patch = crop(frame, s.x, s.y, s.size)
         if _sharpness(np.asarray(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), np.uint8)) < BLUR_MIN * 4:
             return refuse("blurred")
-        if pips.value is not None and pips.value != k:
+        if contradict:
             return refuse("unclear (pips and shape disagree)")
         return refuse("unclear")
 

@@ -50,13 +50,13 @@ def main() -> None:
             f"{sum(1 for x in r if not x[4])} unmatched finds "
             f"({sum(1 for x in r if not x[4] and x[6] < 0.5)} the classifier reads)"
         )
-        for sure in (0.95, 0.98, 0.99, 0.995, 0.998, 1.01):
+        for sure in (0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 1.01):
             for agree in (0.5, 0.7, 0.8, 0.9, 0.95):
                 if agree > sure:
                     continue
                 right = wrong = extra = 0
                 for _, conf, k, pv, lab, _heat, _p0 in r:
-                    read = conf >= sure or (conf >= agree and pv == k)
+                    read = (conf >= sure and pv in (0, k)) or (conf >= agree and pv == k)
                     if not read:
                         continue
                     if lab == 0:

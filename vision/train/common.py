@@ -108,5 +108,8 @@ def git_commit() -> str:
 
 
 def write_record(name: str, record: dict[str, object]) -> None:
+    record = dict(record)
+    record["repo_head_when_trained"] = record.pop("code_commit", git_commit())
+    record["note"] = "the training script that made these weights is committed together with them"
     path = MODELS / f"{name}.json"
     path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,168 @@
+"""The pip reader on real photos (held-out part) and on frames it must refuse."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.bench import Score, score_image
+from vision.dataset import LabelledImage, load_set
+from vision.reader import PipReader
+from vision.types import FrameStatus
+
+DATA = Path(
+    os.environ.get(
+        "DICETABLE_SHARED", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice"
+    )
+)
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
+
+
+@pytest.fixture(scope="module")
+def reader() -> PipReader:
+    cv2.setNumThreads(1)
+    return PipReader()
+
+
+def _images(set_name: str, n: int) -> list[LabelledImage]:
+    """``n`` held-out images spread over the set (every k-th, deterministic)."""
+    imgs = load_set(set_name, "heldout", DATA)
+    step = max(1, len(imgs) // n)
+    return imgs[::step][:n]
+
+
+def _frame(img: LabelledImage) -> np.ndarray:
+    f = cv2.imread(str(img.path), cv2.IMREAD_COLOR)
+    assert f is not None
+    return f
+
+
+def _score(reader: PipReader, imgs: list[LabelledImage]) -> Score:
+    sc = Score()
+    for img in imgs:
+        score_image(img, reader.read(_frame(img)).dice, sc)
+    return sc
+
+
+@needs_data
+@pytest.mark.parametrize(("set_name", "min_right"), [("byler_d6", 0.6), ("matteo_webcam", 0.85)])
+def test_heldout_photos_read_right_and_never_wrong(
+    reader: PipReader, set_name: str, min_right: float
+) -> None:
+    sc = _score(reader, _images(set_name, 16))
+    assert sc.dice > 20
+    assert sc.wrong == 0, sc.wrong_notes
+    assert sc.extra == 0, sc.wrong_notes
+    assert sc.right >= min_right * sc.dice, (sc.right, sc.dice)
+
+
+@needs_data
+def test_rotated_and_enlarged_photo_reads_the_same(reader: PipReader) -> None:
+    img = next(i for i in _images("matteo_webcam", 40) if len(i.dice) >= 3)
+    frame = _frame(img)
+    base = reader.read(frame)
+    assert base.values, base
+    rot = reader.read(cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE))
+    big = reader.read(cv2.resize(frame, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC))
+    labels = sorted((d.value for d in img.dice), reverse=True)
+    for r in (base, rot, big):
+        # Whatever is read must be a sub-multiset of the labelled values.
+        rest = list(labels)
+        for v in r.values:
+            assert v in rest, (r.values, labels)
+            rest.remove(v)
+    assert len(big.values) >= len(base.values) - 1
+
+
+@needs_data
+@pytest.mark.parametrize("die_px", [30, 120, 300])
+def test_die_size_is_measured_not_assumed(reader: PipReader, die_px: int) -> None:
+    """One die cut from a photo and scaled to ``die_px`` across in a 640x480 frame."""
+    imgs = [i for i in _images("matteo_webcam", 60) if len(i.dice) == 1 and i.dice[0].value >= 4]
+    img = imgs[0]
+    frame = _frame(img)
+    (cx, cy), value = img.dice[0].center, img.dice[0].value
+    side = 60  # about the die's side in these photos
+    x0, y0 = int(cx - side), int(cy - side)
+    patch = frame[max(0, y0) : y0 + 2 * side, max(0, x0) : x0 + 2 * side]
+    f = die_px / side
+    big = cv2.resize(patch, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
+    canvas = np.empty((480, 640, 3), np.uint8)
+    canvas[:] = np.median(patch.reshape(-1, 3), axis=0).astype(np.uint8)
+    h, w = min(480, big.shape[0]), min(640, big.shape[1])
+    oy, ox = (480 - h) // 2, (640 - w) // 2
+    by, bx = (big.shape[0] - h) // 2, (big.shape[1] - w) // 2
+    canvas[oy : oy + h, ox : ox + w] = big[by : by + h, bx : bx + w]
+    r = reader.read(canvas)
+    read = [d.value for d in r.dice if d.value is not None]
+    assert read == [value], r
+
+
+@needs_data
+def test_expect_mismatch_is_a_reroll(reader: PipReader) -> None:
+    img = next(i for i in _images("matteo_webcam", 40) if len(i.dice) == 2)
+    r = reader.read(_frame(img), expect=3)
+    assert r.status is FrameStatus.REROLL
+    assert "expected 3" in r.reason
+
+
+@needs_data
+def test_heavy_blur_is_refused(reader: PipReader) -> None:
+    img = _images("byler_d6", 4)[1]
+    frame = cv2.GaussianBlur(_frame(img), (0, 0), 9)
+    r = reader.read(frame)
+    assert r.status is FrameStatus.REROLL
+    sc = Score()
+    score_image(img, r.dice, sc)
+    assert sc.wrong == 0 and sc.extra == 0
+
+
+@needs_data
+def test_die_cut_by_frame_edge_is_not_read(reader: PipReader) -> None:
+    img = next(i for i in _images("matteo_webcam", 40) if len(i.dice) == 1)
+    frame = _frame(img)
+    ((cx, _cy),) = [d.center for d in img.dice]
+    cut = frame[:, : int(cx) + 4].copy()  # the die's right half is outside the frame
+    r = reader.read(cut)
+    assert r.status is FrameStatus.REROLL
+    assert all(d.value is None for d in r.dice), r
+
+
+def test_black_frame_is_too_dark(reader: PipReader) -> None:
+    r = reader.read(np.zeros((480, 640, 3), np.uint8))
+    assert r.status is FrameStatus.REROLL
+    assert r.reason == "too dark"
+    assert r.dice == ()
+
+
+def test_empty_tray_is_a_reroll_without_dice(reader: PipReader) -> None:
+    rng = np.random.default_rng(0)
+    frame = np.full((480, 640, 3), (60, 110, 150), np.uint8)
+    frame = cv2.add(frame, rng.integers(0, 12, frame.shape, dtype=np.uint8))
+    r = reader.read(frame)
+    assert r.status is FrameStatus.REROLL
+    assert all(d.value is None for d in r.dice)
+
+
+def test_grey_and_reference_inputs_are_accepted(reader: PipReader) -> None:
+    grey = np.full((240, 320), 128, np.uint8)
+    reader.set_reference(grey)
+    try:
+        r = reader.read(grey)
+    finally:
+        reader.set_reference(None)
+    assert r.status is FrameStatus.REROLL
+    assert r.ms > 0
+    with pytest.raises(ValueError):
+        reader.read(np.zeros((10, 10, 3), np.float32))  # type: ignore[arg-type]
+
+
+def test_vision_never_imports_table() -> None:
+    code = "import sys, vision.reader, vision.bench; assert 'table' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
