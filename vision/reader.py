@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from vision.classify import Classifier, crop
 from vision.locate import Locator, Spot
-from vision.pips import count_pips
+from vision.pips import PipCount, count_pips
 from vision.types import DieReading, FrameReading, FrameStatus
 
 MAX_SIDE = 1280
@@ -33,6 +33,10 @@ SPOT_THRESHOLD = 0.3  # locator heat needed to consider a place at all
 KEEP_DIE = 0.5  # locator heat above which a place is listed even if the classifier doubts it
 SURE = 0.99  # classifier probability that reads a die unless the pip count contradicts
 AGREE = 0.95  # classifier probability that reads a die when the pip count agrees
+# A die still doubtful after that is looked at in four rotations (the crop turned by
+# 0, 90, 180, 270 degrees) and read on the mean probability:
+VIEWS_SURE = 0.95  # ... alone, unless the pip count contradicts
+VIEWS_AGREE = 0.90  # ... when the pip count agrees
 TOO_DARK = 28.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
@@ -41,7 +45,19 @@ BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die i
 @dataclass(frozen=True)
 class _Candidate:
     spot: Spot
+    crop: npt.NDArray[np.uint8]
     probs: npt.NDArray[np.float32]
+    pips: PipCount
+    views: npt.NDArray[np.float32] | None = None  # mean over four rotations, if looked at
+
+
+def _first_look(p: npt.NDArray[np.float32], pips: PipCount) -> bool:
+    """Whether the single crop's probabilities and the pip count suffice to read the die."""
+    k = int(np.argmax(p[1:])) + 1
+    conf = float(p[k])
+    if pips.value == k:
+        return conf >= AGREE
+    return conf >= SURE and pips.value is None
 
 
 def _sharpness(gray: npt.NDArray[np.uint8]) -> float:
@@ -76,9 +92,14 @@ class PipReader:
         h, w = frame.shape[:2]
         back = 1.0
         if max(h, w) > MAX_SIDE:
-            back = max(h, w) / MAX_SIDE
+            # Shrink by a whole factor (OpenCV's fast path for INTER_AREA), dropping the
+            # few rows and columns past the last whole block.
+            f = -(-max(h, w) // MAX_SIDE)
+            back = float(f)
             frame = np.asarray(
-                cv2.resize(frame, (round(w / back), round(h / back)), interpolation=cv2.INTER_AREA),
+                cv2.resize(
+                    frame[: h - h % f, : w - w % f], (w // f, h // f), interpolation=cv2.INTER_AREA
+                ),
                 np.uint8,
             )
         small = cv2.resize(
@@ -97,9 +118,22 @@ class PipReader:
         spots = self._drop_reference_like(frame, spots)
         crops = [crop(frame, s.x, s.y, s.size) for s in spots]
         probs = self.classifier.probabilities(crops)
-        cands = [_Candidate(s, p) for s, p in zip(spots, probs, strict=True)]
         # A place the classifier calls "not a die" is dropped unless the locator is sure of it.
-        cands = [c for c in cands if int(np.argmax(c.probs)) != 0 or c.spot.score >= KEEP_DIE]
+        keep = [
+            i
+            for i, (s, p) in enumerate(zip(spots, probs, strict=True))
+            if int(np.argmax(p)) != 0 or s.score >= KEEP_DIE
+        ]
+        cands = [
+            _Candidate(
+                spots[i],
+                crops[i],
+                probs[i],
+                count_pips(frame, spots[i].x, spots[i].y, spots[i].size),
+            )
+            for i in keep
+        ]
+        cands = self._look_again(cands)
         cands.sort(key=lambda c: (c.spot.x, c.spot.y))
 
         dice: list[DieReading] = []
@@ -133,6 +167,25 @@ class PipReader:
                 kept.append(s)
         return kept
 
+    def _look_again(self, cands: list[_Candidate]) -> list[_Candidate]:
+        """Doubtful dice: mean class probabilities over the crop in four rotations (one batch)."""
+        doubtful = [
+            i
+            for i, c in enumerate(cands)
+            if float(c.probs[0]) < 0.5 and not _first_look(c.probs, c.pips)
+        ]
+        if not doubtful:
+            return cands
+        rots = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
+        views = [np.asarray(cv2.rotate(cands[i].crop, r), np.uint8) for i in doubtful for r in rots]
+        p = self.classifier.probabilities(views).reshape(len(doubtful), len(rots), -1)
+        out = list(cands)
+        for j, i in enumerate(doubtful):
+            c = cands[i]
+            mean = (p[j].sum(axis=0) + c.probs) / (len(rots) + 1)
+            out[i] = _Candidate(c.spot, c.crop, c.probs, c.pips, np.asarray(mean, np.float32))
+        return out
+
     def _decide(
         self, frame: npt.NDArray[np.uint8], c: _Candidate, cands: list[_Candidate], back: float
     ) -> DieReading:
@@ -150,10 +203,17 @@ class PipReader:
 
         if s.x - half < 0 or s.y - half < 0 or s.x + half > w or s.y + half > h:
             return refuse("cut off at the frame edge")
-        pips = count_pips(frame, s.x, s.y, s.size)
-        agree = pips.value == k
-        contradict = pips.value is not None and not agree
-        if (conf >= SURE and not contradict) or (conf >= AGREE and agree):
+        pips = c.pips
+        ok = _first_look(p, pips)
+        if not ok and c.views is not None:
+            p = c.views
+            k = int(np.argmax(p[1:])) + 1
+            conf = float(p[k])
+            ok = (conf >= VIEWS_SURE and pips.value is None) or (
+                conf >= VIEWS_AGREE and pips.value == k
+            )
+        contradict = pips.value is not None and pips.value != k
+        if ok:
             if pips.value == k:
                 # The pip pattern's centre is the top face's centre: sharper than the locator's.
                 fc = pips.centre_in_frame(s.x, s.y, s.size)
@@ -171,8 +231,10 @@ class PipReader:
             return refuse("touching another die")
         if float(p[0]) > 0.5:
             return refuse("unreadable")
-        patch = crop(frame, s.x, s.y, s.size)
-        if _sharpness(np.asarray(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), np.uint8)) < BLUR_MIN * 4:
+        if (
+            _sharpness(np.asarray(cv2.cvtColor(c.crop, cv2.COLOR_BGR2GRAY), np.uint8))
+            < BLUR_MIN * 4
+        ):
             return refuse("blurred")
         if contradict:
             return refuse("unclear (pips and shape disagree)")
