@@ -46,7 +46,15 @@ def _frame(img: LabelledImage) -> np.ndarray:
 def _score(reader: PipReader, imgs: list[LabelledImage]) -> Score:
     sc = Score()
     for img in imgs:
-        score_image(img, reader.read(_frame(img)).dice, sc)
+        r = reader.read(_frame(img))
+        score_image(img, r.dice, sc)
+        # Every die not read says why, and one unread die makes the frame a reroll.
+        unread = [d for d in r.dice if d.value is None]
+        assert all(d.reason for d in unread), r
+        if unread:
+            assert r.status is FrameStatus.REROLL and r.reason.startswith("die "), r
+        if r.is_ok:
+            assert len(r.values) == len(r.dice) > 0
     return sc
 
 

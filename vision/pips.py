@@ -37,6 +37,7 @@ class PipCount:
     pips: tuple[tuple[float, float], ...]
     value: int | None
     contrast: float
+    areas: tuple[float, ...] = ()
 
     def centre_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
         """The pips' centroid in frame pixels (the face's centre), for a die cut at (cx, cy)."""
@@ -45,6 +46,15 @@ class PipCount:
         s = FACE_PX / (FACE_K * size)
         u = sum(p[0] for p in self.pips) / len(self.pips)
         v = sum(p[1] for p in self.pips) / len(self.pips)
+        return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
+
+    def biggest_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
+        """The biggest pip's centre in frame pixels: a lone top-face pip seen beside side faces
+        (whose pips look narrower) is the biggest."""
+        if not self.areas:
+            return None
+        s = FACE_PX / (FACE_K * size)
+        u, v = self.pips[int(np.argmax(self.areas))]
         return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
 
 
@@ -153,4 +163,5 @@ def count_pips(frame: npt.NDArray[np.uint8], cx: float, cy: float, size: float) 
         med = float(np.median([b[2] for b in blobs]))
         blobs = [b for b in blobs if 0.35 * med <= b[2] <= 2.8 * med]
     pts = [(b[0], b[1]) for b in blobs]
-    return PipCount(tuple(pts), layout_value(pts, (fcx, fcy), face_side), contrast)
+    value = layout_value(pts, (fcx, fcy), face_side)
+    return PipCount(tuple(pts), value, contrast, tuple(b[2] for b in blobs))

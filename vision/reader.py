@@ -214,12 +214,15 @@ class PipReader:
             )
         contradict = pips.value is not None and pips.value != k
         if ok:
+            # The pip pattern's centre is the top face's centre: sharper than the locator's.
+            fc = None
             if pips.value == k:
-                # The pip pattern's centre is the top face's centre: sharper than the locator's.
                 fc = pips.centre_in_frame(s.x, s.y, s.size)
-                if fc is not None:
-                    center = (fc[0] * back, fc[1] * back)
-                    box = (center, box[1], box[2])
+            elif k == 1:
+                fc = pips.biggest_in_frame(s.x, s.y, s.size)
+            if fc is not None:
+                center = (fc[0] * back, fc[1] * back)
+                box = (center, box[1], box[2])
             return DieReading(k, center, box, conf)
         near = [
             o

@@ -177,6 +177,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=5000)
     ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--name", default="classifier", help="output name in vision/models/")
     args = ap.parse_args()
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
@@ -216,7 +217,7 @@ def main() -> None:
     torch.onnx.export(
         net,
         (torch.zeros(1, 3, CROP_SIDE, CROP_SIDE),),
-        str(MODELS / "classifier.onnx"),
+        str(MODELS / f"{args.name}.onnx"),
         input_names=["crops"],
         output_names=["logits"],
         opset_version=13,
@@ -224,7 +225,7 @@ def main() -> None:
         dynamo=False,
     )
     write_record(
-        "classifier",
+        args.name,
         {
             "script": "python -m vision.train.train_classifier",
             "args": vars(args),
