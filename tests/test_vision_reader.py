@@ -142,6 +142,19 @@ def test_die_cut_by_frame_edge_is_not_read(reader: PipReader) -> None:
     assert all(d.value is None for d in r.dice), r
 
 
+@needs_data
+def test_reference_hides_what_was_already_there(reader: PipReader) -> None:
+    img = _images("byler_d6", 4)[2]
+    frame = _frame(img)
+    assert reader.read(frame).dice
+    reader.set_reference(frame)
+    try:
+        r = reader.read(frame)
+    finally:
+        reader.set_reference(None)
+    assert r.dice == () and r.status is FrameStatus.REROLL
+
+
 def test_black_frame_is_too_dark(reader: PipReader) -> None:
     r = reader.read(np.zeros((480, 640, 3), np.uint8))
     assert r.status is FrameStatus.REROLL

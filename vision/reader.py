@@ -89,19 +89,7 @@ class PipReader:
         return FrameReading(reading.status, reading.reason, reading.dice, ms)
 
     def _read(self, frame: npt.NDArray[np.uint8], expect: int | None) -> FrameReading:
-        h, w = frame.shape[:2]
-        back = 1.0
-        if max(h, w) > MAX_SIDE:
-            # Shrink by a whole factor (OpenCV's fast path for INTER_AREA), dropping the
-            # few rows and columns past the last whole block.
-            f = -(-max(h, w) // MAX_SIDE)
-            back = float(f)
-            frame = np.asarray(
-                cv2.resize(
-                    frame[: h - h % f, : w - w % f], (w // f, h // f), interpolation=cv2.INTER_AREA
-                ),
-                np.uint8,
-            )
+        frame, back = _shrink(frame)
         small = cv2.resize(
             frame,
             (160, max(1, round(160 * frame.shape[0] / frame.shape[1]))),
@@ -156,8 +144,11 @@ class PipReader:
         return FrameReading(FrameStatus.OK, f"read {len(dice)} {noun}", tuple(dice))
 
     def _drop_reference_like(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
-        ref = self._reference
-        if ref is None or ref.shape[:2] != frame.shape[:2] or not spots:
+        """Drop finds where the frame looks like the empty tray (same size frames only)."""
+        if self._reference is None or not spots:
+            return spots
+        ref, _ = _shrink(self._reference)
+        if ref.shape[:2] != frame.shape[:2]:
             return spots
         kept: list[Spot] = []
         for s in spots:
@@ -242,6 +233,22 @@ class PipReader:
         if contradict:
             return refuse("unclear (pips and shape disagree)")
         return refuse("unclear")
+
+
+def _shrink(frame: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], float]:
+    """A frame larger than ``MAX_SIDE`` shrunk by a whole factor, and that factor.
+
+    A whole factor takes OpenCV's fast path for INTER_AREA; the few rows and
+    columns past the last whole block are dropped.
+    """
+    h, w = frame.shape[:2]
+    if max(h, w) <= MAX_SIDE:
+        return frame, 1.0
+    f = -(-max(h, w) // MAX_SIDE)
+    small = cv2.resize(
+        frame[: h - h % f, : w - w % f], (w // f, h // f), interpolation=cv2.INTER_AREA
+    )
+    return np.asarray(small, np.uint8), float(f)
 
 
 def _as_bgr(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
