@@ -90,3 +90,25 @@ def test_tee_and_null_displays() -> None:
     tee.close()
     assert same(a.device.image, b.device.image)
     assert same(a.device.image, screens.render(SCREENS[3]))
+
+
+def test_off_a_pi_every_part_falls_back_and_says_so_in_one_line() -> None:
+    import importlib.util
+
+    from table.hw.build import build
+    from table.hw.keys import KeyButtons
+    from table.service.config import Config
+
+    if Path("/dev/i2c-1").exists() or importlib.util.find_spec("picamera2") is not None:
+        pytest.skip("this machine has Pi hardware")
+    parts = build(Config(), text_out=io.StringIO())
+    try:
+        summary = parts.summary
+        assert "\n" not in summary
+        assert "no GPIO here: keyboard buttons" in summary
+        assert "display in the terminal" in summary
+        assert "camera replays frames from" in summary and "no camera (picamera) here" in summary
+        assert isinstance(parts.buttons, KeyButtons)
+        assert isinstance(parts.display, TerminalDisplay)
+    finally:
+        parts.display.close()
