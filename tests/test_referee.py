@@ -74,8 +74,10 @@ class Table:
     outputs: list[Output] = field(default_factory=list)
 
     @staticmethod
-    def boot(s: Settings, resume: LoadedGame | None = None, seed: int = 7) -> Table:
-        ref, out = Referee.boot(s, resume, seed)
+    def boot(
+        s: Settings, resume: LoadedGame | None = None, seed: int = 7, by_hand: bool = False
+    ) -> Table:
+        ref, out = Referee.boot(s, resume, seed, cpu_dice_by_hand=by_hand)
         t = Table(ref, out)
         if resume is not None:
             t.header = resume.header
@@ -119,9 +121,9 @@ class Table:
         return self.ref.game
 
 
-def start(s: Settings) -> Table:
+def start(s: Settings, by_hand: bool = False) -> Table:
     """Boot and walk the menu with ROLL (keeping every remembered choice)."""
-    t = Table.boot(s)
+    t = Table.boot(s, by_hand=by_hand)
     for _ in range(30):
         out = t.press(ROLL)
         if out.new_game is not None:
@@ -782,3 +784,30 @@ def test_random_inputs_never_raise_and_always_show_something(
         assert out.status
         img = render(out.screen)
         assert img.mode == "1" and img.size == (128, 64)
+
+
+def test_MC_6_cpu_dice_rolled_by_a_person_are_read_like_anyone_s() -> None:
+    """With the table set so, a CPU's throw is rolled by a person and read by the camera."""
+    t = start(Settings("mexico", 2, cpus=("normal",)), by_hand=True)
+    t.throw(3, 1)
+    out = t.press(STOP)
+    assert isinstance(out.screen, Turn) and out.screen.player == "CPU1"
+    out = t.press(ROLL)  # the CPU decides to throw: a person rolls for it
+    assert out.log == () and not out.want_dice
+    assert "roll the dice" in render_text(out.screen)
+    out = t.press(ROLL)
+    assert out.want_dice and isinstance(out.screen, Reading)
+    out = t.read(reroll("die 2 is tilted"))
+    assert out.log == () and out.want_dice  # not counted, still waiting
+    out = t.read(dice(5, 2))
+    assert out.log == (Throw((5, 2)),)
+    assert t.game.view()["pair"] == "52" and t.game.turn is not None
+    assert t.game.turn.player == "CPU1" and t.game.turn.throw == 1
+
+
+def test_cpu_dice_in_software_by_default() -> None:
+    t = start(Settings("mexico", 2, cpus=("normal",)))
+    t.throw(3, 1)
+    t.press(STOP)
+    out = t.press(ROLL)
+    assert len(out.log) == 1 and isinstance(out.log[0], Throw) and not out.want_dice

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from table.service.config import Config, ConfigError, load_config
+from table.service.config import Config, ConfigError, CpuDice, load_config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -140,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         settler=settler,
         notifier=notifier,
         seed=seed,
+        cpu_dice_by_hand=cfg.table.cpu_dice is CpuDice.TABLE,
         tick_s=notifier.watchdog_interval or 5.0,
         state_path=args.state_json,
     )

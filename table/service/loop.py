@@ -94,6 +94,7 @@ class TableLoop:
         settler: SettleLike | None = None,
         notifier: Notifier | None = None,
         seed: int = 0,
+        cpu_dice_by_hand: bool = False,
         tick_s: float = 5.0,
         state_path: Path | None = None,
         errors: TextIO | None = sys.stderr,
@@ -108,6 +109,7 @@ class TableLoop:
         self.settler = settler
         self.notifier: Notifier = notifier if notifier is not None else NullNotifier()
         self.seed = seed
+        self.cpu_dice_by_hand = cpu_dice_by_hand
         self.tick_s = tick_s
         self.state_path = state_path
         self.errors = errors
@@ -155,7 +157,10 @@ class TableLoop:
             try:
                 self.writer = LogWriter.reopen(unfinished.path)
                 self.referee, out = Referee.boot(
-                    self.settings, resume=unfinished.game, seed=self.seed
+                    self.settings,
+                    resume=unfinished.game,
+                    seed=self.seed,
+                    cpu_dice_by_hand=self.cpu_dice_by_hand,
                 )
                 self.resumed = unfinished
             except Exception as exc:  # a log we cannot go on with must not stop the table
@@ -164,7 +169,9 @@ class TableLoop:
                 self.data.finish()
                 out = None
         if out is None:
-            self.referee, out = Referee.boot(self.settings, seed=self.seed)
+            self.referee, out = Referee.boot(
+                self.settings, seed=self.seed, cpu_dice_by_hand=self.cpu_dice_by_hand
+            )
         self.apply(out)
         self.write_state()
         return out

@@ -300,15 +300,24 @@ class Referee:
     held: HeldDie | None = None
     chooser: Chooser | None = None
     dismiss: bool = False  # the screen is a notice; the next press only takes it away
+    # CPU players' dice: rolled in software, or by a person at the table and read
+    # by the camera (MC-6); ``cpu_roll`` is set once a CPU has decided to throw.
+    cpu_dice_by_hand: bool = False
+    cpu_roll: bool = False
 
     # -- entry points ------------------------------------------------------
 
     @staticmethod
     def boot(
-        settings: Settings, resume: LoadedGame | None = None, seed: int = 0
+        settings: Settings,
+        resume: LoadedGame | None = None,
+        seed: int = 0,
+        cpu_dice_by_hand: bool = False,
     ) -> tuple[Referee, Output]:
         settings = normalize(settings)
-        ref = Referee(settings=settings, seed=seed, draft=settings)
+        ref = Referee(
+            settings=settings, seed=seed, draft=settings, cpu_dice_by_hand=cpu_dice_by_hand
+        )
         if resume is None:
             return ref._menu_at(0)
         try:
@@ -391,10 +400,10 @@ class Referee:
         event = Throw(values)
         after, refused = game.apply(event)
         if refused is not None:
-            ref = replace(self, game=after, waiting=False)
+            ref = replace(self, game=after, waiting=False, cpu_roll=False)
             return ref._refused(refused, (event,))
         table = reading.dice if want == 2 else ()
-        ref = replace(self, game=after, waiting=False, table=table, held=None)
+        ref = replace(self, game=after, waiting=False, table=table, held=None, cpu_roll=False)
         return ref._after_event(game, (event,), thrown=values)
 
     def on_camera_failed(self, reason: str) -> tuple[Referee, Output]:
@@ -465,7 +474,9 @@ class Referee:
     def _menu_at(self, step: int, note: str = "") -> tuple[Referee, Output]:
         steps = self._steps()
         step = max(0, min(step, len(steps) - 1))
-        ref = replace(self, mode=Mode.MENU, step=step, game=None, waiting=False, chooser=None)
+        ref = replace(
+            self, mode=Mode.MENU, step=step, game=None, waiting=False, chooser=None, cpu_roll=False
+        )
         ref = replace(ref, index=_current_index(steps[step], ref.draft), table=(), held=None)
         screen = ref._menu_screen(note)
         ref = replace(ref, screen=screen)
@@ -535,7 +546,7 @@ class Referee:
         if self.waiting:
             return "reading... STOP cancels"
         if _is_cpu(game):
-            return "ROLL: CPU plays"
+            return "roll for it, then ROLL" if self.cpu_roll else "ROLL: CPU plays"
         allowed = game.allowed
         if EventKind.COUNT in allowed:
             return "roll+ROLL  HOLD: count"
@@ -556,7 +567,7 @@ class Referee:
     def _roll(self) -> tuple[Referee, Output]:
         game = self.game
         assert game is not None
-        if _is_cpu(game):
+        if _is_cpu(game) and not self.cpu_roll:
             return self._cpu_step()
         if EventKind.THROW not in game.allowed:
             return self._note("ROLL", "no throw now", "")
@@ -858,6 +869,13 @@ class Referee:
         game = self.game
         assert game is not None
         event = _cpu_event(game) or _cpu_fallback(game)
+        if self.cpu_dice_by_hand and isinstance(event, Throw):
+            me = _player(game)
+            what = "one die" if len(event.dice) == 1 else "the dice"
+            ref = replace(self, cpu_roll=True)
+            return ref._show(ref._turn(me, f"{me} throws", f"roll {what}, then ROLL"))
+        if self.cpu_dice_by_hand and isinstance(event, Hold):
+            return self._do_hold(event.value)  # the die read last stays where it lies
         before = game
         after, refused = game.apply(event)
         if refused is not None:
