@@ -329,3 +329,65 @@ def test_watchdog_is_not_fed_while_the_loop_hangs(tmp_path: Path) -> None:
     loop.put(Quit("test over"))
     runner.join(10)
     assert not runner.is_alive()
+
+
+def test_watchdog_lapses_when_the_camera_delivers_nothing(tmp_path: Path) -> None:
+    """Dice wanted, no frame for camera_stall_s: no more WATCHDOG, a status says why."""
+    import threading
+    import time
+
+    from table.service.demo import DEMO_SETTINGS, menu_presses
+    from table.service.loop import TableLoop
+    from table.service.ports import Button, ButtonPress, Put, Quit
+    from table.service.referee import Settings
+    from table.service.resume import DataDir
+
+    class SilentCamera:  # its capture thread hangs: nothing ever arrives
+        def start(self, put: Put) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    class StatusSpy(_SpyNotifier):
+        def __init__(self) -> None:
+            super().__init__()
+            self.statuses: list[str] = []
+
+        def status(self, text: str) -> None:
+            self.statuses.append(text)
+
+    now = [0.0]
+    spy = StatusSpy()
+    loop = TableLoop(
+        data=DataDir(tmp_path / "data"),
+        settings=Settings.from_json(DEMO_SETTINGS["mexico"]),
+        buttons=None,
+        display=_Screen(),
+        camera=SilentCamera(),
+        notifier=spy,
+        tick_s=0.02,
+        camera_stall_s=20.0,
+        errors=None,
+        clock=lambda: now[0],
+    )
+    runner = threading.Thread(target=loop.run, daemon=True)
+    runner.start()
+    assert spy.ready_seen.wait(10)
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):
+        loop.put(ButtonPress(Button.ROLL))
+    deadline = time.monotonic() + 10
+    while not loop.want_dice and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert loop.want_dice
+    spy.pinged.clear()
+    assert spy.pinged.wait(5)  # waiting for dice, within the camera's time: still fed
+    now[0] = 21.0  # 21 s without a frame
+    time.sleep(0.1)
+    pings = spy.pings
+    time.sleep(0.3)  # 15 ticks
+    assert spy.pings == pings
+    assert "camera gave no frame for 20 s" in spy.statuses
+    loop.put(Quit("test over"))
+    runner.join(10)
+    assert not runner.is_alive()

@@ -96,6 +96,7 @@ class TableLoop:
         seed: int = 0,
         cpu_dice_by_hand: bool = False,
         tick_s: float = 5.0,
+        camera_stall_s: float = 20.0,
         state_path: Path | None = None,
         errors: TextIO | None = sys.stderr,
         clock: Callable[[], float] = time.monotonic,
@@ -111,6 +112,8 @@ class TableLoop:
         self.seed = seed
         self.cpu_dice_by_hand = cpu_dice_by_hand
         self.tick_s = tick_s
+        self.camera_stall_s = camera_stall_s
+        self._last_frame = clock()
         self.state_path = state_path
         self.errors = errors
         self.clock = clock
@@ -209,8 +212,10 @@ class TableLoop:
                 self._error(f"cannot save the settings: {exc}")
         if out.status:
             self.notifier.status(out.status)
-        if out.want_dice and not self.want_dice and self.settler is not None:
-            self.settler.reset()
+        if out.want_dice and not self.want_dice:
+            self._last_frame = self.clock()  # the camera's time to deliver starts now
+            if self.settler is not None:
+                self.settler.reset()
         self.want_dice = out.want_dice
         want = getattr(self.camera, "want", None)
         if callable(want):
@@ -254,6 +259,7 @@ class TableLoop:
             self.referee, out = ref.on_press(event)
             self.apply(out)
         elif isinstance(event, Frame):
+            self._last_frame = self.clock()
             try:
                 self._frame(ref, event)
             finally:
@@ -265,7 +271,20 @@ class TableLoop:
             self.referee, out = ref.on_camera_failed(event.reason)
             self.apply(out)
         elif isinstance(event, Tick):
+            if self.camera_stalled():
+                # A camera read that hangs cannot be undone from here: let the
+                # watchdog lapse, so systemd restarts the table and it resumes.
+                self.notifier.status(f"camera gave no frame for {self.camera_stall_s:.0f} s")
+                return
             self.notifier.watchdog()
+
+    def camera_stalled(self) -> bool:
+        """Dice are wanted and the camera has delivered nothing for too long."""
+        return (
+            self.want_dice
+            and self.camera is not None
+            and self.clock() - self._last_frame > self.camera_stall_s
+        )
 
     def _frame(self, ref: Referee, frame: Frame) -> None:
         if not self.want_dice or self.reader is None:
