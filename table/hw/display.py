@@ -123,9 +123,12 @@ class TerminalDisplay:
         if self.out is None or text == self._last_text:
             return
         self._last_text = text
-        width = DISPLAY_SIZE[0] // 6
+        rows = text.splitlines()
+        # The OLED's proportional font fits more than 21 fixed-width characters:
+        # widen the box for a long line rather than cut what the screen shows.
+        width = max([DISPLAY_SIZE[0] // 6, *(len(r) for r in rows)])
         bar = "+" + "-" * width + "+"
-        lines = [bar] + [f"|{line[:width]:<{width}}|" for line in text.splitlines()] + [bar]
+        lines = [bar] + [f"|{line:<{width}}|" for line in rows] + [bar]
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()
 
