@@ -234,7 +234,8 @@ def _line(obj: dict[str, Any]) -> bytes:
     return (json.dumps(obj, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make a new or renamed file's directory entry durable (best effort)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -262,7 +263,7 @@ class LogWriter:
         fh = open(p, "xb")  # noqa: SIM115 - kept open for appends
         writer = cls(p, fh)
         writer._write(_line(header.to_json()))
-        _fsync_dir(p.parent)
+        fsync_dir(p.parent)
         return writer
 
     @classmethod

@@ -23,22 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from table.game import GameHeader
-from table.gamelog import LoadedGame, LogError, LogWriter, load
+from table.gamelog import LoadedGame, LogError, LogWriter, fsync_dir, load
 
 CURRENT = "current"
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -50,7 +37,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 @dataclass(frozen=True)
@@ -105,7 +92,7 @@ class DataDir:
         """The game in progress is over: nothing to resume any more."""
         with contextlib.suppress(FileNotFoundError):
             self.current_path.unlink()
-            _fsync_dir(self.games)
+            fsync_dir(self.games)
 
     def current(self) -> Path | None:
         """The log of the unfinished game, if any."""
