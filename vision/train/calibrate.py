@@ -1,6 +1,6 @@
 """Choose the reader's refusal thresholds on the calibration part of the tuning photos.
 
-    python -m vision.train.calibrate
+    python -m vision.train.calibrate [--classifier candidate.onnx]
 
 The classifier never trained on these photos (vision/dataset.py, ``index % 8 == 6``).
 Prints how many calibration dice would be read right, wrong, or listed where no
@@ -11,12 +11,15 @@ single crop leaves in doubt. The chosen values go into vision/reader.py by hand.
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
+
 import cv2
 import numpy as np
 
 from vision import reader as R
 from vision.bench import grown
-from vision.classify import crop
+from vision.classify import Classifier, crop
 from vision.dataset import SETS, load_set
 from vision.pips import count_pips
 
@@ -71,8 +74,13 @@ def tally(rows, n, sure, agree, vsure=None, vagree=None) -> str:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--classifier", type=Path, help="a candidate classifier .onnx to measure")
+    args = ap.parse_args()
     cv2.setNumThreads(1)
     rdr = R.PipReader()
+    if args.classifier:
+        rdr.classifier = Classifier(args.classifier)
     for set_name in SETS:
         rows, n = collect(rdr, set_name)
         print(f"{set_name}: {n} dice, {sum(1 for r in rows if r[0])} found")

@@ -175,7 +175,7 @@ def mine(photos: list[Photo]) -> list[tuple[int, float, float, float, int]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--iters", type=int, default=5000)
+    ap.add_argument("--iters", type=int, default=8000)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--name", default="classifier", help="output name in vision/models/")
     args = ap.parse_args()
