@@ -1,0 +1,184 @@
+"""The whole table on gpiozero's mock pins and luma's dummy OLED: a game of each rule set.
+
+Presses are pins driven low and high (pull-ups: low = pressed), the camera shows
+real photos of the dice thrown, the real pip reader and settler read them, and
+the dummy device must end up holding exactly the picture of the last screen.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from table.game import replay
+from table.gamelog import load
+from table.hw.buttons import GpioButtons
+from table.hw.camera import ScriptedCamera
+from table.hw.display import dummy_display
+from table.service import screens
+from table.service.config import ButtonsConfig
+from table.service.demo import DEMO_PLAYS, DEMO_SETTINGS, menu_presses
+from table.service.loop import TableLoop, vision_parts
+from table.service.ports import Put, Quit
+from table.service.referee import Settings
+from table.service.resume import DataDir
+
+FRAMES = Path(__file__).resolve().parents[1] / "table" / "data" / "frames"
+HELD_S = {"": 0.1, "long": 1.5, "very_long": 3.5}
+
+
+class FakeClock:
+    """The buttons' clock: press lengths are what the test says, not what the machine took."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class StartedButtons(GpioButtons):
+    """GPIO buttons that tell the test when the loop has started listening to them."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.listening = threading.Event()
+
+    def start(self, put: Put) -> None:
+        super().start(put)
+        self.listening.set()
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    old = Device.pin_factory
+    f = MockFactory()
+    Device.pin_factory = f
+    try:
+        yield f
+    finally:
+        f.reset()
+        Device.pin_factory = old
+
+
+@pytest.mark.parametrize("rules", list(DEMO_PLAYS))
+def test_whole_game_on_mock_pins_and_the_dummy_oled(
+    tmp_path: Path, rules: str, factory: MockFactory
+) -> None:
+    cfg = ButtonsConfig()
+    clock = FakeClock()
+    buttons = StartedButtons(cfg, pin_factory=factory, clock=clock)
+    display = dummy_display()
+    camera = ScriptedCamera(FRAMES, fps=60)
+    reader, settler = vision_parts(3)
+    data = DataDir(tmp_path / "data")
+    loop = TableLoop(
+        data=data,
+        settings=Settings.from_json(DEMO_SETTINGS[rules]),
+        buttons=buttons,
+        display=display,
+        camera=camera,
+        reader=reader,
+        settler=settler,
+        seed=1,
+        errors=io.StringIO(),
+    )
+    runner = threading.Thread(target=loop.run, kwargs={"seconds": 120}, daemon=True)
+    runner.start()
+    assert buttons.listening.wait(30)
+    pins = {"roll": cfg.roll, "hold": cfg.hold, "stop": cfg.stop}
+
+    def press(name: str, how: str = "") -> None:
+        before = loop.outputs
+        pin = factory.pin(pins[name])
+        pin.drive_low()
+        clock.t += HELD_S[how]
+        pin.drive_high()
+        clock.t += 0.3
+        deadline = time.monotonic() + 30
+        while loop.outputs == before and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert loop.outputs > before, f"{name} {how}: the table did not answer"
+        assert loop.wait_idle(30), f"{name} {how}: the table did not settle"
+
+    try:
+        for _ in range(menu_presses(DEMO_SETTINGS[rules])):
+            press("roll")
+        for step in DEMO_PLAYS[rules]:
+            word, *rest = step.split()
+            if word == "throw":
+                camera.throw(tuple(int(v) for v in rest))
+            else:
+                press(word, rest[0] if rest else "")
+        shown = loop.shown
+        assert shown is not None and isinstance(shown.screen, screens.GameEnd)
+        # The OLED holds exactly the last screen as drawn.
+        assert display.device.image.tobytes() == screens.render(shown.screen).tobytes()
+        logs = data.logs()
+        assert len(logs) == 1
+        loaded = load(logs[0])
+        game = replay(loaded.header, loaded.events)
+        assert game.is_over and game.refused == ()
+        throws = [e.to_json()["throw"] for e in loaded.events if "throw" in e.to_json()]
+        want = [[int(v) for v in s.split()[1:]] for s in DEMO_PLAYS[rules] if s.startswith("throw")]
+        assert throws == want  # every throw read right from its photo
+        assert shown.screen.headline == f"{game.view()['winner']} wins!"
+    finally:
+        loop.put(Quit("test over"))
+        runner.join(30)
+    assert not runner.is_alive()
+
+
+def test_a_button_pressed_at_the_wrong_moment_answers_on_the_oled(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    cfg = ButtonsConfig()
+    clock = FakeClock()
+    display = dummy_display()
+    buttons = StartedButtons(cfg, pin_factory=factory, clock=clock)
+    loop = TableLoop(
+        data=DataDir(tmp_path / "data"),
+        settings=Settings.from_json(DEMO_SETTINGS["mexico"]),
+        buttons=buttons,
+        display=display,
+        camera=None,
+        errors=io.StringIO(),
+    )
+    runner = threading.Thread(target=loop.run, daemon=True)
+    runner.start()
+    assert buttons.listening.wait(30)
+    try:
+        for _ in range(menu_presses(DEMO_SETTINGS["mexico"])):
+            before = loop.outputs
+            factory.pin(cfg.roll).drive_low()
+            clock.t += 0.1
+            factory.pin(cfg.roll).drive_high()
+            clock.t += 0.3
+            deadline = time.monotonic() + 10
+            while loop.outputs == before and time.monotonic() < deadline:
+                time.sleep(0.005)
+        assert loop.wait_idle(10)
+        before_image = display.device.image.tobytes()
+        before = loop.outputs
+        factory.pin(cfg.hold).drive_low()  # HOLD in mexico means nothing
+        clock.t += 0.1
+        factory.pin(cfg.hold).drive_high()
+        deadline = time.monotonic() + 10
+        while loop.outputs == before and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert loop.wait_idle(10)
+        assert loop.shown is not None
+        text = screens.render_text(loop.shown.screen)
+        assert "not in mexico" in text
+        assert display.device.image.tobytes() != before_image
+    finally:
+        loop.put(Quit("test over"))
+        runner.join(10)
