@@ -287,6 +287,21 @@ class LogWriter:
     def append(self, event: Event) -> None:
         self._write(_line(event.to_json()))
 
+    def append_all(self, events: tuple[Event, ...] | list[Event]) -> None:
+        """Append several events as one: on an OSError (a full disk) the log is cut
+        back to where it was, so it never holds half of what the table did."""
+        start = self._fh.tell()
+        try:
+            self._write(b"".join(_line(e.to_json()) for e in events))
+        except OSError:
+            try:
+                self._fh.truncate(start)
+                self._fh.seek(start)  # a new log is not in append mode: no hole
+                self._fh.flush()
+            except (OSError, ValueError):
+                pass
+            raise
+
     def _write(self, data: bytes) -> None:
         self._fh.write(data)
         self._fh.flush()

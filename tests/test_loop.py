@@ -264,3 +264,64 @@ def test_source_camera_thread_puts_frames_only_when_wanted_and_reports_failure()
         assert isinstance(event, CameraFailed) and "no such folder" in event.reason
     finally:
         bad.close()
+
+
+def test_a_full_disk_acknowledges_nothing_and_loses_nothing(tmp_path: Path) -> None:
+    """The log cannot be written: the throw is not shown as counted, the log stays whole,
+    and once there is room again the same throw counts."""
+    import errno
+
+    import numpy as np
+
+    from table.gamelog import LogWriter
+    from vision.types import DieReading, FrameReading, FrameStatus
+
+    def reading() -> FrameReading:
+        dice = tuple(
+            DieReading(v, (x, 50.0), ((x, 50.0), (30.0, 30.0), 0.0), 1.0)
+            for v, x in ((6, 100.0), (3, 300.0))
+        )
+        return FrameReading(FrameStatus.OK, "read 2 dice", dice)
+
+    class Reader:
+        def read(self, frame: Any, expect: int | None = None) -> FrameReading:
+            return reading()
+
+    loop, display, _ = make_loop(tmp_path, "mexico", [], Reader())
+    loop.camera = None
+    loop.settler = None
+    loop.boot()
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"])):
+        loop.handle(ButtonPress(Button.ROLL))
+    assert loop.writer is not None
+    log_path = loop.writer.path
+    loop.handle(ButtonPress(Button.ROLL))  # P1 rolled: the table wants the dice
+    assert loop.want_dice
+    before = loop.referee
+    size = log_path.stat().st_size
+
+    real_write = LogWriter._write
+    full = True
+
+    def write(self: LogWriter, data: bytes) -> None:
+        if full:
+            self._fh.write(data[:5])  # a partial write, then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(self, data)
+
+    LogWriter._write = write  # type: ignore[method-assign]
+    try:
+        loop.handle(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
+        assert loop.referee is before  # nothing was counted
+        assert "cannot save" in display.texts[-1] and "No space" in display.texts[-1]
+        assert log_path.stat().st_size == size  # cut back: no half line on disk
+        assert "63" not in display.texts[-1]
+        full = False
+        loop.handle(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
+    finally:
+        LogWriter._write = real_write  # type: ignore[method-assign]
+    loaded = load(log_path)
+    assert loaded.torn is None, log_path.read_bytes()
+    assert [e.to_json() for e in loaded.events] == [{"throw": [6, 3]}]
+    assert loop.referee is not None and loop.referee.game is not None
+    assert replay(loaded.header, loaded.events).state == loop.referee.game.state

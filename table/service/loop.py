@@ -181,25 +181,34 @@ class TableLoop:
 
     # -- the consumer ----------------------------------------------------------
 
-    def apply(self, out: Output) -> None:
-        """Carry out one Output: log, finish, show, save settings, notify."""
+    def _take(self, new: Referee, out: Output) -> None:
+        self.apply(out, new)
+
+    def apply(self, out: Output, referee: Referee | None = None) -> bool:
+        """Carry out one Output: log, finish, show, save settings, notify.
+
+        ``referee`` (the state that produced ``out``) becomes the loop's only
+        once ``out.log`` is on disk. When the log cannot be written nothing of
+        the Output is shown, the table says why and keeps the referee as it
+        was: the screen never acknowledges what the log does not hold.
+        """
         self.outputs += 1
         if out.new_game is not None:
-            self._close_writer()
             try:
-                self.writer = self.data.new_log(out.new_game)
+                writer = self.data.new_log(out.new_game)
             except OSError as exc:
-                self._error(f"cannot create the game log: {exc}")
-                self.writer = None
+                return self._not_saved(f"cannot create the game log: {exc}")
+            self._close_writer()
+            self.writer = writer
         if out.log:
             if self.writer is None:
-                self._error(f"no game log open; {len(out.log)} event(s) not saved")
-            else:
-                try:
-                    for event in out.log:
-                        self.writer.append(event)
-                except OSError as exc:
-                    self._error(f"cannot write the game log: {exc}")
+                return self._not_saved(f"no game log open; {len(out.log)} event(s) not saved")
+            try:
+                self.writer.append_all(out.log)
+            except OSError as exc:
+                return self._not_saved(f"cannot write the game log: {exc}")
+        if referee is not None:
+            self.referee = referee
         if out.game_over:
             self._close_writer()
             self.data.finish()
@@ -216,10 +225,21 @@ class TableLoop:
             self._last_frame = self.clock()  # the camera's time to deliver starts now
             if self.settler is not None:
                 self.settler.reset()
-        self.want_dice = out.want_dice
+        self._want(out.want_dice)
+        return True
+
+    def _want(self, flag: bool) -> None:
+        self.want_dice = flag
         want = getattr(self.camera, "want", None)
         if callable(want):
-            want(out.want_dice)
+            want(flag)
+
+    def _not_saved(self, text: str) -> bool:
+        self._error(text)
+        reason = text.split(": ", 1)[-1]
+        self.show(screens.Message("cannot save", reason[:60], "nothing counted: try again"))
+        self.notifier.status(f"cannot save the game: {reason}")
+        return False
 
     def show(self, screen: screens.Screen) -> None:
         if self.shown is not None and self.shown.screen == screen:
@@ -256,8 +276,7 @@ class TableLoop:
         ref = self.referee
         assert ref is not None
         if isinstance(event, ButtonPress):
-            self.referee, out = ref.on_press(event)
-            self.apply(out)
+            self._take(*ref.on_press(event))
         elif isinstance(event, Frame):
             self._last_frame = self.clock()
             try:
@@ -268,8 +287,7 @@ class TableLoop:
                     done()
         elif isinstance(event, CameraFailed):
             self._error(f"camera: {event.reason}")
-            self.referee, out = ref.on_camera_failed(event.reason)
-            self.apply(out)
+            self._take(*ref.on_camera_failed(event.reason))
         elif isinstance(event, Tick):
             if self.camera_stalled():
                 # A camera read that hangs cannot be undone from here: let the
@@ -297,8 +315,7 @@ class TableLoop:
             verdict = self.settler.update(frame.image, reading)
             settled, entered = bool(verdict.settled), bool(verdict.entered)
         if settled and entered:
-            self.referee, out = ref.on_reading(reading)
-            self.apply(out)
+            self._take(*ref.on_reading(reading))
 
     def _done_one(self) -> None:
         with self._lock:
