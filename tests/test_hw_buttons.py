@@ -6,7 +6,6 @@ import queue
 from collections.abc import Iterator
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from table.hw.buttons import GpioButtons, PressTiming, PressTracker
@@ -23,18 +22,6 @@ class FakeClock:
 
     def advance(self, s: float) -> None:
         self.t += s
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    old = Device.pin_factory
-    f = MockFactory()
-    Device.pin_factory = f
-    try:
-        yield f
-    finally:
-        f.reset()
-        Device.pin_factory = old
 
 
 @pytest.fixture

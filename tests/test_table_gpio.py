@@ -10,12 +10,10 @@ from __future__ import annotations
 import io
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from table.game import replay
@@ -55,18 +53,6 @@ class StartedButtons(GpioButtons):
     def start(self, put: Put) -> None:
         super().start(put)
         self.listening.set()
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    old = Device.pin_factory
-    f = MockFactory()
-    Device.pin_factory = f
-    try:
-        yield f
-    finally:
-        f.reset()
-        Device.pin_factory = old
 
 
 @pytest.mark.parametrize("rules", list(DEMO_PLAYS))
