@@ -186,6 +186,15 @@ def easy_throws_again(state: MexicoState, rng: random.Random) -> bool:
 # ---------------------------------------------------------------------------
 
 
+def throws_again(level: Level, state: MexicoState, rng: random.Random) -> bool:
+    """The player on turn, at ``level``, throws again rather than stand (MC-2)."""
+    if level is Level.HARD:
+        return hard_throws_again(state)
+    if level is Level.NORMAL:
+        return normal_throws_again(state)
+    return easy_throws_again(state, rng)
+
+
 class MexicoStrategy:
     """CPU players for ``mexico`` (see the module docstring)."""
 
@@ -200,29 +209,14 @@ class MexicoStrategy:
             return None
         if state.throws == 0 or state.throws >= state.config.max_throws:
             return _THROW
-        if level is Level.HARD:
-            again = hard_throws_again(state)
-        elif level is Level.NORMAL:
-            again = normal_throws_again(state)
-        else:
-            again = easy_throws_again(state, rng)
-        return _THROW if again else _STAND
+        return _THROW if throws_again(level, state, rng) else _STAND
 
     def throw_event(self, state: MexicoState, dice: tuple[int, int]) -> Throw:
         return Throw(dice)
 
     def step(self, levels: Sequence[Level], state: MexicoState, rng: random.Random) -> Event:
-        throws = state.throws
-        if throws:
-            level = levels[state.order[len(state.kept)]]
-            if level is Level.HARD:
-                again = hard_throws_again(state)
-            elif level is Level.NORMAL:
-                again = normal_throws_again(state)
-            else:
-                again = easy_throws_again(state, rng)
-            if not again:
-                return _STAND
+        if state.throws and not throws_again(levels[state.order[len(state.kept)]], state, rng):
+            return _STAND
         return DICE[int(rng.random() * 36)]
 
 
