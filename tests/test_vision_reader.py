@@ -113,6 +113,27 @@ def test_die_size_is_measured_not_assumed(reader: PipReader, die_px: int) -> Non
 
 
 @needs_data
+def test_dice_seen_foreshortened_are_tilted_not_read(reader: PipReader) -> None:
+    """Photos squashed to 55 % one way: every top face looks like a die leaning over."""
+    imgs = [i for i in _images("matteo_webcam", 200) if {d.value for d in i.dice} & {4, 5}]
+    assert len(imgs) >= 8
+    tilted = 0
+    for img in imgs[:8]:
+        for fx, fy in ((1.0, 0.55), (0.55, 1.0)):
+            frame = cv2.resize(_frame(img), None, fx=fx, fy=fy, interpolation=cv2.INTER_AREA)
+            r = reader.read(frame)
+            # Whatever is still read must be a labelled value; a tilted 4 or 5 never is.
+            rest = [d.value for d in img.dice]
+            for v in r.values:
+                assert v in rest, (img.name, r)
+                rest.remove(v)
+            tilted += sum(d.reason == "tilted" for d in r.dice)
+            if any(d.reason == "tilted" for d in r.dice):
+                assert r.status is FrameStatus.REROLL, r
+    assert tilted >= 8
+
+
+@needs_data
 def test_expect_mismatch_is_a_reroll(reader: PipReader) -> None:
     img = next(i for i in _images("matteo_webcam", 40) if len(i.dice) == 2)
     r = reader.read(_frame(img), expect=3)

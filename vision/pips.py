@@ -38,6 +38,23 @@ class PipCount:
     value: int | None
     contrast: float
     areas: tuple[float, ...] = ()
+    roundness: tuple[float, ...] = ()  # per pip: minor / major axis of its ellipse
+    face_side: float = 0.0  # side of the face region the pips were found in (patch pixels)
+
+    def squeeze(self) -> float | None:
+        """How far four or five pips are from a square layout: 1.0 square, lower squashed.
+
+        The corner pips of a 4 or 5 lie on a square whatever the rotation, so the
+        ratio of their spread across and along (square root of the covariance's
+        eigenvalue ratio) is 1 on a face seen square-on; a die leaning over shows
+        its top face foreshortened. None for other pip counts (no square to see).
+        """
+        if len(self.pips) not in (4, 5):
+            return None
+        p = np.array(self.pips, np.float64)
+        p -= p.mean(axis=0)
+        lo, hi = np.linalg.eigvalsh(p.T @ p)
+        return float(math.sqrt(max(lo, 0.0) / hi)) if hi > 0 else None
 
     def centre_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
         """The pips' centroid in frame pixels (the face's centre), for a die cut at (cx, cy)."""
@@ -46,6 +63,32 @@ class PipCount:
         s = FACE_PX / (FACE_K * size)
         u = sum(p[0] for p in self.pips) / len(self.pips)
         v = sum(p[1] for p in self.pips) / len(self.pips)
+        return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
+
+    def top_face_in_frame(
+        self, value: int, cx: float, cy: float, size: float
+    ) -> tuple[float, float] | None:
+        """The centre of the top face of a die read as ``value``, in frame pixels.
+
+        Seen by a tilted camera, a die's side faces (the top face's colour) show
+        pips too, but squashed: the top face's pips are the roundest. The
+        ``value`` roundest pips, if they form ``value``'s canonical pattern, are
+        the top face; their centroid is its centre. None when they do not.
+        """
+        if len(self.pips) < value or len(self.roundness) != len(self.pips):
+            return None
+        order = sorted(range(len(self.pips)), key=lambda i: -self.roundness[i])[:value]
+        pts = [self.pips[i] for i in order]
+        u = sum(p[0] for p in pts) / value
+        v = sum(p[1] for p in pts) / value
+        if value == 1:
+            # A lone pip: the roundest must be clearly rounder than the next (a side pip).
+            rest = sorted(self.roundness, reverse=True)
+            if len(rest) > 1 and rest[1] > 0.8 * rest[0]:
+                return None
+        elif layout_value(pts, (u, v), self.face_side or FACE_PX * FACE_K) != value:
+            return None
+        s = FACE_PX / (FACE_K * size)
         return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
 
     def biggest_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
@@ -122,7 +165,7 @@ def count_pips(frame: npt.NDArray[np.uint8], cx: float, cy: float, size: float) 
     face = np.median(lab[c0:c1, c0:c1].reshape(-1, 3), axis=0)
     diff = lab - face
     dist = np.sqrt((diff * diff).sum(axis=2))
-    contrast = float(np.percentile(dist, 90) - np.percentile(dist, 30))
+    contrast = float(np.percentile(dist, 97) - np.percentile(dist, 30))
     if contrast < 15.0:
         return PipCount((), None, contrast)
     d8 = np.clip(dist * (255.0 / max(1.0, float(dist.max()))), 0, 255).astype(np.uint8)
@@ -146,22 +189,34 @@ def count_pips(frame: npt.NDArray[np.uint8], cx: float, cy: float, size: float) 
         return PipCount((), None, contrast)
     fcx, fcy = m["m10"] / m["m00"], m["m01"] / m["m00"]
     face_side = math.sqrt(m["m00"])
-    n, _, stats, cents = cv2.connectedComponentsWithStats(holes, connectivity=8)
+    n, blob_labels, stats, cents = cv2.connectedComponentsWithStats(holes, connectivity=8)
     area_min = (0.07 * face_side) ** 2
     area_max = (0.32 * face_side) ** 2
-    blobs: list[tuple[float, float, float]] = []
+    blobs: list[tuple[float, float, float, float]] = []
     for i in range(1, n):
-        _, _, w, h, a = (int(v) for v in stats[i])
+        x, y, w, h, a = (int(v) for v in stats[i])
         if not area_min <= a <= area_max:
             continue
         if max(w, h) > 2.2 * min(w, h) or a < 0.4 * w * h:
             continue
         if math.hypot(cents[i][0] - fcx, cents[i][1] - fcy) > 0.5 * face_side:
             continue
-        blobs.append((float(cents[i][0]), float(cents[i][1]), float(a)))
+        bm = cv2.moments((blob_labels[y : y + h, x : x + w] == i).astype(np.uint8), True)
+        mu20, mu02, mu11 = bm["mu20"], bm["mu02"], bm["mu11"]
+        spread = math.hypot(mu20 - mu02, 2 * mu11)
+        major = mu20 + mu02 + spread
+        roundness = math.sqrt(max(0.0, mu20 + mu02 - spread) / major) if major > 0 else 1.0
+        blobs.append((float(cents[i][0]), float(cents[i][1]), float(a), roundness))
     if blobs:
         med = float(np.median([b[2] for b in blobs]))
         blobs = [b for b in blobs if 0.35 * med <= b[2] <= 2.8 * med]
     pts = [(b[0], b[1]) for b in blobs]
     value = layout_value(pts, (fcx, fcy), face_side)
-    return PipCount(tuple(pts), value, contrast, tuple(b[2] for b in blobs))
+    return PipCount(
+        tuple(pts),
+        value,
+        contrast,
+        tuple(b[2] for b in blobs),
+        tuple(b[3] for b in blobs),
+        face_side,
+    )

@@ -37,6 +37,9 @@ AGREE = 0.95  # classifier probability that reads a die when the pip count agree
 # 0, 90, 180, 270 degrees) and read on the mean probability:
 VIEWS_SURE = 0.95  # ... alone, unless the pip count contradicts
 VIEWS_AGREE = 0.90  # ... when the pip count agrees
+# A 4 or 5 whose own pips lie squashed below this (vision.pips.PipCount.squeeze) is a die
+# leaning over. Flat dice in the tuning photos, tilted webcam included, stay above 0.63.
+TILTED = 0.6
 TOO_DARK = 28.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
@@ -204,12 +207,17 @@ class PipReader:
                 conf >= VIEWS_AGREE and pips.value == k
             )
         contradict = pips.value is not None and pips.value != k
+        squeeze = pips.squeeze()
+        if k == len(pips.pips) and squeeze is not None and squeeze < TILTED:
+            return refuse("tilted")
         if ok:
             # The pip pattern's centre is the top face's centre: sharper than the locator's.
             fc = None
             if pips.value == k:
                 fc = pips.centre_in_frame(s.x, s.y, s.size)
-            elif k == 1:
+            else:  # side faces' pips in view (a tilted camera): the roundest k pips, if a pattern
+                fc = pips.top_face_in_frame(k, s.x, s.y, s.size)
+            if fc is None and k == 1:
                 fc = pips.biggest_in_frame(s.x, s.y, s.size)
             if fc is not None:
                 center = (fc[0] * back, fc[1] * back)

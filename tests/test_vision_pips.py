@@ -1,0 +1,81 @@
+"""The classical pip count: canonical layouts, and the squash that tells a die leaning over."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.pips import FACE_PX, PATTERNS, PipCount, count_pips, layout_value
+
+C = (20.0, 20.0)
+SIDE = 30.0
+
+
+def _place(
+    cells: frozenset[tuple[int, int]], angle: float, sx: float = 1.0
+) -> list[tuple[float, float]]:
+    """Pips of a canonical pattern on a face of side ``SIDE``, squashed by ``sx``, turned."""
+    ca, sa = math.cos(angle), math.sin(angle)
+    out = []
+    for a, b in cells:
+        x, y = 0.28 * SIDE * a * sx, 0.28 * SIDE * b
+        out.append((C[0] + ca * x - sa * y, C[1] + sa * x + ca * y))
+    return out
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+@pytest.mark.parametrize("angle", [0.0, 0.3, 1.1, 2.5])
+def test_each_canonical_layout_is_its_value_at_any_rotation(value: int, angle: float) -> None:
+    for cells in PATTERNS[value]:
+        assert layout_value(_place(cells, angle), C, SIDE) == value
+
+
+def test_a_stray_pip_or_a_broken_pattern_is_no_value() -> None:
+    four = _place(PATTERNS[4][0], 0.4)
+    assert layout_value([*four, (C[0] + 0.28 * SIDE, C[1])], C, SIDE) is None  # 5 pips, not a 5
+    assert layout_value(four[:3], C, SIDE) is None  # three corners are not a 3
+    assert layout_value([(C[0] + 0.3 * SIDE, C[1])], C, SIDE) is None  # a lone pip off centre
+    assert layout_value([], C, SIDE) is None
+
+
+@pytest.mark.parametrize("value", [4, 5])
+def test_squeeze_is_one_square_on_and_drops_when_foreshortened(value: int) -> None:
+    for angle in (0.0, 0.7, 2.0):
+        square = PipCount(tuple(_place(PATTERNS[value][0], angle)), value, 50.0)
+        assert square.squeeze() == pytest.approx(1.0, abs=1e-6)
+        leaning = PipCount(tuple(_place(PATTERNS[value][0], angle, sx=0.5)), None, 50.0)
+        assert leaning.squeeze() == pytest.approx(0.5, abs=1e-6)
+
+
+def test_squeeze_needs_four_or_five_pips() -> None:
+    for value in (1, 2, 3, 6):
+        assert PipCount(tuple(_place(PATTERNS[value][0], 0.2)), value, 50.0).squeeze() is None
+
+
+def _drawn_die(value: int, angle: float, face: int, pip: int) -> np.ndarray:
+    """A flat die drawn on a mid-grey table, 60 px across, turned by ``angle`` degrees."""
+    img = np.full((120, 120, 3), 128, np.uint8)
+    die = np.full((60, 60, 3), face, np.uint8)
+    for a, b in PATTERNS[value][0]:
+        cv2.circle(die, (30 + 17 * a, 30 + 17 * b), 6, (pip, pip, pip), -1, cv2.LINE_AA)
+    img[30:90, 30:90] = die
+    m = cv2.getRotationMatrix2D((60, 60), angle, 1.0)
+    return np.asarray(cv2.warpAffine(img, m, (120, 120), borderValue=(128, 128, 128)), np.uint8)
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+@pytest.mark.parametrize(("face", "pip"), [(240, 20), (20, 240)])
+def test_count_pips_reads_light_and_dark_dice(value: int, face: int, pip: int) -> None:
+    for angle in (0.0, 33.0):
+        pc = count_pips(_drawn_die(value, angle, face, pip), 60.0, 60.0, 60.0)
+        assert pc.value == value, (angle, pc)
+        assert len(pc.pips) == value
+        assert all(0 <= x < FACE_PX and 0 <= y < FACE_PX for x, y in pc.pips)
+
+
+def test_count_pips_on_a_plain_patch_finds_nothing() -> None:
+    pc = count_pips(np.full((120, 120, 3), 128, np.uint8), 60.0, 60.0, 60.0)
+    assert pc.value is None and pc.pips == ()
