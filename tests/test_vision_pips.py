@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.pips import FACE_PX, PATTERNS, PipCount, count_pips, layout_value
+from vision.pips import FACE_PX, PATTERNS, PipCount, _quantiles, count_pips, layout_value
 
 C = (20.0, 20.0)
 SIDE = 30.0
@@ -79,3 +79,11 @@ def test_count_pips_reads_light_and_dark_dice(value: int, face: int, pip: int) -
 def test_count_pips_on_a_plain_patch_finds_nothing() -> None:
     pc = count_pips(np.full((120, 120, 3), 128, np.uint8), 60.0, 60.0, 60.0)
     assert pc.value is None and pc.pips == ()
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1600])
+def test_quantiles_match_numpy_percentile(n: int) -> None:
+    a = np.random.default_rng(n).random((n, 3)).astype(np.float32) * 100
+    qs = (30.0, 50.0, 97.0)
+    for q, got in zip(qs, _quantiles(a, qs), strict=True):
+        assert np.allclose(got, np.percentile(a, q, axis=0), atol=1e-3)

@@ -157,15 +157,30 @@ def layout_value(
     return n if cells in PATTERNS[n] else None
 
 
+def _quantiles(a: npt.NDArray[np.float32], qs: tuple[float, ...]) -> list[npt.NDArray[np.float32]]:
+    """Per-column percentiles of ``a`` (rows = samples), as ``np.percentile`` gives them
+    (linear between neighbours), by one partial sort: several times faster on small arrays."""
+    n = a.shape[0]
+    idx = [q / 100.0 * (n - 1) for q in qs]
+    kth = sorted({int(math.floor(i)) for i in idx} | {int(math.ceil(i)) for i in idx})
+    part = np.partition(a, kth, axis=0)
+    out = []
+    for i in idx:
+        lo, hi = int(math.floor(i)), int(math.ceil(i))
+        out.append(np.asarray(part[lo] + (part[hi] - part[lo]) * (i - lo), np.float32))
+    return out
+
+
 def count_pips(frame: npt.NDArray[np.uint8], cx: float, cy: float, size: float) -> PipCount:
     """Pips = blobs of another colour inside the face (the convex hull of face-coloured pixels)."""
     patch = face_patch(frame, cx, cy, size)
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
     c0, c1 = int(0.3 * FACE_PX), int(0.7 * FACE_PX)
-    face = np.median(lab[c0:c1, c0:c1].reshape(-1, 3), axis=0)
+    face = _quantiles(lab[c0:c1, c0:c1].reshape(-1, 3), (50.0,))[0]
     diff = lab - face
     dist = np.sqrt((diff * diff).sum(axis=2))
-    contrast = float(np.percentile(dist, 97) - np.percentile(dist, 30))
+    p30, p97 = _quantiles(dist.reshape(-1, 1), (30.0, 97.0))
+    contrast = float(p97[0] - p30[0])
     if contrast < 15.0:
         return PipCount((), None, contrast)
     d8 = np.clip(dist * (255.0 / max(1.0, float(dist.max()))), 0, 255).astype(np.uint8)
