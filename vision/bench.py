@@ -18,6 +18,7 @@ import argparse
 import resource
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import cv2
@@ -41,6 +42,7 @@ class Score:
     images_right: int = 0
     ms: list[float] = field(default_factory=list)
     wrong_notes: list[str] = field(default_factory=list)
+    refusals: Counter[str] = field(default_factory=Counter)  # reason -> dice refused for it
 
 
 def grown(box: tuple[float, float, float, float], f: float = 0.25) -> tuple[float, ...]:
@@ -70,6 +72,7 @@ def score_image(img: LabelledImage, dice: tuple[DieReading, ...], sc: Score) -> 
         v = dice[j].value
         if v is None:
             sc.refused += 1
+            sc.refusals[dice[j].reason] += 1
             ok = False
         elif v == labels[i].value:
             sc.right += 1
@@ -125,6 +128,8 @@ def report(set_name: str, part: str, sc: Score, verbose: bool) -> None:
     print(f"  right   {pct(sc.right, sc.dice)}")
     print(f"  wrong   {pct(sc.wrong, sc.dice)}")
     print(f"  refused {pct(sc.refused, sc.dice)}, missed {pct(sc.missed, sc.dice)}")
+    if sc.refusals:
+        print("  refused as: " + ", ".join(f"{r} {n}" for r, n in sc.refusals.most_common()))
     print(f"  extra   {sc.extra}")
     print(f"  images fully right {pct(sc.images_right, sc.images)}")
     print(f"  ms per image: median {np.median(ms):.1f}, p95 {np.percentile(ms, 95):.1f}")

@@ -9,11 +9,24 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from torch import nn
 
 from vision.dataset import SETS, LabelledImage, Part, load_set
 
 SEED = 20261129
 MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+def sep(cin: int, cout: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
+    """A depthwise-separable convolution block (3x3 depthwise, 1x1 pointwise), both networks'."""
+    return nn.Sequential(
+        nn.Conv2d(cin, cin, 3, stride, padding=dil, dilation=dil, groups=cin, bias=False),
+        nn.BatchNorm2d(cin),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(cin, cout, 1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
 
 
 @dataclass

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import time
 
 import cv2
@@ -34,19 +35,10 @@ from vision.train.common import (
     colour_jitter,
     git_commit,
     load_tuning,
+    sep,
     write_record,
 )
-
-
-def sep(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False),
-        nn.BatchNorm2d(cin),
-        nn.ReLU(inplace=True),
-        nn.Conv2d(cin, cout, 1, bias=False),
-        nn.BatchNorm2d(cout),
-        nn.ReLU(inplace=True),
-    )
+from vision.train.synth import dice_free_backgrounds, draw
 
 
 class CropNet(nn.Module):
@@ -62,9 +54,11 @@ class CropNet(nn.Module):
             sep(64, 128, 2),
             sep(128, 128),
             sep(128, 128),
+            sep(128, 192, 2),
+            sep(192, 192),
         )
         self.pool = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(128, 7)
+        self.fc = nn.Linear(192, 7)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(torch.flatten(self.pool(self.body(x)), 1))
@@ -91,15 +85,57 @@ def rotated_crop(
     return crop(rot, lx, ly, size)
 
 
+_BACKGROUNDS: list[np.ndarray] = []  # set before the drawing processes fork
+
+
+def _draw_chunk(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    seed, n = job
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, 7, n)
+    crops = np.stack([draw(rng, _BACKGROUNDS, int(v)) for v in values])
+    return crops, values
+
+
+def synth_bank(photos: list[Photo], n: int, workers: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` drawn die crops (vision.train.synth) on the fit photos' dice-free backgrounds."""
+    global _BACKGROUNDS
+    if n <= 0:
+        return np.zeros((0, CROP_SIDE, CROP_SIDE, 3), np.uint8), np.zeros(0, np.int64)
+    _BACKGROUNDS = dice_free_backgrounds(
+        [p.image for p in photos], [p.centers for p in photos], [p.sizes for p in photos]
+    )
+    chunk = 1000
+    jobs = [(SEED + 1 + i, min(chunk, n - i * chunk)) for i in range(-(-n // chunk))]
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(workers) as pool:
+        parts = pool.map(_draw_chunk, jobs)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 class Sampler:
-    def __init__(self, photos: list[Photo], mined: list[tuple[int, float, float, float, int]]):
+    def __init__(
+        self,
+        photos: list[Photo],
+        mined: list[tuple[int, float, float, float, int]],
+        bank: tuple[np.ndarray, np.ndarray] | None = None,
+        synth_share: float = 0.0,
+    ):
         self.photos = photos
+        self.bank = bank
+        self.synth_share = synth_share if bank is not None and len(bank[1]) else 0.0
         self.dice = [(p, i) for p, ph in enumerate(photos) for i in range(len(ph.values))]
         # locator finds: (photo index, x, y, size, label value or 0 for a false find)
         self.mined_pos = [m for m in mined if m[4] > 0]
         self.mined_neg = [m for m in mined if m[4] == 0]
 
     def positive(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        if self.bank is not None and rng.random() < self.synth_share:
+            crops, values = self.bank
+            i = int(rng.integers(len(values)))
+            c = np.rot90(crops[i], int(rng.integers(4)))
+            if rng.random() < 0.5:
+                c = c[:, ::-1]
+            return np.ascontiguousarray(c), int(values[i])
         if self.mined_pos and rng.random() < 0.4:
             p, x, y, size, value = self.mined_pos[rng.integers(len(self.mined_pos))]
             size *= rng.uniform(0.9, 1.1)
@@ -178,8 +214,11 @@ def main() -> None:
     ap.add_argument("--iters", type=int, default=8000)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--name", default="classifier", help="output name in vision/models/")
+    ap.add_argument("--synth", type=int, default=40000, help="drawn dice crops made up front")
+    ap.add_argument("--synth-share", type=float, default=0.35, help="of the positives, drawn")
+    ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
@@ -190,7 +229,10 @@ def main() -> None:
         f"{sum(m[4] == 0 for m in mined)} neg",
         flush=True,
     )
-    sampler = Sampler(photos, mined)
+    t_bank = time.time()
+    bank = synth_bank(photos, args.synth, max(1, args.threads))
+    print(f"{len(bank[1])} drawn dice in {time.time() - t_bank:.0f}s", flush=True)
+    sampler = Sampler(photos, mined, bank, args.synth_share)
     net = CropNet()
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
@@ -231,7 +273,9 @@ def main() -> None:
             "args": vars(args),
             "data": "fit part of the tuning photos (vision/dataset.py: even index, "
             "not index % 8 == 6) of byler_d6 and matteo_webcam; "
-            "negatives include the locator's false finds there",
+            "negatives include the locator's false finds there; "
+            f"plus {args.synth} drawn dice (vision/train/synth.py) "
+            f"as {args.synth_share:.0%} of the positives",
             "images": len(photos),
             "mined_finds": len(mined),
             "seed": SEED,
@@ -241,7 +285,8 @@ def main() -> None:
             "final_train_accuracy": round(acc, 4),
             "train_seconds": round(time.time() - t0),
             "augmentation": "any rotation, mirror, size x exp(N(0, 0.15)), centre jitter, hue/"
-            "saturation/brightness/contrast, channel order, grey, negative, gaussian blur, noise",
+            "saturation/brightness/contrast, channel order, grey, negative, gaussian blur, noise; "
+            "drawn dice: quarter turns and mirror on top of the drawing's own",
         },
     )
 

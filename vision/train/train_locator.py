@@ -25,22 +25,12 @@ from vision.train.common import (
     colour_jitter,
     git_commit,
     load_tuning,
+    sep,
     write_record,
 )
 
 PATCH = 256
 MIN_SIZE, MAX_SIZE = 7.0, 42.0
-
-
-def sep(cin: int, cout: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(cin, cin, 3, stride, padding=dil, dilation=dil, groups=cin, bias=False),
-        nn.BatchNorm2d(cin),
-        nn.ReLU(inplace=True),
-        nn.Conv2d(cin, cout, 1, bias=False),
-        nn.BatchNorm2d(cout),
-        nn.ReLU(inplace=True),
-    )
 
 
 class LocatorNet(nn.Module):
@@ -141,8 +131,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=3000)
     ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--name", default="locator", help="output name in vision/models/")
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
     photos = load_tuning()
@@ -175,7 +168,7 @@ def main() -> None:
     torch.onnx.export(
         net,
         (dummy,),
-        str(MODELS / "locator.onnx"),
+        str(MODELS / f"{args.name}.onnx"),
         input_names=["image"],
         output_names=["maps"],
         opset_version=13,
@@ -183,7 +176,7 @@ def main() -> None:
         dynamo=False,
     )
     write_record(
-        "locator",
+        args.name,
         {
             "script": "python -m vision.train.train_locator",
             "args": vars(args),
