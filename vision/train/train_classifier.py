@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.classify import CROP_K, CROP_SIDE, MEAN, SCALE, crop
+from vision.classify import CROP_K, CROP_SIDE, NORMS, crop, to_input
 from vision.locate import MODEL_PATH as LOCATOR_PATH
 from vision.locate import Locator
 from vision.train.common import (
@@ -96,7 +96,9 @@ def _draw_chunk(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     return crops, values
 
 
-def synth_bank(photos: list[Photo], n: int, workers: int) -> tuple[np.ndarray, np.ndarray]:
+def synth_bank(
+    photos: list[Photo], n: int, workers: int, seed: int = SEED
+) -> tuple[np.ndarray, np.ndarray]:
     """``n`` drawn die crops (vision.train.synth) on the fit photos' dice-free backgrounds."""
     global _BACKGROUNDS
     if n <= 0:
@@ -105,7 +107,7 @@ def synth_bank(photos: list[Photo], n: int, workers: int) -> tuple[np.ndarray, n
         [p.image for p in photos], [p.centers for p in photos], [p.sizes for p in photos]
     )
     chunk = 1000
-    jobs = [(SEED + 1 + i, min(chunk, n - i * chunk)) for i in range(-(-n // chunk))]
+    jobs = [(seed + 1 + i, min(chunk, n - i * chunk)) for i in range(-(-n // chunk))]
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(workers) as pool:
         parts = pool.map(_draw_chunk, jobs)
@@ -119,8 +121,10 @@ class Sampler:
         mined: list[tuple[int, float, float, float, int]],
         bank: tuple[np.ndarray, np.ndarray] | None = None,
         synth_share: float = 0.0,
+        norm: str = "fixed",
     ):
         self.photos = photos
+        self.norm = norm
         self.bank = bank
         self.synth_share = synth_share if bank is not None and len(bank[1]) else 0.0
         self.dice = [(p, i) for p, ph in enumerate(photos) for i in range(len(ph.values))]
@@ -184,9 +188,9 @@ class Sampler:
                 c, y = self.negative(rng), 0
             c = colour_jitter(rng, c)
             c = blur_noise(rng, c, 1.0)
-            xs.append(((c.astype(np.float32) - MEAN) * SCALE).transpose(2, 0, 1))
+            xs.append(c)
             ys.append(y)
-        return np.stack(xs), np.array(ys, dtype=np.int64)
+        return to_input(np.stack(xs), self.norm), np.array(ys, dtype=np.int64)
 
 
 def mine(photos: list[Photo]) -> list[tuple[int, float, float, float, int]]:
@@ -217,11 +221,13 @@ def main() -> None:
     ap.add_argument("--synth", type=int, default=40000, help="drawn dice crops made up front")
     ap.add_argument("--synth-share", type=float, default=0.35, help="of the positives, drawn")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--input-norm", choices=NORMS, default="fixed", help="vision.classify")
+    ap.add_argument("--seed", type=int, default=SEED)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
-    torch.manual_seed(SEED)
-    rng = np.random.default_rng(SEED)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
     photos = load_tuning("fit")
     mined = mine(photos)
     print(
@@ -230,9 +236,9 @@ def main() -> None:
         flush=True,
     )
     t_bank = time.time()
-    bank = synth_bank(photos, args.synth, max(1, args.threads))
+    bank = synth_bank(photos, args.synth, max(1, args.threads), args.seed)
     print(f"{len(bank[1])} drawn dice in {time.time() - t_bank:.0f}s", flush=True)
-    sampler = Sampler(photos, mined, bank, args.synth_share)
+    sampler = Sampler(photos, mined, bank, args.synth_share, args.input_norm)
     net = CropNet()
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
@@ -278,7 +284,8 @@ def main() -> None:
             f"as {args.synth_share:.0%} of the positives",
             "images": len(photos),
             "mined_finds": len(mined),
-            "seed": SEED,
+            "seed": args.seed,
+            "input_norm": args.input_norm,
             "torch": torch.__version__,
             "code_commit": git_commit(),
             "final_loss": round(run, 4),
