@@ -40,16 +40,38 @@ class Spot:
     score: float
 
 
+def shrink(frame: npt.NDArray[np.uint8], nw: int, nh: int) -> npt.NDArray[np.uint8]:
+    """``frame`` resized to ``nw`` x ``nh``, fast: first by the largest whole factor that
+    keeps it at least that big (OpenCV's fast INTER_AREA path: whole blocks averaged), then
+    the rest of the way (less than 2x) bilinearly. On the photos, 0.2-2.6 grey levels
+    (mean) from a one-step INTER_AREA, at a sixth of its cost for 640 -> 256."""
+    h, w = frame.shape[:2]
+    f = min(w // max(1, nw), h // max(1, nh))
+    if f >= 2:
+        frame = np.asarray(
+            cv2.resize(
+                frame[: h - h % f, : w - w % f], (w // f, h // f), interpolation=cv2.INTER_AREA
+            ),
+            np.uint8,
+        )
+    if frame.shape[:2] == (nh, nw):
+        return frame
+    interp = cv2.INTER_LINEAR if frame.shape[1] >= nw else cv2.INTER_CUBIC
+    return np.asarray(cv2.resize(frame, (nw, nh), interpolation=interp), np.uint8)
+
+
 def to_input(frame: npt.NDArray[np.uint8], side: int) -> tuple[npt.NDArray[np.float32], float]:
     """Shrink ``frame`` so its long side is ``side``, pad to a multiple of ``PAD``; blob + scale."""
     h, w = frame.shape[:2]
     scale = side / float(max(h, w))
     nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
-    small = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
+    small = shrink(frame, nw, nh)
     ph = (nh + PAD - 1) // PAD * PAD
     pw = (nw + PAD - 1) // PAD * PAD
     if (ph, pw) != (nh, nw):
-        small = cv2.copyMakeBorder(small, 0, ph - nh, 0, pw - nw, cv2.BORDER_REPLICATE)
+        small = np.asarray(
+            cv2.copyMakeBorder(small, 0, ph - nh, 0, pw - nw, cv2.BORDER_REPLICATE), np.uint8
+        )
     blob = cv2.dnn.blobFromImage(small, SCALE, (pw, ph), (MEAN, MEAN, MEAN), swapRB=False)
     return np.asarray(blob, dtype=np.float32), scale
 

@@ -1,0 +1,56 @@
+"""The locator's input: frames shrunk fast, within a few grey levels of a one-step INTER_AREA
+(the networks were trained with noise of 2-8 grey levels and far larger colour changes)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dataset import default_data_dir, load_set
+from vision.locate import PAD, shrink, to_input
+
+DATA = default_data_dir()
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
+
+
+def _photo_like(h: int, w: int) -> np.ndarray:
+    """Smooth shapes on a smooth ground, for the size checks."""
+    rng = np.random.default_rng(h * w)
+    img = np.asarray(cv2.resize(rng.integers(0, 256, (4, 4, 3), np.uint8), (w, h)), np.uint8)
+    for _ in range(12):
+        c = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        cv2.circle(img, c, int(rng.integers(4, 30)), [int(v) for v in rng.integers(0, 256, 3)], -1)
+    return img
+
+
+@needs_data
+@pytest.mark.parametrize(
+    ("set_name", "enlarge"),
+    [("matteo_webcam", 1.0), ("byler_d6", 1.0), ("matteo_webcam", 2.5), ("byler_d6", 2.5)],
+)
+def test_shrink_is_within_a_few_grey_levels_of_inter_area(set_name: str, enlarge: float) -> None:
+    """On real photos (and photos enlarged as a bigger camera would see them)."""
+    for img in load_set(set_name, "tune", DATA)[:5]:
+        photo = cv2.imread(str(img.path), cv2.IMREAD_COLOR)
+        if enlarge != 1.0:
+            photo = cv2.resize(photo, None, fx=enlarge, fy=enlarge, interpolation=cv2.INTER_CUBIC)
+        h, w = photo.shape[:2]
+        nw, nh = 256, round(256 * h / w)
+        fast = shrink(photo, nw, nh)
+        ref = cv2.resize(photo, (nw, nh), interpolation=cv2.INTER_AREA)
+        assert fast.shape == ref.shape == (nh, nw, 3)
+        assert float(np.mean(np.abs(fast.astype(float) - ref.astype(float)))) < 3.0, img.name
+
+
+def test_shrink_enlarges_small_frames_and_keeps_exact_sizes() -> None:
+    img = _photo_like(96, 128)
+    assert shrink(img, 256, 192).shape == (192, 256, 3)
+    assert shrink(img, 128, 96) is img
+
+
+def test_to_input_pads_to_the_network_stride() -> None:
+    blob, scale = to_input(_photo_like(480, 640), 256)
+    assert blob.shape == (1, 3, 192, 256) and scale == pytest.approx(0.4)
+    blob, _ = to_input(_photo_like(300, 700), 256)
+    assert blob.shape[2] % PAD == 0 and blob.shape[3] == 256
