@@ -2,7 +2,8 @@
 
 The crop is square, centred on the die, ``CROP_K`` die sides wide, shrunk to
 ``CROP_SIDE`` pixels; it is not rotated (the networks were trained on every
-rotation). Each shipped network (``MODEL_PATHS``) says how it wants its input
+rotation). Each shipped network (``MODEL_PATHS``: ``models/classifier*.onnx``;
+one today) says how it wants its input
 in the ``.json`` beside it (``"input_norm"``): ``"fixed"`` (pixel - 128) / 64,
 or ``"per_crop"``, each crop brought to mean 0 and unit spread, which makes a
 dim, low-contrast die look like a bright one. Their probabilities are averaged.
@@ -25,9 +26,8 @@ SCALE = 1.0 / 64.0
 NOT_A_DIE = 0  # class index; classes 1..6 are the values
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 MODEL_PATH = MODELS_DIR / "classifier.onnx"
-MODEL_PATHS: tuple[Path, ...] = tuple(
-    p for p in (MODEL_PATH, MODELS_DIR / "classifier_b.onnx") if p.is_file()
-)
+# Every shipped crop network (classifier*.onnx); more than one are averaged.
+MODEL_PATHS: tuple[Path, ...] = tuple(sorted(MODELS_DIR.glob("classifier*.onnx")))
 NORMS = ("fixed", "per_crop")
 
 

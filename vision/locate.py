@@ -115,10 +115,29 @@ class Locator:
         return suppress(spots)
 
 
+PIP_OF_BIG = 0.35  # a find this small inside a big die may be one of its pips
+
+
+def is_pip_of(small: Spot, big: Spot) -> bool:
+    """Whether a find could be a pip of a big die found with some certainty: the pips of a
+    die filling a third of the frame look like small dice to the fine pass (the reader
+    asks the crop classifier which of the two it is)."""
+    return (
+        small.size < PIP_OF_BIG * big.size
+        and np.hypot(small.x - big.x, small.y - big.y) < 0.5 * big.size
+    )
+
+
 def suppress(spots: list[Spot]) -> list[Spot]:
-    """Drop a spot whose centre lies well inside a stronger spot's die."""
+    """Drop a spot whose centre lies well inside a stronger spot's die, unless one of the
+    two could be a pip of the other (``is_pip_of``): the reader settles those."""
     kept: list[Spot] = []
     for s in sorted(spots, key=lambda s: -s.score):
-        if all(np.hypot(s.x - k.x, s.y - k.y) > 0.5 * min(s.size, k.size) for k in kept):
+        if all(
+            np.hypot(s.x - k.x, s.y - k.y) > 0.5 * min(s.size, k.size)
+            or is_pip_of(s, k)
+            or is_pip_of(k, s)
+            for k in kept
+        ):
             kept.append(s)
     return kept

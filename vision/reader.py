@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classify import Classifier, crop
-from vision.locate import Locator, Spot
+from vision.locate import Locator, Spot, is_pip_of
 from vision.pips import PipCount, count_pips
 from vision.types import DieReading, FrameReading, FrameStatus
 
@@ -106,6 +106,7 @@ class PipReader:
             return _reroll("too bright")
 
         spots = self.locator.find(frame, SPOT_THRESHOLD)
+        spots = self._big_over_its_pips(frame, spots)
         spots = self._drop_reference_like(frame, spots)
         crops = [crop(frame, s.x, s.y, s.size) for s in spots]
         probs = self.classifier.probabilities(crops)
@@ -145,6 +146,23 @@ class PipReader:
                 return _reroll(f"die {i} is {d.reason}", tuple(dice))
         noun = "die" if len(dice) == 1 else "dice"
         return FrameReading(FrameStatus.OK, f"read {len(dice)} {noun}", tuple(dice))
+
+    def _big_over_its_pips(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
+        """A big find with small finds inside it is either a big die whose pips look like
+        small dice, or a false find over small dice: the crop classifier says which. If it
+        reads the big one, the small ones inside go; otherwise the big one goes."""
+        for big in sorted(spots, key=lambda s: -s.size):
+            if big not in spots:
+                continue
+            inside = [s for s in spots if s is not big and is_pip_of(s, big)]
+            if not inside:
+                continue
+            p = self.classifier.probabilities([crop(frame, big.x, big.y, big.size)])[0]
+            if int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= AGREE:
+                spots = [s for s in spots if s not in inside]
+            else:
+                spots = [s for s in spots if s is not big]
+        return spots
 
     def _drop_reference_like(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
         """Drop finds where the frame looks like the empty tray (same size frames only)."""
