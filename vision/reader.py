@@ -149,15 +149,21 @@ class PipReader:
 
     def _big_over_its_pips(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
         """A big find with small finds inside it is either a big die whose pips look like
-        small dice, or a false find over small dice: the crop classifier says which. If it
-        reads the big one, the small ones inside go; otherwise the big one goes."""
+        small dice, or a false find over small dice. Only a big find the locator is sure of,
+        over two or more small ones (pips come in twos and more; one small die in a wide crop
+        looks like a 1), is put to the crop classifier: if it reads the big one, the small
+        ones inside go. Otherwise the big one goes."""
         for big in sorted(spots, key=lambda s: -s.size):
             if big not in spots:
                 continue
             inside = [s for s in spots if s is not big and is_pip_of(s, big)]
             if not inside:
                 continue
-            p = self.classifier.probabilities([crop(frame, big.x, big.y, big.size)])[0]
+            p = (
+                self.classifier.probabilities([crop(frame, big.x, big.y, big.size)])[0]
+                if big.score >= KEEP_DIE and len(inside) >= 2
+                else np.zeros(7, np.float32)
+            )
             if int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= AGREE:
                 spots = [s for s in spots if s not in inside]
             else:
