@@ -30,6 +30,12 @@ PATTERNS: dict[int, list[frozenset[tuple[int, int]]]] = {
 }
 
 
+def patch_to_frame(u: float, v: float, cx: float, cy: float, size: float) -> tuple[float, float]:
+    """A point of the face patch (``face_patch``) in frame pixels, for a die cut at (cx, cy)."""
+    s = FACE_PX / (FACE_K * size)
+    return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
+
+
 @dataclass(frozen=True)
 class PipCount:
     """Pips found on a face; ``value`` is set only when they form a canonical pattern."""
@@ -60,10 +66,9 @@ class PipCount:
         """The pips' centroid in frame pixels (the face's centre), for a die cut at (cx, cy)."""
         if not self.pips:
             return None
-        s = FACE_PX / (FACE_K * size)
         u = sum(p[0] for p in self.pips) / len(self.pips)
         v = sum(p[1] for p in self.pips) / len(self.pips)
-        return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
+        return patch_to_frame(u, v, cx, cy, size)
 
     def top_face_in_frame(
         self, value: int, cx: float, cy: float, size: float
@@ -88,17 +93,15 @@ class PipCount:
                 return None
         elif layout_value(pts, (u, v), self.face_side or FACE_PX * FACE_K) != value:
             return None
-        s = FACE_PX / (FACE_K * size)
-        return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
+        return patch_to_frame(u, v, cx, cy, size)
 
     def biggest_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
         """The biggest pip's centre in frame pixels: a lone top-face pip seen beside side faces
         (whose pips look narrower) is the biggest."""
         if not self.areas:
             return None
-        s = FACE_PX / (FACE_K * size)
         u, v = self.pips[int(np.argmax(self.areas))]
-        return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
+        return patch_to_frame(u, v, cx, cy, size)
 
 
 def face_patch(

@@ -159,16 +159,16 @@ class PipReader:
             inside = [s for s in spots if s is not big and is_pip_of(s, big)]
             if not inside:
                 continue
-            p = (
-                self.classifier.probabilities([crop(frame, big.x, big.y, big.size)])[0]
-                if big.score >= KEEP_DIE and len(inside) >= 2
-                else np.zeros(7, np.float32)
-            )
-            if int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= AGREE:
+            if big.score >= KEEP_DIE and len(inside) >= 2 and self._reads(frame, big):
                 spots = [s for s in spots if s not in inside]
             else:
                 spots = [s for s in spots if s is not big]
         return spots
+
+    def _reads(self, frame: npt.NDArray[np.uint8], spot: Spot) -> bool:
+        """Whether the crop classifier reads a value at ``spot`` with AGREE certainty."""
+        p = self.classifier.probabilities([crop(frame, spot.x, spot.y, spot.size)])[0]
+        return int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= AGREE
 
     def _drop_reference_like(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
         """Drop finds where the frame looks like the empty tray (same size frames only)."""
