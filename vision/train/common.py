@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import torch
 from torch import nn
 
 from vision.dataset import SETS, LabelledImage, Part, load_set
@@ -122,7 +123,8 @@ def git_commit() -> str:
 
 def write_record(name: str, record: dict[str, object]) -> None:
     record = dict(record)
-    record["repo_head_when_trained"] = record.pop("code_commit", git_commit())
+    record["torch"] = torch.__version__
+    record["repo_head_when_trained"] = git_commit()
     record["note"] = "the training script that made these weights is committed together with them"
     path = MODELS / f"{name}.json"
     path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")

@@ -23,7 +23,6 @@ from vision.train.common import (
     Photo,
     blur_noise,
     colour_jitter,
-    git_commit,
     load_tuning,
     sep,
     write_record,
@@ -184,8 +183,6 @@ def main() -> None:
             "of byler_d6 and matteo_webcam",
             "images": len(photos),
             "seed": SEED,
-            "torch": torch.__version__,
-            "code_commit": git_commit(),
             "final_loss": round(run, 4),
             "train_seconds": round(time.time() - t0),
             "augmentation": "scale (die 7-42 px at work size), any rotation, mirror, "
