@@ -13,7 +13,9 @@ import pytest
 
 from vision.bench import Score, score_image
 from vision.dataset import LabelledImage, load_set
-from vision.reader import PipReader
+from vision.locate import Spot
+from vision.pips import PipCount
+from vision.reader import PipReader, _Candidate, _first_look, _surely_not_a_die
 from vision.types import FrameStatus
 
 DATA = Path(
@@ -72,7 +74,8 @@ def test_heldout_photos_read_right_and_never_wrong(
     assert sc.dice > 20
     # Where the photo and its label disagree, the reading is not counted against the reader.
     wrong = [n for n in sc.wrong_notes if not n.startswith(DISPUTED_LABELS)]
-    assert sc.wrong + sc.extra == len(sc.wrong_notes)
+    wrong = [n for n in wrong if "stray refusal" not in n]
+    assert sc.wrong + sc.extra + sc.stray == len(sc.wrong_notes)
     assert wrong == [], wrong
     assert sc.right >= min_right * sc.dice, (sc.right, sc.dice)
 
@@ -222,3 +225,73 @@ def test_grey_and_reference_inputs_are_accepted(reader: PipReader) -> None:
 def test_vision_never_imports_table() -> None:
     code = "import sys, vision.reader, vision.bench; assert 'table' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _cand(
+    x: float, y: float, size: float, probs: list[float], pips: int = 0, value: int | None = None
+) -> _Candidate:
+    spots = tuple((x + 0.1 * i, y) for i in range(pips))
+    return _Candidate(
+        Spot(x, y, size, 0.9),
+        np.zeros((40, 40, 3), np.uint8),
+        np.array(probs, np.float32),
+        PipCount(spots, value, 50.0),
+    )
+
+
+def test_a_sure_non_die_without_pips_is_dropped_one_with_pips_stays() -> None:
+    hole = _cand(100, 100, 30, [0.97, 0.01, 0.01, 0.0, 0.0, 0.01, 0.0])
+    leaning = _cand(200, 100, 30, [0.97, 0.0, 0.0, 0.0, 0.01, 0.02, 0.0], pips=5)
+    doubt = _cand(300, 100, 30, [0.6, 0.1, 0.1, 0.1, 0.1, 0.0, 0.0])
+    cands = [hole, leaning, doubt]
+    assert _surely_not_a_die(hole, cands)
+    assert not _surely_not_a_die(leaning, cands)  # refused later, as a die leaning over
+    assert not _surely_not_a_die(doubt, cands)  # not sure: refused, not dropped
+
+
+def test_a_non_die_over_smaller_dice_is_a_patch_of_dice() -> None:
+    die = _cand(100, 100, 30, [0.0, 0, 0, 0.99, 0, 0, 0.01], pips=3, value=3)
+    patch = _cand(110, 95, 90, [0.7, 0.1, 0.1, 0.1, 0, 0, 0], pips=3)
+    same_size = _cand(115, 100, 40, [0.7, 0.1, 0.1, 0.1, 0, 0, 0], pips=3)
+    assert _surely_not_a_die(patch, [die, patch])
+    assert not _surely_not_a_die(same_size, [die, same_size])  # a neighbour, not a patch
+    assert not _surely_not_a_die(die, [die, patch])
+
+
+@pytest.mark.parametrize(
+    ("p6", "pip_value", "reads"),
+    [
+        (0.9995, None, True),
+        (0.9995, 2, True),  # pips lost in glare: fewer than six found
+        (0.995, 2, False),  # sure, not certain: the pip count still stands against it
+        (0.9995, 6, True),
+        (0.96, 6, True),
+        (0.96, None, False),
+    ],
+)
+def test_first_look_certain_network_over_a_short_pip_count(
+    p6: float, pip_value: int | None, reads: bool
+) -> None:
+    probs = np.array([0.0, 0, 0, 0, 0, 1 - p6, p6], np.float32)
+    pips = PipCount(((0.0, 0.0),) * (pip_value or 0), pip_value, 50.0)
+    assert _first_look(probs, pips) is reads
+
+
+def test_a_certain_network_does_not_override_more_pips() -> None:
+    probs = np.array([0.0, 0.9999, 0.0001, 0, 0, 0, 0], np.float32)
+    assert not _first_look(probs, PipCount(((0.0, 0.0),) * 2, 2, 50.0))
+
+
+@needs_data
+@pytest.mark.parametrize(
+    "name",
+    [
+        "IMG_20191208_112623.jpg",  # a screw hole on the tray's stand, as sure as a die
+        "IMG_20191209_095628.jpg",  # a find three dice wide beside the dice
+    ],
+)
+def test_false_finds_do_not_turn_a_good_throw_into_a_reroll(reader: PipReader, name: str) -> None:
+    (img,) = [i for i in load_set("byler_d6", "tune", DATA) if i.path.name == name]
+    r = reader.read(_frame(img))
+    assert r.status is FrameStatus.OK, r
+    assert sorted(r.values) == sorted(d.value for d in img.dice)

@@ -9,7 +9,9 @@ Scoring: every listed die with a value is a claim; it is matched to a labelled
 die when its centre lies inside that die's box grown by 25 % (each label takes
 at most one reading, nearest first). A matched claim is right or wrong; a
 matched die with value None is refused; a label with nothing matched is missed;
-a claim matched to no label is extra.
+a claim matched to no label is extra; a refusal matched to no label is "stray" (the
+table would ask for a re-roll for nothing). An image is fully right when every label
+is read right and nothing is extra or stray.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Score:
     refused: int = 0
     missed: int = 0
     extra: int = 0
+    stray: int = 0
     images: int = 0
     images_right: int = 0
     ms: list[float] = field(default_factory=list)
@@ -89,7 +92,15 @@ def score_image(img: LabelledImage, dice: tuple[DieReading, ...], sc: Score) -> 
     if len(labels) - len(used_l):
         ok = False
     for j, d in enumerate(dice):
-        if j not in used_d and d.value is not None:
+        if j in used_d:
+            continue
+        if d.value is None:
+            sc.stray += 1
+            ok = False
+            sc.wrong_notes.append(
+                f"{img.name}: stray refusal ({d.reason}) at ({d.center[0]:.0f},{d.center[1]:.0f})"
+            )
+        else:
             sc.extra += 1
             ok = False
             sc.wrong_notes.append(
@@ -130,7 +141,7 @@ def report(set_name: str, part: str, sc: Score, verbose: bool) -> None:
     print(f"  refused {pct(sc.refused, sc.dice)}, missed {pct(sc.missed, sc.dice)}")
     if sc.refusals:
         print("  refused as: " + ", ".join(f"{r} {n}" for r, n in sc.refusals.most_common()))
-    print(f"  extra   {sc.extra}")
+    print(f"  extra   {sc.extra}, stray refusals {sc.stray}")
     print(f"  images fully right {pct(sc.images_right, sc.images)}")
     print(f"  ms per image: median {np.median(ms):.1f}, p95 {np.percentile(ms, 95):.1f}")
     if verbose:
@@ -143,7 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sets", nargs="*", default=list(SETS), help=f"sets (default: {' '.join(SETS)})")
     ap.add_argument("--tune", action="store_true", help="measure the tuning part, not the held-out")
     ap.add_argument("--no-big", action="store_true", help="skip the 12-megapixel timing")
-    ap.add_argument("-v", "--verbose", action="store_true", help="list wrong and extra readings")
+    ap.add_argument(
+        "-v", "--verbose", action="store_true", help="list wrong, extra and stray readings"
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     part: Part = "tune" if args.tune else "heldout"
