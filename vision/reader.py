@@ -218,14 +218,19 @@ class PipReader:
 
     def _look_again(self, cands: list[_Candidate]) -> list[_Candidate]:
         """Doubtful dice: mean class probabilities over the crop in four rotations (one batch)."""
+        rots = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
+        # The mean of four views reaches VIEWS_AGREE only if the first view's best value is
+        # at least this sure (the other three at 1.0): below it, looking again cannot help.
+        hopeful = (len(rots) + 1) * VIEWS_AGREE - len(rots)
         doubtful = [
             i
             for i, c in enumerate(cands)
-            if float(c.probs[0]) < 0.5 and not _first_look(c.probs, c.pips)
+            if float(c.probs[0]) < 0.5
+            and float(np.max(c.probs[1:])) >= hopeful
+            and not _first_look(c.probs, c.pips)
         ]
         if not doubtful:
             return cands
-        rots = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
         views = [np.asarray(cv2.rotate(cands[i].crop, r), np.uint8) for i in doubtful for r in rots]
         p = self.classifier.probabilities(views).reshape(len(doubtful), len(rots), -1)
         out = list(cands)
