@@ -75,6 +75,8 @@ def _noise_field(rng: np.random.Generator, side: int, cells: int) -> np.ndarray:
 
 def _face(rng: np.random.Generator, value: int, side: int) -> tuple[np.ndarray, np.ndarray]:
     """A die seen from above, drawn square in its own frame: (BGR float image, alpha mask)."""
+    if rng.random() < SMOKY_SHARE:
+        return _smoky_face(rng, value, side)
     body = _hsv_colour(rng)
     img = np.empty((side, side, 3), np.float32)
     img[:] = body
@@ -92,18 +94,7 @@ def _face(rng: np.random.Generator, value: int, side: int) -> tuple[np.ndarray, 
     yy, xx = np.mgrid[0:side, 0:side].astype(np.float32) / side - 0.5
     grad = 1.0 + rng.uniform(0, 0.35) * (xx * math.cos(ang) + yy * math.sin(ang))
     img *= grad[..., None]
-    r = rng.uniform(0.08, 0.22) * side
-    mask = np.zeros((side, side), np.uint8)
-    ri = int(r)
-    cv2.rectangle(mask, (ri, 0), (side - 1 - ri, side - 1), 255, -1)
-    cv2.rectangle(mask, (0, ri), (side - 1, side - 1 - ri), 255, -1)
-    for cx, cy in (
-        (ri, ri),
-        (side - 1 - ri, ri),
-        (ri, side - 1 - ri),
-        (side - 1 - ri, side - 1 - ri),
-    ):
-        cv2.circle(mask, (cx, cy), ri, 255, -1, cv2.LINE_AA)
+    mask = _rounded_mask(side, rng.uniform(0.08, 0.22) * side)
     edge = cv2.GaussianBlur(mask, (0, 0), side * rng.uniform(0.02, 0.06)).astype(np.float32) / 255
     lo = rng.uniform(0.55, 0.85)  # how dark the rounded rim gets
     img *= (lo + (1 - lo) * edge)[..., None]
@@ -132,6 +123,86 @@ def _face(rng: np.random.Generator, value: int, side: int) -> tuple[np.ndarray, 
     shade = rng.uniform(0.8, 1.0)
     img = img * (1 - pipmask) + (pip.astype(np.float32) * shade) * pipmask
     return img, mask.astype(np.float32) / 255
+
+
+SMOKY_SHARE = 0.2
+
+
+def _rounded_mask(side: int, r: float) -> np.ndarray:
+    """A filled rounded square of corner radius ``r``, uint8 0/255."""
+    mask = np.zeros((side, side), np.uint8)
+    ri = int(r)
+    cv2.rectangle(mask, (ri, 0), (side - 1 - ri, side - 1), 255, -1)
+    cv2.rectangle(mask, (0, ri), (side - 1, side - 1 - ri), 255, -1)
+    for cx, cy in (
+        (ri, ri),
+        (side - 1 - ri, ri),
+        (ri, side - 1 - ri),
+        (side - 1 - ri, side - 1 - ri),
+    ):
+        cv2.circle(mask, (cx, cy), ri, 255, -1, cv2.LINE_AA)
+    return mask
+
+
+def _smoky_face(rng: np.random.Generator, value: int, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """A translucent, smoky die (dark glass with coloured pips), the kind a crop network
+    finds hardest: the tray shows through the body, the bevelled rim catches the light,
+    and the pips, painted inside, glow soft-edged in red, orange, green, blue or white,
+    with little luminance contrast to the body."""
+    v = rng.uniform(20, 85)
+    body = np.array([v, v, v]) * rng.uniform(0.85, 1.15, 3)
+    img = np.empty((side, side, 3), np.float32)
+    img[:] = body
+    f = _noise_field(rng, side, int(rng.integers(2, 6)))  # uneven thickness of the glass
+    img *= (0.8 + 0.4 * f)[..., None]
+    r = rng.uniform(0.1, 0.25) * side
+    mask = _rounded_mask(side, r)
+    # The rim: a lighter band just inside the outline (a darker one now and then).
+    inner = _rounded_mask(side, r)
+    width = max(1, int(rng.uniform(0.04, 0.12) * side))
+    inner = cv2.erode(  # outside the image counts as outside the die
+        inner,
+        np.ones((2 * width + 1, 2 * width + 1), np.uint8),
+        borderType=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
+    rim = cv2.GaussianBlur(
+        (mask.astype(np.float32) - inner.astype(np.float32)) / 255, (0, 0), 0.3 * width + 0.5
+    )
+    lift = rng.uniform(40, 130) if rng.random() < 0.8 else -rng.uniform(10, 30)
+    img += (rim * lift)[..., None]
+    hues = ((0, 0, 230), (0, 110, 255), (60, 200, 60), (230, 120, 40), (230, 230, 230))
+    pip = np.array(hues[int(rng.choice(len(hues), p=[0.45, 0.15, 0.1, 0.1, 0.2]))], np.float64)
+    pip = pip * rng.uniform(0.6, 1.0)
+    spacing = rng.uniform(0.24, 0.31) * side
+    rad = rng.uniform(0.07, 0.12) * side
+    if value == 1 and rng.random() < 0.4:
+        rad *= rng.uniform(1.2, 1.8)
+    c0 = side / 2.0
+    pipmask = np.zeros((side, side), np.float32)
+    stretch = rng.uniform(1.0, 1.3)  # pips seen through the glass at a slant
+    ang = rng.uniform(0, 180)
+    for px, py in PIPS[value]:
+        x = c0 + px * spacing + rng.normal(0, 0.015 * side)
+        y = c0 + py * spacing + rng.normal(0, 0.015 * side)
+        cv2.ellipse(
+            pipmask,
+            (int(round(x * 4)), int(round(y * 4))),
+            (int(round(rad * 4 * stretch)), int(round(rad * 4))),
+            ang,
+            0,
+            360,
+            1.0,
+            -1,
+            cv2.LINE_AA,
+            2,
+        )
+    pipmask = cv2.GaussianBlur(np.clip(pipmask, 0, 1), (0, 0), rad * rng.uniform(0.15, 0.5))
+    pipmask = (np.clip(pipmask, 0, 1) * rng.uniform(0.75, 1.0))[..., None]
+    img = img * (1 - pipmask) + pip.astype(np.float32) * pipmask
+    # The tray shows through: the face is pasted with less than full cover.
+    alpha = mask.astype(np.float32) / 255 * rng.uniform(0.7, 0.95)
+    return img, alpha
 
 
 def _paste(
