@@ -1,6 +1,6 @@
 """Choose the reader's refusal thresholds on the calibration part of the tuning photos.
 
-    python -m vision.train.calibrate [--classifier candidate.onnx]
+    python -m vision.train.calibrate [--classifier candidate.onnx ...]
 
 The classifier never trained on these photos (vision/dataset.py, ``index % 8 == 6``).
 Prints how many calibration dice would be read right, wrong, or listed where no
@@ -21,7 +21,7 @@ from vision import reader as R
 from vision.bench import grown
 from vision.classify import Classifier, crop
 from vision.dataset import SETS, load_set
-from vision.pips import count_pips
+from vision.pips import PipCount, count_pips
 
 ROT = (None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
 
@@ -40,21 +40,34 @@ def collect(rdr: R.PipReader, set_name: str) -> tuple[list[tuple[int, np.ndarray
         n += len(img.dice)
         for s, p in zip(spots, probs, strict=True):
             lab = 0
-            for i, d in enumerate(img.dice):
-                x0, y0, x1, y1 = grown(d.bbox)
-                if i not in used and x0 <= s.x <= x1 and y0 <= s.y <= y1:
-                    lab = d.value
-                    used.add(i)
-                    break
+            # The nearest unused label whose grown box holds the find (boxes of dice that
+            # touch overlap): as the bench matches.
+            near = sorted(
+                (float(np.hypot(s.x - d.center[0], s.y - d.center[1])), i)
+                for i, d in enumerate(img.dice)
+                if i not in used and _inside(grown(d.bbox), s.x, s.y)
+            )
+            if near:
+                i = near[0][1]
+                lab = img.dice[i].value
+                used.add(i)
             rows.append((lab, p, count_pips(frame, s.x, s.y, s.size).value or 0))
     return rows, n
+
+
+def _inside(box: tuple[float, ...], x: float, y: float) -> bool:
+    x0, y0, x1, y1 = box
+    return x0 <= x <= x1 and y0 <= y <= y1
 
 
 def tally(rows, n, sure, agree, vsure=None, vagree=None) -> str:
     right = wrong = extra = 0
     for lab, p, pv in rows:
         k = int(np.argmax(p[0, 1:])) + 1
-        read = (p[0, k] >= sure and pv in (0, k)) or (p[0, k] >= agree and pv == k)
+        if (sure, agree) == (R.SURE, R.AGREE):  # the reader's own rule, CERTAIN included
+            read = R._first_look(p[0], PipCount((), pv or None, 0.0))
+        else:
+            read = (p[0, k] >= sure and pv in (0, k)) or (p[0, k] >= agree and pv == k)
         if not read and vsure is not None:
             m = p.mean(axis=0)
             k = int(np.argmax(m[1:])) + 1
@@ -75,7 +88,12 @@ def tally(rows, n, sure, agree, vsure=None, vagree=None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--classifier", type=Path, help="a candidate classifier .onnx to measure")
+    ap.add_argument(
+        "--classifier",
+        type=Path,
+        nargs="+",
+        help="candidate classifier .onnx files to measure (several are averaged)",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     rdr = R.PipReader()
@@ -84,11 +102,11 @@ def main() -> None:
     for set_name in SETS:
         rows, n = collect(rdr, set_name)
         print(f"{set_name}: {n} dice, {sum(1 for r in rows if r[0])} found")
-        for sure in (0.95, 0.98, 0.99, 0.995, 0.998):
+        for sure in (0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998):
             for agree in (0.8, 0.9, 0.95):
                 print(f"  sure {sure:<6} agree {agree:<5} {tally(rows, n, sure, agree)}")
-        for vsure in (0.9, 0.95, 0.98, 0.99):
-            for vagree in (0.8, 0.9):
+        for vsure in (0.8, 0.9, 0.95, 0.98, 0.99):
+            for vagree in (0.7, 0.8, 0.9):
                 line = tally(rows, n, R.SURE, R.AGREE, vsure, vagree)
                 print(f"  then four views: sure {vsure:<5} agree {vagree:<4} {line}")
 
