@@ -73,9 +73,12 @@ def _noise_field(rng: np.random.Generator, side: int, cells: int) -> np.ndarray:
     return f / max(1e-6, float(f.max()))
 
 
-def _face(rng: np.random.Generator, value: int, side: int) -> tuple[np.ndarray, np.ndarray]:
-    """A die seen from above, drawn square in its own frame: (BGR float image, alpha mask)."""
-    if rng.random() < SMOKY_SHARE:
+def _face(
+    rng: np.random.Generator, value: int, side: int, smoky: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """A die seen from above, drawn square in its own frame: (BGR float image, alpha mask).
+    A share ``smoky`` of them are translucent smoky dice (``_smoky_face``)."""
+    if smoky > 0 and rng.random() < smoky:
         return _smoky_face(rng, value, side)
     body = _hsv_colour(rng)
     img = np.empty((side, side, 3), np.float32)
@@ -123,9 +126,6 @@ def _face(rng: np.random.Generator, value: int, side: int) -> tuple[np.ndarray, 
     shade = rng.uniform(0.8, 1.0)
     img = img * (1 - pipmask) + (pip.astype(np.float32) * shade) * pipmask
     return img, mask.astype(np.float32) / 255
-
-
-SMOKY_SHARE = 0.2
 
 
 def _rounded_mask(side: int, r: float) -> np.ndarray:
@@ -256,8 +256,11 @@ def _background(rng: np.random.Generator, photos: list[np.ndarray], side: int) -
     return bg
 
 
-def draw(rng: np.random.Generator, backgrounds: list[np.ndarray], value: int) -> np.ndarray:
-    """One ``CROP_SIDE`` crop of a drawn die showing ``value``, as the reader would cut it."""
+def draw(
+    rng: np.random.Generator, backgrounds: list[np.ndarray], value: int, smoky: float = 0.0
+) -> np.ndarray:
+    """One ``CROP_SIDE`` crop of a drawn die showing ``value``, as the reader would cut it;
+    a share ``smoky`` of the dice drawn (neighbours too) are smoky ones."""
     die = HI / CROP_K * math.exp(rng.normal(0, 0.1))
     canvas = _background(rng, backgrounds, HI)
     centre = (HI / 2 + rng.normal(0, 0.05 * die), HI / 2 + rng.normal(0, 0.05 * die))
@@ -266,7 +269,7 @@ def draw(rng: np.random.Generator, backgrounds: list[np.ndarray], value: int) ->
         ang = rng.uniform(0, 2 * math.pi)
         d = die * rng.uniform(1.0, 1.5)
         nb_side = int(die * math.exp(rng.normal(0, 0.1)))
-        img, a = _face(rng, int(rng.integers(1, 7)), max(8, nb_side))
+        img, a = _face(rng, int(rng.integers(1, 7)), max(8, nb_side), smoky)
         _paste(
             canvas,
             img,
@@ -278,7 +281,7 @@ def draw(rng: np.random.Generator, backgrounds: list[np.ndarray], value: int) ->
             rng.random() < 0.5,
         )
     side_px = max(8, int(round(die)))
-    img, a = _face(rng, value, side_px)
+    img, a = _face(rng, value, side_px, smoky)
     persp = 0.03 if rng.random() < 0.7 else 0.1
     _paste(canvas, img, a, centre, rng.uniform(0, 360), persp, rng, rng.random() < 0.6)
     if rng.random() < 0.3:  # a specular highlight

@@ -87,16 +87,16 @@ def rotated_crop(
 _BACKGROUNDS: list[np.ndarray] = []  # set before the drawing processes fork
 
 
-def _draw_chunk(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    seed, n = job
+def _draw_chunk(job: tuple[int, int, float]) -> tuple[np.ndarray, np.ndarray]:
+    seed, n, smoky = job
     rng = np.random.default_rng(seed)
     values = rng.integers(1, 7, n)
-    crops = np.stack([draw(rng, _BACKGROUNDS, int(v)) for v in values])
+    crops = np.stack([draw(rng, _BACKGROUNDS, int(v), smoky) for v in values])
     return crops, values
 
 
 def synth_bank(
-    photos: list[Photo], n: int, workers: int, seed: int = SEED
+    photos: list[Photo], n: int, workers: int, seed: int = SEED, smoky: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` drawn die crops (vision.train.synth) on the fit photos' dice-free backgrounds."""
     global _BACKGROUNDS
@@ -106,7 +106,7 @@ def synth_bank(
         [p.image for p in photos], [p.centers for p in photos], [p.sizes for p in photos]
     )
     chunk = 1000
-    jobs = [(seed + 1 + i, min(chunk, n - i * chunk)) for i in range(-(-n // chunk))]
+    jobs = [(seed + 1 + i, min(chunk, n - i * chunk), smoky) for i in range(-(-n // chunk))]
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(workers) as pool:
         parts = pool.map(_draw_chunk, jobs)
@@ -219,6 +219,13 @@ def main() -> None:
     ap.add_argument("--name", default="classifier", help="output name in vision/models/")
     ap.add_argument("--synth", type=int, default=40000, help="drawn dice crops made up front")
     ap.add_argument("--synth-share", type=float, default=0.35, help="of the positives, drawn")
+    ap.add_argument(
+        "--smoky-share",
+        type=float,
+        default=0.0,
+        help="of the drawn dice, smoky translucent ones (vision/train/synth.py); "
+        "the shipped network was trained with none",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--input-norm", choices=NORMS, default="fixed", help="vision.classify")
     ap.add_argument("--seed", type=int, default=SEED)
@@ -235,7 +242,7 @@ def main() -> None:
         flush=True,
     )
     t_bank = time.time()
-    bank = synth_bank(photos, args.synth, max(1, args.threads), args.seed)
+    bank = synth_bank(photos, args.synth, max(1, args.threads), args.seed, args.smoky_share)
     print(f"{len(bank[1])} drawn dice in {time.time() - t_bank:.0f}s", flush=True)
     sampler = Sampler(photos, mined, bank, args.synth_share, args.input_norm)
     net = CropNet()
