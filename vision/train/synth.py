@@ -73,6 +73,31 @@ def _noise_field(rng: np.random.Generator, side: int, cells: int) -> np.ndarray:
     return f / max(1e-6, float(f.max()))
 
 
+def _pip_mask(
+    rng: np.random.Generator,
+    value: int,
+    side: int,
+    spacing: float,
+    rad: float,
+    wobble: float,
+    oval: tuple[float, float] | None = None,
+) -> np.ndarray:
+    """Pips of ``value`` in their canonical places, ``spacing`` apart, each moved by up to
+    about ``wobble`` of the side: round discs, or ``oval`` = (stretch, angle) ellipses."""
+    c0 = side / 2.0
+    mask = np.zeros((side, side), np.float32)
+    for px, py in PIPS[value]:
+        x = c0 + px * spacing + rng.normal(0, wobble * side)
+        y = c0 + py * spacing + rng.normal(0, wobble * side)
+        centre = (int(round(x * 4)), int(round(y * 4)))  # drawn with 2 bits of subpixel
+        if oval is None:
+            cv2.circle(mask, centre, int(round(rad * 4)), 1.0, -1, cv2.LINE_AA, 2)
+        else:
+            axes = (int(round(rad * 4 * oval[0])), int(round(rad * 4)))
+            cv2.ellipse(mask, centre, axes, oval[1], 0, 360, 1.0, -1, cv2.LINE_AA, 2)
+    return np.clip(mask, 0, 1)
+
+
 def _face(
     rng: np.random.Generator, value: int, side: int, smoky: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -107,21 +132,7 @@ def _face(
     rad = rng.uniform(0.065, 0.11) * side
     if value == 1 and rng.random() < 0.4:
         rad *= rng.uniform(1.2, 1.8)  # many dice have a big single pip
-    c0 = side / 2.0
-    pipmask = np.zeros((side, side), np.float32)
-    for px, py in PIPS[value]:
-        x = c0 + px * spacing + rng.normal(0, 0.01 * side)
-        y = c0 + py * spacing + rng.normal(0, 0.01 * side)
-        cv2.circle(
-            pipmask,
-            (int(round(x * 4)), int(round(y * 4))),
-            int(round(rad * 4)),
-            1.0,
-            -1,
-            cv2.LINE_AA,
-            2,
-        )
-    pipmask = np.clip(pipmask, 0, 1)[..., None]
+    pipmask = _pip_mask(rng, value, side, spacing, rad, 0.01)[..., None]
     # A pip is a dip: darker on the lit side, a soft rim.
     shade = rng.uniform(0.8, 1.0)
     img = img * (1 - pipmask) + (pip.astype(np.float32) * shade) * pipmask
@@ -178,26 +189,10 @@ def _smoky_face(rng: np.random.Generator, value: int, side: int) -> tuple[np.nda
     rad = rng.uniform(0.07, 0.12) * side
     if value == 1 and rng.random() < 0.4:
         rad *= rng.uniform(1.2, 1.8)
-    c0 = side / 2.0
-    pipmask = np.zeros((side, side), np.float32)
     stretch = rng.uniform(1.0, 1.3)  # pips seen through the glass at a slant
     ang = rng.uniform(0, 180)
-    for px, py in PIPS[value]:
-        x = c0 + px * spacing + rng.normal(0, 0.015 * side)
-        y = c0 + py * spacing + rng.normal(0, 0.015 * side)
-        cv2.ellipse(
-            pipmask,
-            (int(round(x * 4)), int(round(y * 4))),
-            (int(round(rad * 4 * stretch)), int(round(rad * 4))),
-            ang,
-            0,
-            360,
-            1.0,
-            -1,
-            cv2.LINE_AA,
-            2,
-        )
-    pipmask = cv2.GaussianBlur(np.clip(pipmask, 0, 1), (0, 0), rad * rng.uniform(0.15, 0.5))
+    pipmask = _pip_mask(rng, value, side, spacing, rad, 0.015, (stretch, ang))
+    pipmask = cv2.GaussianBlur(pipmask, (0, 0), rad * rng.uniform(0.15, 0.5))
     pipmask = (np.clip(pipmask, 0, 1) * rng.uniform(0.75, 1.0))[..., None]
     img = img * (1 - pipmask) + pip.astype(np.float32) * pipmask
     # The tray shows through: the face is pasted with less than full cover.
