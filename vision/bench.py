@@ -54,13 +54,18 @@ def grown(box: tuple[float, float, float, float], f: float = 0.25) -> tuple[floa
     return (x0 - dx, y0 - dy, x1 + dx, y1 + dy)
 
 
+def holds(box: tuple[float, ...], x: float, y: float) -> bool:
+    """Whether the point (x, y) lies in the box (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = box
+    return x0 <= x <= x1 and y0 <= y <= y1
+
+
 def score_image(img: LabelledImage, dice: tuple[DieReading, ...], sc: Score) -> None:
     labels = list(img.dice)
     pairs: list[tuple[float, int, int]] = []
     for j, d in enumerate(dice):
         for i, lab in enumerate(labels):
-            x0, y0, x1, y1 = grown(lab.bbox)
-            if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1:
+            if holds(grown(lab.bbox), d.center[0], d.center[1]):
                 cx, cy = lab.center
                 pairs.append((float(np.hypot(d.center[0] - cx, d.center[1] - cy)), i, j))
     pairs.sort()

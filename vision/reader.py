@@ -62,14 +62,17 @@ class _Candidate:
     views: npt.NDArray[np.float32] | None = None  # mean over four rotations, if looked at
 
 
-def _first_look(p: npt.NDArray[np.float32], pips: PipCount) -> bool:
-    """Whether the single crop's probabilities and the pip count suffice to read the die."""
+def _first_look(
+    p: npt.NDArray[np.float32], pips: PipCount, sure: float = SURE, agree: float = AGREE
+) -> bool:
+    """Whether the single crop's probabilities and the pip count suffice to read the die
+    (at the reader's thresholds unless others are given, as calibration does)."""
     k = int(np.argmax(p[1:])) + 1
     conf = float(p[k])
     if pips.value == k:
-        return conf >= AGREE
+        return conf >= agree
     if pips.value is None:
-        return conf >= SURE
+        return conf >= sure
     return conf >= CERTAIN and pips.value < k
 
 

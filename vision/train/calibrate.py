@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision import reader as R
-from vision.bench import grown
+from vision.bench import grown, holds
 from vision.classify import Classifier, crop
 from vision.dataset import SETS, load_set
 from vision.pips import PipCount, count_pips
@@ -45,7 +45,7 @@ def collect(rdr: R.PipReader, set_name: str) -> tuple[list[tuple[int, np.ndarray
             near = sorted(
                 (float(np.hypot(s.x - d.center[0], s.y - d.center[1])), i)
                 for i, d in enumerate(img.dice)
-                if i not in used and _inside(grown(d.bbox), s.x, s.y)
+                if i not in used and holds(grown(d.bbox), s.x, s.y)
             )
             if near:
                 i = near[0][1]
@@ -55,19 +55,11 @@ def collect(rdr: R.PipReader, set_name: str) -> tuple[list[tuple[int, np.ndarray
     return rows, n
 
 
-def _inside(box: tuple[float, ...], x: float, y: float) -> bool:
-    x0, y0, x1, y1 = box
-    return x0 <= x <= x1 and y0 <= y <= y1
-
-
 def tally(rows, n, sure, agree, vsure=None, vagree=None) -> str:
     right = wrong = extra = 0
     for lab, p, pv in rows:
         k = int(np.argmax(p[0, 1:])) + 1
-        if (sure, agree) == (R.SURE, R.AGREE):  # the reader's own rule, CERTAIN included
-            read = R._first_look(p[0], PipCount((), pv or None, 0.0))
-        else:
-            read = (p[0, k] >= sure and pv in (0, k)) or (p[0, k] >= agree and pv == k)
+        read = R._first_look(p[0], PipCount((), pv or None, 0.0), sure, agree)
         if not read and vsure is not None:
             m = p.mean(axis=0)
             k = int(np.argmax(m[1:])) + 1
