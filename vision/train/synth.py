@@ -169,10 +169,9 @@ def _smoky_face(rng: np.random.Generator, value: int, side: int) -> tuple[np.nda
     r = rng.uniform(0.1, 0.25) * side
     mask = _rounded_mask(side, r)
     # The rim: a lighter band just inside the outline (a darker one now and then).
-    inner = _rounded_mask(side, r)
     width = max(1, int(rng.uniform(0.04, 0.12) * side))
     inner = cv2.erode(  # outside the image counts as outside the die
-        inner,
+        mask,
         np.ones((2 * width + 1, 2 * width + 1), np.uint8),
         borderType=cv2.BORDER_CONSTANT,
         borderValue=0,
