@@ -258,6 +258,20 @@ def test_a_non_die_over_smaller_dice_is_a_patch_of_dice() -> None:
     assert not _surely_not_a_die(die, [die, patch])
 
 
+def test_a_non_die_inside_a_die_read_at_first_sight_is_its_side_face() -> None:
+    # A tilted camera sees a die's front face with its pips: the locator may find it too.
+    die = _cand(170, 175, 98, [0.0, 1.0, 0, 0, 0, 0, 0], pips=2)
+    face = _cand(184, 218, 60, [0.95, 0.0, 0, 0, 0, 0.05, 0], pips=5)
+    assert _surely_not_a_die(face, [die, face])
+    doubtful = _cand(170, 175, 98, [0.0, 0.6, 0.4, 0, 0, 0, 0], pips=2)
+    assert not _surely_not_a_die(face, [doubtful, face])  # nothing read: both stay, refused
+    apart = _cand(184, 240, 60, [0.95, 0.0, 0, 0, 0, 0.05, 0], pips=5)
+    assert not _surely_not_a_die(apart, [die, apart])  # beside the die, not inside it
+    bigger = _cand(184, 218, 120, [0.95, 0.0, 0, 0, 0, 0.05, 0], pips=5)
+    assert not _surely_not_a_die(bigger, [die, bigger])
+    assert not _surely_not_a_die(die, [die, face])
+
+
 @pytest.mark.parametrize(
     ("p6", "pip_value", "reads"),
     [

@@ -6,7 +6,8 @@ Steps, all measured from the frame itself (no fixed pixel areas):
    too bright or blurred is refused as a whole.
 2. The locator network (vision.locate) finds die centres and sizes.
 3. The crop classifier (vision.classify) reads each die: 1-6 or "not a die". A find
-   it is sure is no die and that has no pips, or that spans smaller dice, is dropped.
+   it is sure is no die and that has no pips, that spans smaller dice, or that lies
+   inside a bigger die it reads (a side face), is dropped.
 4. Pips are counted classically (vision.pips) and their layout checked against
    the six canonical patterns.
 5. A die is read only when the network is very sure, or sure and the pip count
@@ -78,22 +79,28 @@ def _first_look(
 
 def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     """Whether a find the locator was sure of is no die after all: the classifier says
-    "not a die" and it spans a smaller die's centre (a patch of several dice), or the
-    classifier is sure of it and it has no pips (a screw hole, a stain). One with pips of
-    its own stays, to be refused: a die leaning over looks like no die to the classifier."""
+    "not a die" and it spans a smaller die's centre (a patch of several dice), or it lies
+    inside a bigger die that is read at first sight (a side face of that die, seen by a
+    tilted camera), or the classifier is sure of it and it has no pips (a screw hole, a
+    stain). One with pips of its own otherwise stays, to be refused: a die leaning over
+    looks like no die to the classifier."""
     p0 = float(c.probs[0])
     if p0 < 0.5:
         return False
     if p0 >= NOT_A_DIE and len(c.pips.pips) < 2:
         return True
     half = c.spot.size / 2.0
-    return any(
-        float(o.probs[0]) < 0.5
-        and o.spot.size * 1.5 < c.spot.size
-        and abs(o.spot.x - c.spot.x) < half
-        and abs(o.spot.y - c.spot.y) < half
-        for o in cands
-    )
+    for o in cands:
+        if o is c:
+            continue
+        dx, dy = abs(o.spot.x - c.spot.x), abs(o.spot.y - c.spot.y)
+        if float(o.probs[0]) < 0.5 and o.spot.size * 1.5 < c.spot.size and dx < half and dy < half:
+            return True
+        o_half = o.spot.size / 2.0
+        inside = o.spot.size > c.spot.size and dx < o_half and dy < o_half
+        if inside and _first_look(o.probs, o.pips):
+            return True
+    return False
 
 
 def _sharpness(gray: npt.NDArray[np.uint8]) -> float:
