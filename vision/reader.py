@@ -133,11 +133,7 @@ class PipReader:
 
     def _read(self, frame: npt.NDArray[np.uint8], expect: int | None) -> FrameReading:
         frame, back = _shrink(frame)
-        small = cv2.resize(
-            frame,
-            (160, max(1, round(160 * frame.shape[0] / frame.shape[1]))),
-            interpolation=cv2.INTER_AREA,
-        )
+        small = _thumbnail(frame)
         gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.uint8)
         mean = float(gray.mean())
         if mean < TOO_DARK:
@@ -327,6 +323,26 @@ def _shrink(frame: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], float]
         frame[: h - h % f, : w - w % f], (w // f, h // f), interpolation=cv2.INTER_AREA
     )
     return np.asarray(small, np.uint8), float(f)
+
+
+def _thumbnail(frame: npt.NDArray[np.uint8], side: int = 160) -> npt.NDArray[np.uint8]:
+    """The frame about ``side`` pixels wide, for its brightness and sharpness: halved while
+    it stays that wide (OpenCV's fast INTER_AREA path, 2x2 blocks averaged), then resized
+    the rest of the way. Other whole factors of INTER_AREA are several times slower: for
+    640 -> 160, 0.8 ms against 0.1 ms on one core."""
+    small = frame
+    while small.shape[1] // 2 >= side and small.shape[0] >= 2:
+        h, w = small.shape[:2]
+        small = np.asarray(
+            cv2.resize(
+                small[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA
+            ),
+            np.uint8,
+        )
+    if small.shape[1] == side:
+        return small
+    nh = max(1, round(side * small.shape[0] / small.shape[1]))
+    return np.asarray(cv2.resize(small, (side, nh), interpolation=cv2.INTER_AREA), np.uint8)
 
 
 def _as_bgr(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
