@@ -15,7 +15,13 @@ from vision.bench import Score, score_image
 from vision.dataset import LabelledImage, load_set
 from vision.locate import Spot
 from vision.pips import PipCount
-from vision.reader import PipReader, _Candidate, _first_look, _surely_not_a_die
+from vision.reader import (
+    PipReader,
+    _Candidate,
+    _first_look,
+    _surely_not_a_die,
+    _views_can_read,
+)
 from vision.types import FrameStatus
 
 DATA = Path(
@@ -289,6 +295,29 @@ def test_first_look_certain_network_over_a_short_pip_count(
     probs = np.array([0.0, 0, 0, 0, 0, 1 - p6, p6], np.float32)
     pips = PipCount(((0.0, 0.0),) * (pip_value or 0), pip_value, 50.0)
     assert _first_look(probs, pips) is reads
+
+
+@pytest.mark.parametrize(
+    ("p3", "pip_value", "hopeful"),
+    [
+        (0.62, 3, True),  # agreeing pips: the mean of four can reach 0.90 from 0.60
+        (0.58, 3, False),
+        (0.82, None, True),  # no pip count: the mean must reach 0.95, from 0.80
+        (0.78, None, False),
+        (0.97, 5, False),  # the pips name another value: looking again cannot read it
+    ],
+)
+def test_views_are_taken_only_when_they_can_read_the_die(
+    p3: float, pip_value: int | None, hopeful: bool
+) -> None:
+    probs = np.array([0.0, 0, 1 - p3, p3, 0, 0, 0], np.float32)
+    pips = PipCount(((0.0, 0.0),) * (pip_value or 0), pip_value, 50.0)
+    assert _views_can_read(probs, pips, 3) is hopeful
+    # the bound is exact: the other three views all sure of the value read it
+    if pip_value in (None, 3):
+        mean = (probs + 3 * np.array([0.0, 0, 0, 1, 0, 0, 0], np.float32)) / 4
+        bar = 0.95 if pip_value is None else 0.90
+        assert (float(mean[3]) >= bar) is hopeful
 
 
 def test_a_certain_network_does_not_override_more_pips() -> None:

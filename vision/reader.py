@@ -77,6 +77,22 @@ def _first_look(
     return conf >= CERTAIN and pips.value < k
 
 
+def _views_can_read(p: npt.NDArray[np.float32], pips: PipCount, extra: int) -> bool:
+    """Whether the mean over this view and ``extra`` more could still read the die (see
+    PipReader._decide), were the others all 1.0 for one value: that value must already
+    have (extra + 1) * bar - extra here, bar being VIEWS_AGREE when the pip count agrees
+    with it and VIEWS_SURE when there is no pip count. Only the best value can reach 0.6,
+    so a die whose pip count names another value can never be read by looking again."""
+    k = int(np.argmax(p[1:])) + 1
+    if pips.value is None:
+        bar = VIEWS_SURE
+    elif pips.value == k:
+        bar = VIEWS_AGREE
+    else:
+        return False
+    return float(p[k]) >= (extra + 1) * bar - extra
+
+
 def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     """Whether a find the locator was sure of is no die after all: the classifier says
     "not a die" and it spans a smaller die's centre (a patch of several dice), or it lies
@@ -225,14 +241,11 @@ class PipReader:
     def _look_again(self, cands: list[_Candidate]) -> list[_Candidate]:
         """Doubtful dice: mean class probabilities over the crop in four rotations (one batch)."""
         rots = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
-        # The mean of four views reaches VIEWS_AGREE only if the first view's best value is
-        # at least this sure (the other three at 1.0): below it, looking again cannot help.
-        hopeful = (len(rots) + 1) * VIEWS_AGREE - len(rots)
         doubtful = [
             i
             for i, c in enumerate(cands)
             if float(c.probs[0]) < 0.5
-            and float(np.max(c.probs[1:])) >= hopeful
+            and _views_can_read(c.probs, c.pips, len(rots))
             and not _first_look(c.probs, c.pips)
         ]
         if not doubtful:
