@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.classify import CROP_SIDE
+from vision.classify import CROP_K, CROP_SIDE
 from vision.pips import PATTERNS
 from vision.train import synth
 
@@ -54,3 +54,32 @@ def test_smoky_pips_lie_in_the_canonical_pattern(value: int) -> None:
 def test_drawn_pip_places_are_the_canonical_patterns() -> None:
     for value, places in synth.PIPS.items():
         assert frozenset(places) in PATTERNS[value], value
+
+
+def test_a_pasted_neighbour_covers_the_margin_and_keeps_the_face() -> None:
+    """Real crops given a neighbouring die (train_classifier --neighbour-share): the die's
+    own face stays as it was; beside it, on one side only, the other die's pixels."""
+    side = CROP_SIDE / CROP_K
+    mid = CROP_SIDE / 2.0
+    yy, xx = np.mgrid[0:CROP_SIDE, 0:CROP_SIDE]
+    face = np.hypot(xx + 0.5 - mid, yy + 0.5 - mid) <= 0.55 * side
+    c = np.full((CROP_SIDE, CROP_SIDE, 3), 100, np.uint8)
+    other = np.full((CROP_SIDE, CROP_SIDE, 3), 200, np.uint8)
+    pasted = 0
+    for seed in range(20):
+        out = synth.paste_neighbour(np.random.default_rng(seed), c, other)
+        changed = (out != c).any(axis=2)
+        assert not changed[face].any()
+        if not changed.any():  # a neighbour a little apart may lie outside the crop
+            continue
+        pasted += 1
+        # one side only: the changed pixels do not surround the die
+        ys, xs = np.nonzero(changed)
+        assert not (
+            xs.min() < mid - side / 2
+            and xs.max() > mid + side / 2 - 1
+            and ys.min() < mid - side / 2
+            and ys.max() > mid + side / 2 - 1
+        )
+    assert pasted >= 6  # about half of them reach into the crop
+    assert np.array_equal(c, np.full_like(c, 100))  # the input is not touched

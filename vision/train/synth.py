@@ -8,6 +8,9 @@ tuning photos themselves (away from their dice) or a plain one, with
 neighbouring dice at the crop's edge, a shadow, a highlight, a side face
 showing now and then, and the low resolution of a small die in a real frame.
 
+``paste_neighbour`` works on real crops instead: it sets another real die
+against the crop's die, as dice lie touching in a tray.
+
 Nothing is downloaded: the only inputs are the tuning photos and a seed.
 """
 
@@ -317,4 +320,28 @@ def dice_free_backgrounds(
         )
         m2 = cv2.resize(mask, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
         out.append(cv2.inpaint(small, m2, 3, cv2.INPAINT_TELEA))
+    return out
+
+
+def paste_neighbour(rng: np.random.Generator, c: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """The crop ``c`` with the die in the middle of ``other`` (another crop) set against its
+    die on a random side, touching or a little apart, as dice lie in a tray. Pixels within
+    0.55 die sides of the centre (the face and its pips) are kept."""
+    side = CROP_SIDE / CROP_K
+    mid = CROP_SIDE / 2.0
+    a, b = int(round(mid - side / 2)), int(round(mid + side / 2))
+    patch = other[a:b, a:b]
+    ang = rng.uniform(0, 2 * math.pi)
+    reach = side * rng.uniform(0.95, 1.25) / max(abs(math.cos(ang)), abs(math.sin(ang)))
+    x0 = int(round(mid + reach * math.cos(ang) - patch.shape[1] / 2))
+    y0 = int(round(mid + reach * math.sin(ang) - patch.shape[0] / 2))
+    out = c.copy()
+    cx0, cy0 = max(0, x0), max(0, y0)
+    cx1, cy1 = min(CROP_SIDE, x0 + patch.shape[1]), min(CROP_SIDE, y0 + patch.shape[0])
+    if cx1 <= cx0 or cy1 <= cy0:
+        return out
+    yy, xx = np.mgrid[cy0:cy1, cx0:cx1]
+    free = np.hypot(xx + 0.5 - mid, yy + 0.5 - mid) > 0.55 * side
+    region = out[cy0:cy1, cx0:cx1]
+    region[free] = patch[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0][free]
     return out

@@ -37,7 +37,7 @@ from vision.train.common import (
     sep,
     write_record,
 )
-from vision.train.synth import dice_free_backgrounds, draw
+from vision.train.synth import dice_free_backgrounds, draw, paste_neighbour
 
 
 class CropNet(nn.Module):
@@ -121,24 +121,37 @@ class Sampler:
         bank: tuple[np.ndarray, np.ndarray] | None = None,
         synth_share: float = 0.0,
         norm: str = "fixed",
+        neighbour_share: float = 0.0,
     ):
         self.photos = photos
         self.norm = norm
         self.bank = bank
         self.synth_share = synth_share if bank is not None and len(bank[1]) else 0.0
+        self.neighbour_share = neighbour_share
         self.dice = [(p, i) for p, ph in enumerate(photos) for i in range(len(ph.values))]
         # locator finds: (photo index, x, y, size, label value or 0 for a false find)
         self.mined_pos = [m for m in mined if m[4] > 0]
         self.mined_neg = [m for m in mined if m[4] == 0]
 
     def positive(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        c, value, real = self._positive(rng)
+        if real and self.neighbour_share and rng.random() < self.neighbour_share:
+            c = paste_neighbour(rng, c, self._positive_real(rng)[0])
+        return c, value
+
+    def _positive(self, rng: np.random.Generator) -> tuple[np.ndarray, int, bool]:
+        """A die crop, its value and whether it is a real one (not drawn)."""
         if self.bank is not None and rng.random() < self.synth_share:
             crops, values = self.bank
             i = int(rng.integers(len(values)))
             c = np.rot90(crops[i], int(rng.integers(4)))
             if rng.random() < 0.5:
                 c = c[:, ::-1]
-            return np.ascontiguousarray(c), int(values[i])
+            return np.ascontiguousarray(c), int(values[i]), False
+        c, value = self._positive_real(rng)
+        return c, value, True
+
+    def _positive_real(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         if self.mined_pos and rng.random() < 0.4:
             p, x, y, size, value = self.mined_pos[rng.integers(len(self.mined_pos))]
             size *= rng.uniform(0.9, 1.1)
@@ -226,6 +239,13 @@ def main() -> None:
         help="of the drawn dice, smoky translucent ones (vision/train/synth.py); "
         "the shipped network was trained with none",
     )
+    ap.add_argument(
+        "--neighbour-share",
+        type=float,
+        default=0.0,
+        help="of the real positives, those given another real die against one side "
+        "(paste_neighbour); the shipped network was trained with none",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--input-norm", choices=NORMS, default="fixed", help="vision.classify")
     ap.add_argument("--seed", type=int, default=SEED)
@@ -244,7 +264,7 @@ def main() -> None:
     t_bank = time.time()
     bank = synth_bank(photos, args.synth, max(1, args.threads), args.seed, args.smoky_share)
     print(f"{len(bank[1])} drawn dice in {time.time() - t_bank:.0f}s", flush=True)
-    sampler = Sampler(photos, mined, bank, args.synth_share, args.input_norm)
+    sampler = Sampler(photos, mined, bank, args.synth_share, args.input_norm, args.neighbour_share)
     net = CropNet()
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
