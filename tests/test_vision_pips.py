@@ -87,3 +87,22 @@ def test_quantiles_match_numpy_percentile(n: int) -> None:
     qs = (30.0, 50.0, 97.0)
     for q, got in zip(qs, _quantiles(a, qs), strict=True):
         assert np.allclose(got, np.percentile(a, q, axis=0), atol=1e-3)
+
+
+def test_a_top_face_beside_squashed_side_pips() -> None:
+    """A 1 seen by a tilted camera: its round pip, and a squashed pip of a side face."""
+    side = FACE_PX * 0.95
+    one = PipCount(((19.0, 19.0), (30.0, 34.0)), 2, 50.0, (20.0, 18.0), (0.8, 0.45), side)
+    assert one.top_face_beside_side_pips(1)
+    assert one.top_face_in_frame(1, 100.0, 100.0, 40.0) is not None
+    both_round = PipCount(((19.0, 19.0), (30.0, 34.0)), 2, 50.0, (20.0, 18.0), (0.8, 0.75), side)
+    assert not both_round.top_face_beside_side_pips(1)  # a 2 for all we know
+    c, d = FACE_PX / 2, 0.3 * side
+    corners = ((c - d, c - d), (c + d, c + d), (c - d, c + d), (c + d, c - d))
+    four = PipCount(corners, 4, 50.0, (20.0,) * 4, (0.9, 0.88, 0.6, 0.58), side)
+    # Two round pips on a diagonal beside two squashed ones: a 2's top face. Four equally
+    # round pips are a 4.
+    assert four.top_face_beside_side_pips(2)
+    four_round = PipCount(corners, 4, 50.0, (20.0,) * 4, (0.9, 0.88, 0.85, 0.84), side)
+    assert not four_round.top_face_beside_side_pips(2)
+    assert not one.top_face_beside_side_pips(2)  # no more pips than the value

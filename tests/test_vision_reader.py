@@ -320,6 +320,19 @@ def test_views_are_taken_only_when_they_can_read_the_die(
         assert (float(mean[3]) >= bar) is hopeful
 
 
+@pytest.mark.parametrize(
+    ("p1", "side_round", "reads"),
+    [(0.9995, 0.45, True), (0.995, 0.45, False), (0.9995, 0.75, False)],
+)
+def test_a_certain_network_over_more_pips_that_are_side_faces(
+    p1: float, side_round: float, reads: bool
+) -> None:
+    """A 1 with a squashed side-face pip in view: the pip count says 2."""
+    probs = np.array([0.0, p1, 1 - p1, 0, 0, 0, 0], np.float32)
+    pips = PipCount(((19.0, 19.0), (30.0, 34.0)), 2, 50.0, (20.0, 18.0), (0.8, side_round), 38.0)
+    assert _first_look(probs, pips) is reads
+
+
 def test_a_certain_network_does_not_override_more_pips() -> None:
     probs = np.array([0.0, 0.9999, 0.0001, 0, 0, 0, 0], np.float32)
     assert not _first_look(probs, PipCount(((0.0, 0.0),) * 2, 2, 50.0))

@@ -81,20 +81,38 @@ class PipCount:
         ``value`` roundest pips, if they form ``value``'s canonical pattern, are
         the top face; their centroid is its centre. None when they do not.
         """
-        if len(self.pips) < value or len(self.roundness) != len(self.pips):
+        pts = self._roundest(value)
+        if pts is None:
+            return None
+        u = sum(p[0] for p in pts) / value
+        v = sum(p[1] for p in pts) / value
+        return patch_to_frame(u, v, cx, cy, size)
+
+    def top_face_beside_side_pips(self, value: int) -> bool:
+        """Whether the pips found are ``value``'s top face and, beside it, pips seen
+        squashed on side faces: more than ``value`` pips, the ``value`` roundest form its
+        pattern (``top_face_in_frame``) and every other is clearly less round (below 0.8
+        of the least round of those)."""
+        if len(self.pips) <= value or len(self.roundness) != len(self.pips):
+            return False
+        r = sorted(self.roundness, reverse=True)
+        return r[value] < 0.8 * r[value - 1] and self._roundest(value) is not None
+
+    def _roundest(self, value: int) -> list[tuple[float, float]] | None:
+        """The ``value`` roundest pips, if they can be the top face of a ``value``."""
+        if not 1 <= value <= len(self.pips) or len(self.roundness) != len(self.pips):
             return None
         order = sorted(range(len(self.pips)), key=lambda i: -self.roundness[i])[:value]
         pts = [self.pips[i] for i in order]
-        u = sum(p[0] for p in pts) / value
-        v = sum(p[1] for p in pts) / value
         if value == 1:
             # A lone pip: the roundest must be clearly rounder than the next (a side pip).
             rest = sorted(self.roundness, reverse=True)
-            if len(rest) > 1 and rest[1] > 0.8 * rest[0]:
-                return None
-        elif layout_value(pts, (u, v), self.face_side or FACE_PX * FACE_K) != value:
+            return None if len(rest) > 1 and rest[1] > 0.8 * rest[0] else pts
+        u = sum(p[0] for p in pts) / value
+        v = sum(p[1] for p in pts) / value
+        if layout_value(pts, (u, v), self.face_side or FACE_PX * FACE_K) != value:
             return None
-        return patch_to_frame(u, v, cx, cy, size)
+        return pts
 
     def biggest_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
         """The biggest pip's centre in frame pixels: a lone top-face pip seen beside side faces

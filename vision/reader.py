@@ -36,9 +36,11 @@ KEEP_DIE = 0.5  # locator heat above which a place is listed even if the classif
 SURE = 0.99  # classifier probability that reads a die unless the pip count contradicts
 AGREE = 0.95  # classifier probability that reads a die when the pip count agrees
 # A pip count that found fewer pips than the network's value (pips lost in glare or low
-# contrast) does not stand against a network this sure. More pips, or the same number in
-# another pattern, still do. On the tuning photos the network was right every time it was
-# at least 0.97 sure and the pip count said less.
+# contrast) does not stand against a network this sure; nor does one that found more, when
+# the value's pattern is there among the roundest pips and the others are squashed (side
+# faces seen by a tilted camera: PipCount.top_face_beside_side_pips). Other pip counts
+# still do. On the tuning photos the network was right every time it was at least 0.97
+# sure and the pip count said less.
 CERTAIN = 0.999
 NOT_A_DIE = 0.9  # "not a die" probability that drops a place the locator is sure of: see
 # _surely_not_a_die
@@ -74,7 +76,9 @@ def _first_look(
         return conf >= agree
     if pips.value is None:
         return conf >= sure
-    return conf >= CERTAIN and pips.value < k
+    if conf < CERTAIN:
+        return False
+    return pips.value < k or pips.top_face_beside_side_pips(k)
 
 
 def _views_can_read(p: npt.NDArray[np.float32], pips: PipCount, extra: int) -> bool:
