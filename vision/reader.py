@@ -82,6 +82,20 @@ def _first_look(
     return pips.value < k or pips.top_face_beside_side_pips(k)
 
 
+def _views_read(
+    mean: npt.NDArray[np.float32],
+    pips: PipCount,
+    sure: float = VIEWS_SURE,
+    agree: float = VIEWS_AGREE,
+) -> bool:
+    """Whether the mean probabilities of the four views read the die: its best value at
+    ``sure`` without a pip count, or at ``agree`` with one that names it (at the reader's
+    thresholds unless others are given, as calibration does)."""
+    k = int(np.argmax(mean[1:])) + 1
+    conf = float(mean[k])
+    return (conf >= sure and pips.value is None) or (conf >= agree and pips.value == k)
+
+
 def _views_can_read(p: npt.NDArray[np.float32], pips: PipCount, extra: int) -> bool:
     """Whether the mean over this view and ``extra`` more could still read the die (see
     PipReader._decide), were the others all 1.0 for one value: that value must already
@@ -287,9 +301,7 @@ class PipReader:
             p = c.views
             k = int(np.argmax(p[1:])) + 1
             conf = float(p[k])
-            ok = (conf >= VIEWS_SURE and pips.value is None) or (
-                conf >= VIEWS_AGREE and pips.value == k
-            )
+            ok = _views_read(p, pips)
         contradict = pips.value is not None and pips.value != k
         squeeze = pips.squeeze()
         if k == len(pips.pips) and squeeze is not None and squeeze < TILTED:

@@ -6,7 +6,8 @@ The classifier never trained on these photos (vision/dataset.py, ``index % 8 == 
 Prints how many calibration dice would be read right, wrong, or listed where no
 die is (extra) for candidate thresholds: first (SURE, AGREE) on the single crop,
 then (VIEWS_SURE, VIEWS_AGREE) on the mean of four rotations for the dice the
-single crop leaves in doubt. The chosen values go into vision/reader.py by hand.
+single crop leaves in doubt. Both are decided by the reader's own rules
+(``_first_look``, ``_views_read``). The chosen values go into vision/reader.py by hand.
 """
 
 from __future__ import annotations
@@ -59,11 +60,12 @@ def tally(rows, n, sure, agree, vsure=None, vagree=None) -> str:
     right = wrong = extra = 0
     for lab, p, pv in rows:
         k = int(np.argmax(p[0, 1:])) + 1
-        read = R._first_look(p[0], PipCount((), pv or None, 0.0), sure, agree)
-        if not read and vsure is not None:
+        pips = PipCount((), pv or None, 0.0)
+        read = R._first_look(p[0], pips, sure, agree)
+        if not read and vsure is not None and vagree is not None:
             m = p.mean(axis=0)
             k = int(np.argmax(m[1:])) + 1
-            read = (m[k] >= vsure and pv in (0, k)) or (m[k] >= vagree and pv == k)
+            read = R._views_read(m, pips, vsure, vagree)
         if not read:
             continue
         if lab == 0:
