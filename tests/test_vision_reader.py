@@ -20,7 +20,8 @@ from vision.reader import (
     _Candidate,
     _first_look,
     _surely_not_a_die,
-    _views_can_read,
+    _views_could_read,
+    _views_read,
 )
 from vision.types import FrameStatus
 
@@ -312,12 +313,42 @@ def test_views_are_taken_only_when_they_can_read_the_die(
 ) -> None:
     probs = np.array([0.0, 0, 1 - p3, p3, 0, 0, 0], np.float32)
     pips = PipCount(((0.0, 0.0),) * (pip_value or 0), pip_value, 50.0)
-    assert _views_can_read(probs, pips, 3) is hopeful
+    assert _views_could_read(probs, [], pips, 4) is hopeful
     # the bound is exact: the other three views all sure of the value read it
     if pip_value in (None, 3):
         mean = (probs + 3 * np.array([0.0, 0, 0, 1, 0, 0, 0], np.float32)) / 4
         bar = 0.95 if pip_value is None else 0.90
         assert (float(mean[3]) >= bar) is hopeful
+
+
+def test_looking_again_stops_only_when_the_mean_can_no_longer_read() -> None:
+    """The early stop between views never drops a die that all four views would read,
+    and it does stop one whose next view already rules it out."""
+    rng = np.random.default_rng(7)
+    stopped = 0
+    for _ in range(3000):
+        k = int(rng.integers(1, 7))
+        pip_value = [None, k, k % 6 + 1][int(rng.integers(0, 3))]
+        pips = PipCount(((0.0, 0.0),) * (pip_value or 0), pip_value, 50.0)
+        views = []
+        for _ in range(4):
+            v = rng.dirichlet(np.full(7, 0.3)).astype(np.float32)
+            sure = float(rng.uniform(0.5, 1.0))
+            v = v * (1 - sure)
+            v[k] += sure
+            views.append(v)
+        p, seen = views[0], views[1:]
+        mean = (np.sum(seen, axis=0) + p) / 4
+        for m in (1, 2):
+            if not _views_could_read(p, seen[:m], pips, 4):
+                stopped += 1
+                assert not _views_read(np.asarray(mean, np.float32), pips)
+    assert stopped > 100
+    poor = np.array([0.0, 0, 0, 0.2, 0.8, 0, 0], np.float32)
+    hopeful = np.array([0.0, 0, 0, 0.9, 0.1, 0, 0], np.float32)
+    pips3 = PipCount(((0.0, 0.0),) * 3, 3, 50.0)
+    assert not _views_could_read(hopeful, [poor], pips3, 4)  # (0.9 + 0.2 + 2) / 4 < 0.90
+    assert _views_could_read(hopeful, [hopeful], pips3, 4)
 
 
 @pytest.mark.parametrize(
