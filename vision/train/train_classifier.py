@@ -254,6 +254,18 @@ def main() -> None:
         "(paste_neighbour); the shipped network was trained with none",
     )
     ap.add_argument("--arch", choices=sorted(ARCHS), default="full", help="network shape (ARCHS)")
+    ap.add_argument(
+        "--teacher",
+        default=None,
+        help="a trained classifier .onnx (same --input-norm) whose outputs the new network "
+        "also learns to match (knowledge distillation; run through cv2.dnn)",
+    )
+    ap.add_argument(
+        "--distil", type=float, default=0.7, help="weight of the teacher's term (with --teacher)"
+    )
+    ap.add_argument(
+        "--temperature", type=float, default=2.0, help="softening of both networks' outputs"
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--input-norm", choices=NORMS, default="fixed", help="vision.classify")
     ap.add_argument("--seed", type=int, default=SEED)
@@ -279,6 +291,8 @@ def main() -> None:
         opt, max_lr=3e-3, total_steps=args.iters, pct_start=0.1
     )
     crit = nn.CrossEntropyLoss()
+    teacher = cv2.dnn.readNetFromONNX(args.teacher) if args.teacher else None
+    temp = args.temperature
     t0 = time.time()
     run, acc = 0.0, 0.0
     net.train()
@@ -286,6 +300,13 @@ def main() -> None:
         x, y = sampler.batch(rng, args.batch)
         logits = net(torch.from_numpy(x))
         loss = crit(logits, torch.from_numpy(y))
+        if teacher is not None:
+            teacher.setInput(x)
+            soft = torch.softmax(torch.from_numpy(np.asarray(teacher.forward())) / temp, 1)
+            match = nn.functional.kl_div(
+                torch.log_softmax(logits / temp, 1), soft, reduction="batchmean"
+            )
+            loss = (1.0 - args.distil) * loss + args.distil * temp * temp * match
         opt.zero_grad()
         loss.backward()
         opt.step()
