@@ -382,3 +382,19 @@ def test_false_finds_do_not_turn_a_good_throw_into_a_reroll(reader: PipReader, n
     r = reader.read(_frame(img))
     assert r.status is FrameStatus.OK, r
     assert sorted(r.values) == sorted(d.value for d in img.dice)
+
+
+@needs_data
+def test_bench_measures_a_given_network_on_the_calibration_images(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision import bench
+    from vision.classify import MODEL_PATHS
+
+    monkeypatch.setenv("DICETABLE_SHARED", str(DATA))
+    shipped = [str(p) for p in MODEL_PATHS]
+    assert bench.main(["matteo_webcam", "--calib", "--no-big", "--classifier", *shipped]) == 0
+    out = capsys.readouterr().out
+    assert "matteo_webcam [calib]: 38 images, 120 dice" in out
+    assert bench.main(["--calib", "--classifier", "no-such-network.onnx"]) == 2
+    assert "no such network: no-such-network.onnx" in capsys.readouterr().err

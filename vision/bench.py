@@ -1,9 +1,11 @@
 """Measure the pip reader on the labelled photos.
 
-    python -m vision.bench [SETS...] [--tune] [--no-big]
+    python -m vision.bench [SETS...] [--tune | --calib] [--no-big] [--classifier ONNX...]
 
 By default both sets, held-out part (see vision/dataset.py); ``--tune`` measures
-the tuning part instead. One core (``cv2.setNumThreads(1)``).
+the tuning part instead, ``--calib`` its calibration images (the ones the crop
+classifier was not trained on: how candidate networks are compared, with
+``--classifier``). One core (``cv2.setNumThreads(1)``).
 
 Scoring: every listed die with a value is a claim; it is matched to a labelled
 die when its centre lies inside that die's box grown by 25 % (each label takes
@@ -22,11 +24,13 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.classify import Classifier
 from vision.dataset import SETS, LabelledImage, Part, load_set
 from vision.reader import PipReader
 from vision.types import DieReading
@@ -157,15 +161,33 @@ def report(set_name: str, part: str, sc: Score, verbose: bool) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n")[0])
     ap.add_argument("sets", nargs="*", default=list(SETS), help=f"sets (default: {' '.join(SETS)})")
-    ap.add_argument("--tune", action="store_true", help="measure the tuning part, not the held-out")
+    part_arg = ap.add_mutually_exclusive_group()
+    part_arg.add_argument(
+        "--tune", action="store_true", help="measure the tuning part, not the held-out"
+    )
+    part_arg.add_argument(
+        "--calib", action="store_true", help="measure the tuning part's calibration images"
+    )
     ap.add_argument("--no-big", action="store_true", help="skip the 12-megapixel timing")
     ap.add_argument(
         "-v", "--verbose", action="store_true", help="list wrong, extra and stray readings"
     )
+    ap.add_argument(
+        "--classifier",
+        nargs="+",
+        type=Path,
+        help="crop networks to read with instead of the shipped ones (averaged)",
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    part: Part = "tune" if args.tune else "heldout"
+    part: Part = "tune" if args.tune else "calib" if args.calib else "heldout"
     reader = PipReader()
+    if args.classifier:
+        missing = [str(p) for p in args.classifier if not p.is_file()]
+        if missing:
+            print(f"no such network: {', '.join(missing)}", file=sys.stderr)
+            return 2
+        reader.classifier = Classifier(args.classifier)
     for s in args.sets:
         if s not in SETS:
             print(f"unknown set {s!r}; known: {', '.join(SETS)}", file=sys.stderr)
