@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classify import Classifier
+from vision.classify import CROP_SIDE, Classifier
 from vision.dataset import SETS, LabelledImage, Part, load_set
 from vision.reader import PipReader
 from vision.types import DieReading
@@ -208,6 +208,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{len(r.dice)} dice listed, {sum(d.value is not None for d in r.dice)} read "
             f"(label has {len(img.dice)})"
         )
+    crops = [np.full((CROP_SIDE, CROP_SIDE, 3), 128, np.uint8)] * 8
+    reader.classifier.probabilities(crops)
+    t = time.perf_counter()
+    for _ in range(50):
+        reader.classifier.probabilities(crops)
+    per_crop = (time.perf_counter() - t) * 1000.0 / (50 * len(crops))
+    print(f"crop network: {per_crop:.2f} ms a crop (batches of {len(crops)})")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     print(f"peak RSS {rss:.0f} MB; one core (cv2.setNumThreads(1))")
     return 0

@@ -40,8 +40,9 @@ from vision.train.common import (
 from vision.train.synth import dice_free_backgrounds, draw, paste_neighbour
 
 # Network shapes: the stem's channels, then (channels, stride) of each separable block.
-# cv2.dnn on one core, per 40 px crop: "full" (the first shipped network's) 0.47 ms,
-# "lean" (a thinner stem and one block fewer at 20 px) 0.32 ms, "narrow" 0.28 ms.
+# Per 40 px crop on one core, as ``python -m vision.bench --classifier`` prints it: "full"
+# (the shipped network's shape) 0.56 ms, "lean" (a thinner stem and one block fewer at
+# 20 px) 0.35 ms, "narrow" 0.31 ms.
 ARCHS: dict[str, tuple[int, tuple[tuple[int, int], ...]]] = {
     "full": (32, ((64, 2), (64, 1), (64, 1), (128, 2), (128, 1), (128, 1), (192, 2), (192, 1))),
     "lean": (16, ((64, 2), (64, 1), (128, 2), (128, 1), (128, 1), (192, 2), (192, 1))),
