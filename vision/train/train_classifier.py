@@ -18,13 +18,14 @@ import argparse
 import math
 import multiprocessing
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
 import torch
 from torch import nn
 
-from vision.classify import CROP_K, CROP_SIDE, NORMS, crop, to_input
+from vision.classify import CROP_K, CROP_SIDE, NORMS, crop, input_norm, to_input
 from vision.locate import MODEL_PATH as LOCATOR_PATH
 from vision.locate import Locator
 from vision.train.common import (
@@ -292,7 +293,15 @@ def main() -> None:
         opt, max_lr=3e-3, total_steps=args.iters, pct_start=0.1
     )
     crit = nn.CrossEntropyLoss()
-    teacher = cv2.dnn.readNetFromONNX(args.teacher) if args.teacher else None
+    teacher = None
+    if args.teacher:
+        # The teacher must see the crops as it was trained to: its .json names how.
+        if input_norm(Path(args.teacher)) != args.input_norm:
+            raise SystemExit(
+                f"{args.teacher} was trained with input_norm {input_norm(Path(args.teacher))}, "
+                f"not {args.input_norm}: give the same --input-norm"
+            )
+        teacher = cv2.dnn.readNetFromONNX(args.teacher)
     temp = args.temperature
     t0 = time.time()
     run, acc = 0.0, 0.0
