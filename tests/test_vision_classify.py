@@ -1,4 +1,5 @@
-"""The crop networks: input normalisation, the shipped networks' own word on it, averaging."""
+"""The crop networks: input normalisation and layout, the shipped networks' own word on
+them, averaging."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from vision.classify import (
     Classifier,
     crop,
     input_norm,
+    input_stem,
     to_input,
+    unfold3,
 )
 
 
@@ -61,6 +64,45 @@ def test_shipped_networks_each_say_their_input() -> None:
     assert MODEL_PATH in MODEL_PATHS
     for p in MODEL_PATHS:
         assert input_norm(p) in ("fixed", "per_crop")
+        assert input_stem(p) in ("plain", "unfolded")
+
+
+def _conv3x3(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """A 3x3, padding-1 convolution (cross-correlation, as in the networks), by loops."""
+    n, c, h, wd = x.shape
+    p = np.zeros((n, c, h + 2, wd + 2), np.float64)
+    p[:, :, 1:-1, 1:-1] = x
+    out = np.zeros((n, w.shape[0], h, wd))
+    for o in range(w.shape[0]):
+        for ci in range(c):
+            for dy in range(3):
+                for dx in range(3):
+                    out[:, o] += w[o, ci, dy, dx] * p[:, ci, dy : dy + h, dx : dx + wd]
+    return out
+
+
+def test_unfolded_input_with_reshaped_weights_is_the_3x3_convolution() -> None:
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 3, 7, 9)).astype(np.float32)
+    w = rng.normal(size=(5, 3, 3, 3)).astype(np.float32)
+    u = unfold3(x)
+    assert u.shape == (2, 27, 7, 9) and u.dtype == np.float32 and u.flags.c_contiguous
+    as_1x1 = np.einsum("ok,nkhw->nohw", w.reshape(5, 27).astype(np.float64), u)
+    assert np.allclose(as_1x1, _conv3x3(x, w), atol=1e-4)
+    # A transposed layout would not do: the test can tell.
+    wrong = np.einsum("ok,nkhw->nohw", w.transpose(0, 1, 3, 2).reshape(5, 27), u)
+    assert not np.allclose(wrong, _conv3x3(x, w), atol=1e-2)
+
+
+def test_unknown_stem_is_refused(tmp_path: Path) -> None:
+    model = tmp_path / "c.onnx"
+    shutil.copy(MODEL_PATH, model)
+    assert input_stem(MODEL_PATH) == "unfolded"
+    with pytest.raises(ValueError, match="keep each network with its own .json"):
+        Classifier(model)  # parted from its .json: refused, not run on the wrong input
+    model.with_suffix(".json").write_text(json.dumps({"stem": "folded twice"}))
+    with pytest.raises(ValueError, match="unknown stem"):
+        Classifier(model)
 
 
 def test_probabilities_are_the_mean_over_networks() -> None:

@@ -25,7 +25,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.classify import CROP_K, CROP_SIDE, NORMS, crop, input_norm, to_input
+from vision.classify import (
+    CROP_K,
+    CROP_SIDE,
+    NORMS,
+    crop,
+    input_norm,
+    input_stem,
+    to_input,
+    unfold3,
+)
 from vision.locate import MODEL_PATH as LOCATOR_PATH
 from vision.locate import Locator
 from vision.train.common import (
@@ -39,6 +48,7 @@ from vision.train.common import (
     write_record,
 )
 from vision.train.synth import dice_free_backgrounds, draw, paste_neighbour
+from vision.train.unfold_stem import unfold_file
 
 # Network shapes: the stem's channels, then (channels, stride) of each separable block.
 # Per 40 px crop on one core, as ``python -m vision.bench --classifier`` prints it: "full"
@@ -302,6 +312,7 @@ def main() -> None:
                 f"not {args.input_norm}: give the same --input-norm"
             )
         teacher = cv2.dnn.readNetFromONNX(args.teacher)
+        teacher_unfolded = input_stem(Path(args.teacher)) == "unfolded"
     temp = args.temperature
     t0 = time.time()
     run, acc = 0.0, 0.0
@@ -311,7 +322,7 @@ def main() -> None:
         logits = net(torch.from_numpy(x))
         loss = crit(logits, torch.from_numpy(y))
         if teacher is not None:
-            teacher.setInput(x)
+            teacher.setInput(unfold3(x) if teacher_unfolded else x)
             soft = torch.softmax(torch.from_numpy(np.asarray(teacher.forward())) / temp, 1)
             match = nn.functional.kl_div(
                 torch.log_softmax(logits / temp, 1), soft, reduction="batchmean"
@@ -359,6 +370,10 @@ def main() -> None:
             "drawn dice: quarter turns and mirror on top of the drawing's own",
         },
     )
+    # The shipped form: the first layer takes unfolded input (vision.train.unfold_stem),
+    # the same sums, which cv2.dnn runs faster. It checks the two forms agree.
+    diff = unfold_file(MODELS / f"{args.name}.onnx", MODELS / f"{args.name}.onnx")
+    print(f"unfolded the first layer: largest logit difference {diff:.2g}", flush=True)
 
 
 if __name__ == "__main__":
