@@ -396,5 +396,8 @@ def test_bench_measures_a_given_network_on_the_calibration_images(
     assert bench.main(["matteo_webcam", "--calib", "--no-big", "--classifier", *shipped]) == 0
     out = capsys.readouterr().out
     assert "matteo_webcam [calib]: 38 images, 120 dice" in out
+    assert "fastest of its 3 reads" in out  # each image read three times by default
     assert bench.main(["--calib", "--classifier", "no-such-network.onnx"]) == 2
     assert "no such network: no-such-network.onnx" in capsys.readouterr().err
+    assert bench.main(["--calib", "--repeat", "0"]) == 2
+    assert "--repeat must be 1 or more" in capsys.readouterr().err
