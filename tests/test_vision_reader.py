@@ -16,14 +16,16 @@ from vision.dataset import LabelledImage, load_set
 from vision.locate import Spot
 from vision.pips import PipCount
 from vision.reader import (
+    OVERLAPS,
     PipReader,
     _Candidate,
     _first_look,
+    _refuse_overlapping,
     _surely_not_a_die,
     _views_could_read,
     _views_read,
 )
-from vision.types import FrameStatus
+from vision.types import DieReading, FrameStatus
 
 DATA = Path(
     os.environ.get(
@@ -277,6 +279,42 @@ def test_a_non_die_inside_a_die_read_at_first_sight_is_its_side_face() -> None:
     bigger = _cand(184, 218, 120, [0.95, 0.0, 0, 0, 0, 0.05, 0], pips=5)
     assert not _surely_not_a_die(bigger, [die, bigger])
     assert not _surely_not_a_die(die, [die, face])
+
+
+def _die(c: _Candidate, value: int | None) -> DieReading:
+    box = ((c.spot.x, c.spot.y), (c.spot.size, c.spot.size), 0.0)
+    return DieReading(value, (c.spot.x, c.spot.y), box, 0.99, "" if value else "unclear")
+
+
+def test_two_dice_read_one_inside_the_other_are_both_refused() -> None:
+    # A pip the fine pass took for a small die, inside the die it belongs to.
+    die = _cand(335, 204, 95, [0, 0, 1.0, 0, 0, 0, 0], pips=2, value=2)
+    pip = _cand(355, 184, 37, [0, 1.0, 0, 0, 0, 0, 0], pips=1, value=1)
+    beside = _cand(430, 204, 95, [0, 0, 0, 1.0, 0, 0, 0], pips=3, value=3)
+    out = _refuse_overlapping([die, pip, beside], [_die(die, 2), _die(pip, 1), _die(beside, 3)])
+    assert [d.value for d in out] == [None, None, 3]
+    assert out[0].reason == out[1].reason == OVERLAPS
+    assert out[0].center == (335, 204)  # where they were found is kept
+    # Dice that touch are a die's side apart: both stay read.
+    touching = _cand(335 + 48, 204, 95, [0, 0, 1.0, 0, 0, 0, 0], pips=2, value=2)
+    kept = _refuse_overlapping([die, touching], [_die(die, 2), _die(touching, 2)])
+    assert [d.value for d in kept] == [2, 2]
+    # One of the two refused already: the frame is a re-roll anyway; the other stays.
+    left = _refuse_overlapping([die, pip], [_die(die, 2), _die(pip, None)])
+    assert [d.value for d in left] == [2, None] and left[1].reason == "unclear"
+
+
+@needs_data
+def test_a_pip_taken_for_a_small_die_is_not_read(reader: PipReader) -> None:
+    # matteo_webcam train_two_26.jpg (tuning part) at half brightness: the locator also
+    # finds one pip of a 2 as a small die, which the crop network reads as a 1 at 0.998.
+    (img,) = [i for i in load_set("matteo_webcam", "tune", DATA) if i.name == "train_two_26.jpg"]
+    dark = np.asarray(_frame(img) // 2, np.uint8)
+    r = reader.read(dark)
+    assert r.status is FrameStatus.REROLL
+    assert 1 not in r.values
+    assert any(d.reason == OVERLAPS for d in r.dice), r
+    assert reader.read(_frame(img)).values == (2, 2, 2)  # in its own light: read
 
 
 @pytest.mark.parametrize(

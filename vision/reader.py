@@ -11,7 +11,8 @@ Steps, all measured from the frame itself (no fixed pixel areas):
 4. Pips are counted classically (vision.pips) and their layout checked against
    the six canonical patterns.
 5. A die is read only when the network is very sure, or sure and the pip count
-   agrees; otherwise it is listed with value None and a reason. One unread die
+   agrees; otherwise it is listed with value None and a reason. Two dice read where
+   one lies inside the other are both refused (one of them is no die). One unread die
    (or the wrong number of dice for ``expect``) makes the frame a reroll.
 """
 
@@ -55,6 +56,7 @@ TILTED = 0.6
 TOO_DARK = 28.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
+OVERLAPS = "overlapping another find"  # _refuse_overlapping
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,23 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     return False
 
 
+def _refuse_overlapping(cands: list[_Candidate], dice: list[DieReading]) -> list[DieReading]:
+    """Two dice read where one find's centre lies inside the other's die (closer than half
+    the bigger find's size) cannot both be dice: one is a pip or a face of the other (a
+    pip the fine pass took for a small die, a top face found apart from its die), or the
+    bigger is a find across dice. Which, the reader cannot tell, so neither is read."""
+    out = list(dice)
+    for i, (a, da) in enumerate(zip(cands, dice, strict=True)):
+        for j, (b, db) in enumerate(zip(cands, dice, strict=True)):
+            if j <= i or da.value is None or db.value is None:
+                continue
+            big = max(a.spot.size, b.spot.size)
+            if np.hypot(a.spot.x - b.spot.x, a.spot.y - b.spot.y) < 0.5 * big:
+                for k, d in ((i, da), (j, db)):
+                    out[k] = DieReading(None, d.center, d.box, d.confidence, OVERLAPS)
+    return out
+
+
 def _sharpness(gray: npt.NDArray[np.uint8]) -> float:
     """Laplacian energy relative to image contrast: scale- and exposure-independent-ish."""
     g = gray.astype(np.float32)
@@ -204,9 +223,7 @@ class PipReader:
         cands = self._look_again(cands)
         cands.sort(key=lambda c: (c.spot.x, c.spot.y))
 
-        dice: list[DieReading] = []
-        for c in cands:
-            dice.append(self._decide(frame, c, cands, back))
+        dice = _refuse_overlapping(cands, [self._decide(frame, c, cands, back) for c in cands])
 
         if not dice:
             if _sharpness(gray) < BLUR_MIN:
