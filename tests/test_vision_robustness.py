@@ -1,0 +1,71 @@
+"""vision.robustness: the alterations move the labels with the dice, and the command runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.dataset import LabelledDie
+from vision.robustness import ALTERATIONS, Alteration, main, quarter_turn, rescaled
+from vision.robustness import as_taken as _same
+
+DATA = Path(
+    os.environ.get(
+        "DICETABLE_SHARED", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice"
+    )
+)
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
+
+
+def _square_frame() -> tuple[np.ndarray, tuple[LabelledDie, ...]]:
+    """A 60 x 100 black frame with a white square labelled as a die."""
+    f = np.zeros((60, 100, 3), np.uint8)
+    f[20:40, 10:30] = 255
+    return f, (LabelledDie(4, (10.0, 20.0, 30.0, 40.0)),)
+
+
+def _white_box(f: np.ndarray) -> tuple[float, float, float, float]:
+    ys, xs = np.nonzero(f[:, :, 0] > 127)
+    return (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
+
+
+@pytest.mark.parametrize("alter", [quarter_turn, rescaled(0.6), rescaled(1.6), _same])
+def test_labels_move_with_the_frame(alter: Alteration) -> None:
+    f, dice = _square_frame()
+    g, moved = alter(f, dice, 0)
+    assert moved[0].value == 4
+    assert np.allclose(moved[0].bbox, _white_box(g), atol=1.5), (moved[0].bbox, _white_box(g))
+
+
+def test_every_alteration_keeps_the_frame_an_image() -> None:
+    f = np.random.default_rng(0).integers(0, 256, (48, 64, 3), np.uint8)
+    dice = (LabelledDie(2, (4.0, 4.0, 20.0, 20.0)),)
+    for name, alter in ALTERATIONS.items():
+        g, moved = alter(f, dice, 3)
+        assert g.dtype == np.uint8 and g.ndim == 3 and g.shape[2] == 3, name
+        assert len(moved) == 1, name
+    # The noise is seeded by the image's index: the same each run.
+    noisy = ALTERATIONS["noise 8"]
+    assert np.array_equal(noisy(f, dice, 3)[0], noisy(f, dice, 3)[0])
+
+
+def test_unknown_names_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--only", "upside down"]) == 2
+    assert "unknown alteration 'upside down'" in capsys.readouterr().err
+    assert main(["nosuchset"]) == 2
+    assert "unknown set 'nosuchset'" in capsys.readouterr().err
+
+
+@needs_data
+def test_half_as_bright_tuning_photos_are_never_read_wrong(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DICETABLE_SHARED", str(DATA))
+    assert main(["matteo_webcam", "--tune", "--only", "as taken,half as bright"]) == 0
+    out = capsys.readouterr().out
+    lines = [ln for ln in out.splitlines() if "right" in ln]
+    assert len(lines) == 2, out
+    assert all(" wrong   0 " in ln for ln in lines), out

@@ -1,0 +1,149 @@
+"""Measure the pip reader on the labelled photos altered as a camera might alter them.
+
+    python -m vision.robustness [SETS...] [--tune] [--only NAME,...] [-v]
+
+Every image of the part (held-out unless ``--tune``) is read as it is and again after
+each alteration: turned a quarter, shrunk to 0.6 and enlarged to 1.6 (labels moved
+with it), half as bright, brightened (gamma 0.6), with noise (sigma 8), blurred
+(sigma 1.2), recompressed as JPEG at quality 35, and with red and blue swapped. Scored
+as ``vision.bench`` scores (same matching, same words). A wrong reading under any of
+them is what this is for: a reader that is right on the photos as taken and wrong on
+the same dice a little darker is not safe at a table. One core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.bench import Score, _imread, pct, score_image
+from vision.dataset import SETS, LabelledDie, LabelledImage, Part, load_set
+from vision.reader import PipReader
+
+Frame = npt.NDArray[np.uint8]
+Dice = tuple[LabelledDie, ...]
+Alteration = Callable[[Frame, Dice, int], tuple[Frame, Dice]]
+
+
+def as_taken(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    return frame, dice
+
+
+def quarter_turn(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """Turned 90 degrees clockwise: (x, y) goes to (h - 1 - y, x)."""
+    h = frame.shape[0]
+    turned = np.asarray(cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE), np.uint8)
+    moved = tuple(
+        LabelledDie(d.value, (h - d.bbox[3], d.bbox[0], h - d.bbox[1], d.bbox[2])) for d in dice
+    )
+    return turned, moved
+
+
+def rescaled(k: float) -> Alteration:
+    def alter(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+        interp = cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC
+        out = np.asarray(cv2.resize(frame, None, fx=k, fy=k, interpolation=interp), np.uint8)
+        moved = tuple(
+            LabelledDie(d.value, (d.bbox[0] * k, d.bbox[1] * k, d.bbox[2] * k, d.bbox[3] * k))
+            for d in dice
+        )
+        return out, moved
+
+    return alter
+
+
+def pixels(fn: Callable[[npt.NDArray[np.float32], np.random.Generator], object]) -> Alteration:
+    def alter(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+        x = np.asarray(fn(frame.astype(np.float32), np.random.default_rng(seed)), np.float32)
+        return np.asarray(np.clip(x, 0, 255), np.uint8), dice
+
+    return alter
+
+
+def blurred(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    return np.asarray(cv2.GaussianBlur(frame, (0, 0), 1.2), np.uint8), dice
+
+
+def recompressed(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 35])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8), dice
+
+
+def colours_swapped(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    return np.ascontiguousarray(frame[:, :, ::-1]), dice
+
+
+ALTERATIONS: dict[str, Alteration] = {
+    "as taken": as_taken,
+    "quarter turn": quarter_turn,
+    "shrunk 0.6": rescaled(0.6),
+    "enlarged 1.6": rescaled(1.6),
+    "half as bright": pixels(lambda x, rng: x * 0.5),
+    "brightened": pixels(lambda x, rng: 255.0 * (x / 255.0) ** 0.6),
+    "noise 8": pixels(lambda x, rng: x + rng.normal(0.0, 8.0, x.shape)),
+    "blurred 1.2": blurred,
+    "jpeg 35": recompressed,
+    "red/blue swapped": colours_swapped,
+}
+
+
+def run(
+    reader: PipReader, images: list[LabelledImage], alteration: Alteration
+) -> tuple[Score, list[str]]:
+    sc = Score()
+    for i, img in enumerate(images):
+        frame, dice = alteration(_imread(img), img.dice, i)
+        score_image(replace(img, dice=dice), reader.read(frame).dice, sc)
+    return sc, sc.wrong_notes
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m vision.robustness", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument("sets", nargs="*", default=list(SETS), help=f"sets (default: {' '.join(SETS)})")
+    ap.add_argument("--tune", action="store_true", help="the tuning part, not the held-out")
+    ap.add_argument(
+        "--only", default=None, help=f"comma-separated alterations: {', '.join(ALTERATIONS)}"
+    )
+    ap.add_argument("-v", "--verbose", action="store_true", help="list wrong and extra readings")
+    args = ap.parse_args(argv)
+    names = list(ALTERATIONS) if args.only is None else args.only.split(",")
+    unknown = [n for n in names if n not in ALTERATIONS]
+    bad_sets = [s for s in args.sets if s not in SETS]
+    if unknown or bad_sets:
+        what = f"alteration {unknown[0]!r}" if unknown else f"set {bad_sets[0]!r}"
+        known = ALTERATIONS if unknown else SETS
+        print(f"unknown {what}; known: {', '.join(known)}", file=sys.stderr)
+        return 2
+    cv2.setNumThreads(1)
+    part: Part = "tune" if args.tune else "heldout"
+    reader = PipReader()
+    for s in args.sets:
+        images = load_set(s, part)
+        print(f"{s} [{part}]: {len(images)} images, {sum(len(i.dice) for i in images)} dice")
+        for name in names:
+            sc, notes = run(reader, images, ALTERATIONS[name])
+            print(
+                f"  {name:17s} right {pct(sc.right, sc.dice):15s} wrong {sc.wrong:3d}  "
+                f"refused {sc.refused:3d}  missed {sc.missed:3d}  extra {sc.extra:2d}  "
+                f"stray {sc.stray:2d}",
+                flush=True,
+            )
+            if args.verbose:
+                for n in notes:
+                    if "stray" not in n:
+                        print("     ", n)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
