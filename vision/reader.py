@@ -242,38 +242,36 @@ class PipReader:
 
     def _big_over_its_pips(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
         """A big find with small finds inside it is either a big die whose pips look like
-        small dice, or a false find over small dice. A big find the locator is sure of is
-        put to the crop classifier. Over two or more small ones (pips come in twos and
-        more): if it reads the big one, the small ones inside go. Over one: if it reads
-        the big one as 2 or more, both stay, to be settled by ``_refuse_overlapping``;
-        as a 1 or nothing, the big one goes (one small die in a wide crop looks like a
-        1). Otherwise the big one goes."""
+        small dice, or a false find over small dice (a patch of them). A big find the
+        locator is sure of is put to the crop classifier; one it does not read goes. One it
+        reads as a 1 over a single small find goes too (one small die in a wide crop looks
+        like a 1). Otherwise the small finds are put to it as well: pips read as a 1 or
+        as no die, dice with pips of their own as 2 or more. If none reads so, they are
+        the big die's pips and go. If some do, both the big find and they read as dice,
+        and which is right is not clear: all stay, and ``_refuse_overlapping`` refuses
+        the ones read."""
         for big in sorted(spots, key=lambda s: -s.size):
             if big not in spots:
                 continue
             inside = [s for s in spots if s is not big and is_pip_of(s, big)]
             if not inside:
                 continue
-            if big.score < KEEP_DIE:
+            value = self._reads(frame, [big])[0] if big.score >= KEEP_DIE else None
+            if value is None or (value == 1 and len(inside) == 1):
                 spots = [s for s in spots if s is not big]
-            elif len(inside) >= 2:
-                if self._reads(frame, big) is not None:
-                    spots = [s for s in spots if s not in inside]
-                else:
-                    spots = [s for s in spots if s is not big]
-            elif (self._reads(frame, big) or 1) == 1:
-                spots = [s for s in spots if s is not big]
-            # else a big die read as 2 or more over one small find: in dim light the
-            # fine pass can take one of its pips for a small die (read as a 1). Which of
-            # the two is right is not clear; both stay (_refuse_overlapping).
+            elif not any(v is not None and v >= 2 for v in self._reads(frame, inside)):
+                spots = [s for s in spots if s not in inside]
         return spots
 
-    def _reads(self, frame: npt.NDArray[np.uint8], spot: Spot) -> int | None:
-        """The value the crop classifier reads at ``spot`` with AGREE certainty, if any."""
-        p = self.classifier.probabilities([crop(frame, spot.x, spot.y, spot.size)])[0]
-        if int(np.argmax(p)) == 0 or float(np.max(p[1:])) < AGREE:
-            return None
-        return int(np.argmax(p[1:])) + 1
+    def _reads(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[int | None]:
+        """Per spot, the value the crop classifier reads there with AGREE certainty, if any."""
+        probs = self.classifier.probabilities([crop(frame, s.x, s.y, s.size) for s in spots])
+        return [
+            int(np.argmax(p[1:])) + 1
+            if int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= AGREE
+            else None
+            for p in probs
+        ]
 
     def _drop_reference_like(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
         """Drop finds where the frame looks like the empty tray (same size frames only)."""
