@@ -132,6 +132,18 @@ def synth_bank(
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
+def motion_blur(rng: np.random.Generator, c: np.ndarray) -> np.ndarray:
+    """The crop smeared along a line 2-9 px long (a quarter of a die side at most) in any
+    direction: a die still sliding, or the camera shaken."""
+    n = int(rng.integers(2, 10))
+    k = np.zeros((n, n), np.float32)
+    k[(n - 1) // 2, :] = 1.0
+    m = cv2.getRotationMatrix2D(((n - 1) / 2.0, (n - 1) / 2.0), rng.uniform(0, 180), 1.0)
+    k = cv2.warpAffine(k, m, (n, n))
+    k /= max(float(k.sum()), 1e-6)
+    return np.asarray(cv2.filter2D(c, -1, k, borderType=cv2.BORDER_REFLECT), np.uint8)
+
+
 class Sampler:
     def __init__(
         self,
@@ -141,8 +153,10 @@ class Sampler:
         synth_share: float = 0.0,
         norm: str = "fixed",
         neighbour_share: float = 0.0,
+        motion_share: float = 0.0,
     ):
         self.photos = photos
+        self.motion_share = motion_share
         self.norm = norm
         self.bank = bank
         self.synth_share = synth_share if bank is not None and len(bank[1]) else 0.0
@@ -218,6 +232,8 @@ class Sampler:
             else:
                 c, y = self.negative(rng), 0
             c = colour_jitter(rng, c)
+            if self.motion_share and rng.random() < self.motion_share:
+                c = motion_blur(rng, c)
             c = blur_noise(rng, c, 1.0)
             xs.append(c)
             ys.append(y)
@@ -265,6 +281,13 @@ def main() -> None:
         help="of the real positives, those given another real die against one side "
         "(paste_neighbour); the shipped network was trained with none",
     )
+    ap.add_argument(
+        "--motion-share",
+        type=float,
+        default=0.0,
+        help="of all crops, those smeared by motion blur (motion_blur); "
+        "the shipped network was trained with none",
+    )
     ap.add_argument("--arch", choices=sorted(ARCHS), default="full", help="network shape (ARCHS)")
     ap.add_argument(
         "--teacher",
@@ -296,7 +319,15 @@ def main() -> None:
     t_bank = time.time()
     bank = synth_bank(photos, args.synth, max(1, args.threads), args.seed, args.smoky_share)
     print(f"{len(bank[1])} drawn dice in {time.time() - t_bank:.0f}s", flush=True)
-    sampler = Sampler(photos, mined, bank, args.synth_share, args.input_norm, args.neighbour_share)
+    sampler = Sampler(
+        photos,
+        mined,
+        bank,
+        args.synth_share,
+        args.input_norm,
+        args.neighbour_share,
+        args.motion_share,
+    )
     net = CropNet(args.arch)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
@@ -367,7 +398,8 @@ def main() -> None:
             "train_seconds": round(time.time() - t0),
             "augmentation": "any rotation, mirror, size x exp(N(0, 0.15)), centre jitter, hue/"
             "saturation/brightness/contrast, channel order, grey, negative, gaussian blur, noise; "
-            "drawn dice: quarter turns and mirror on top of the drawing's own",
+            "drawn dice: quarter turns and mirror on top of the drawing's own"
+            + (f"; motion blur on {args.motion_share:.0%} of crops" if args.motion_share else ""),
         },
     )
     # The shipped form: the first layer takes unfolded input (vision.train.unfold_stem),
