@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from vision.dataset import LabelledDie
-from vision.robustness import ALTERATIONS, Alteration, main, quarter_turn, rescaled
+from vision.robustness import (
+    ALTERATIONS,
+    Alteration,
+    main,
+    quarter_turn,
+    rescaled,
+    turned,
+)
 from vision.robustness import as_taken as _same
 
 DATA = Path(
@@ -38,6 +45,21 @@ def test_labels_move_with_the_frame(alter: Alteration) -> None:
     g, moved = alter(f, dice, 0)
     assert moved[0].value == 4
     assert np.allclose(moved[0].bbox, _white_box(g), atol=1.5), (moved[0].bbox, _white_box(g))
+
+
+@pytest.mark.parametrize("degrees", [17.0, -40.0])
+def test_labels_turn_with_the_frame(degrees: float) -> None:
+    f = np.zeros((100, 120, 3), np.uint8)
+    f[30:50, 20:40] = 255  # well inside the frame however it turns
+    dice = (LabelledDie(3, (20.0, 30.0, 40.0, 50.0)),)
+    g, moved = turned(degrees)(f, dice, 0)
+    w = g[:, :, 0].astype(np.float64)
+    ys, xs = np.mgrid[0 : g.shape[0], 0 : g.shape[1]]
+    cx, cy = (w * xs).sum() / w.sum() + 0.5, (w * ys).sum() / w.sum() + 0.5
+    mx0, my0, mx1, my1 = moved[0].bbox
+    assert abs(cx - (mx0 + mx1) / 2) < 0.5 and abs(cy - (my0 + my1) / 2) < 0.5
+    assert np.allclose((mx1 - mx0, my1 - my0), (20.0, 20.0))
+    assert abs(cx - 30.0) > 3 or abs(cy - 40.0) > 3  # it did move
 
 
 def test_every_alteration_keeps_the_frame_an_image() -> None:

@@ -3,9 +3,10 @@
     python -m vision.robustness [SETS...] [--tune] [--only NAME,...] [-v]
 
 Every image of the part (held-out unless ``--tune``) is read as it is and again after
-each alteration: turned a quarter, shrunk to 0.6 and enlarged to 1.6 (labels moved
-with it), half as bright, brightened (gamma 0.6), with noise (sigma 8), blurred
-(sigma 1.2), recompressed as JPEG at quality 35, and with red and blue swapped. Scored
+each alteration: turned a quarter and by 17 degrees, shrunk to 0.6 and enlarged to 1.6
+(labels moved with it), half as bright, brightened (gamma 0.6), darkened towards the
+corners (a cheap lens), with noise (sigma 8), blurred (sigma 1.2), smeared by motion (9 px
+sideways), recompressed as JPEG at quality 35, and with red and blue swapped. Scored
 as ``vision.bench`` scores (same matching, same words). A wrong reading under any of
 them is what this is for: a reader that is right on the photos as taken and wrong on
 the same dice a little darker is not safe at a table. One core.
@@ -45,6 +46,27 @@ def quarter_turn(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return turned, moved
 
 
+def turned(degrees: float) -> Alteration:
+    """Turned about the frame's centre (edges filled by replication); each label box keeps
+    its size and moves with its centre."""
+
+    def alter(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+        h, w = frame.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), degrees, 1.0)
+        out = np.asarray(
+            cv2.warpAffine(frame, m, (w, h), borderMode=cv2.BORDER_REPLICATE), np.uint8
+        )
+        moved = []
+        for d in dice:
+            x0, y0, x1, y1 = d.bbox
+            cx, cy = m @ np.array([(x0 + x1) / 2.0, (y0 + y1) / 2.0, 1.0])
+            hw, hh = (x1 - x0) / 2.0, (y1 - y0) / 2.0
+            moved.append(LabelledDie(d.value, (cx - hw, cy - hh, cx + hw, cy + hh)))
+        return out, tuple(moved)
+
+    return alter
+
+
 def rescaled(k: float) -> Alteration:
     def alter(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
         interp = cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC
@@ -66,6 +88,20 @@ def pixels(fn: Callable[[npt.NDArray[np.float32], np.random.Generator], object])
     return alter
 
 
+def vignetted(x: npt.NDArray[np.float32], rng: np.random.Generator) -> object:
+    """Darker towards the corners: 1 - 0.45 r^2, r = 1 at the middle of each side."""
+    h, w = x.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    r2 = ((xx - w / 2.0) / (w / 2.0)) ** 2 + ((yy - h / 2.0) / (h / 2.0)) ** 2
+    return x * (1.0 - 0.45 * r2)[:, :, None]
+
+
+def smeared(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """Motion blur: each pixel the mean of 9 in a row."""
+    k = np.full((1, 9), 1.0 / 9.0, np.float32)
+    return np.asarray(cv2.filter2D(frame, -1, k, borderType=cv2.BORDER_REPLICATE), np.uint8), dice
+
+
 def blurred(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.asarray(cv2.GaussianBlur(frame, (0, 0), 1.2), np.uint8), dice
 
@@ -84,12 +120,15 @@ def colours_swapped(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
 ALTERATIONS: dict[str, Alteration] = {
     "as taken": as_taken,
     "quarter turn": quarter_turn,
+    "turned 17 deg": turned(17.0),
     "shrunk 0.6": rescaled(0.6),
     "enlarged 1.6": rescaled(1.6),
     "half as bright": pixels(lambda x, rng: x * 0.5),
     "brightened": pixels(lambda x, rng: 255.0 * (x / 255.0) ** 0.6),
+    "dark corners": pixels(vignetted),
     "noise 8": pixels(lambda x, rng: x + rng.normal(0.0, 8.0, x.shape)),
     "blurred 1.2": blurred,
+    "motion 9 px": smeared,
     "jpeg 35": recompressed,
     "red/blue swapped": colours_swapped,
 }
