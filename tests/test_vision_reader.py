@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
 from vision.bench import Score, score_image
-from vision.dataset import LabelledImage, load_set
+from vision.dataset import LabelledImage, default_data_dir, load_set
 from vision.locate import Spot
 from vision.pips import PipCount
 from vision.reader import (
@@ -27,11 +25,7 @@ from vision.reader import (
 )
 from vision.types import DieReading, FrameStatus
 
-DATA = Path(
-    os.environ.get(
-        "DICETABLE_SHARED", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice"
-    )
-)
+DATA = default_data_dir()  # ../shared/data/dice, or $DICETABLE_SHARED
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
 
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from vision.dataset import LabelledDie
+from vision.dataset import LabelledDie, default_data_dir
 from vision.robustness import (
     ALTERATIONS,
     Alteration,
@@ -19,11 +16,7 @@ from vision.robustness import (
 )
 from vision.robustness import as_taken as _same
 
-DATA = Path(
-    os.environ.get(
-        "DICETABLE_SHARED", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "dice"
-    )
-)
+DATA = default_data_dir()  # ../shared/data/dice, or $DICETABLE_SHARED
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
 
 
