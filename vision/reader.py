@@ -199,11 +199,15 @@ class PipReader:
         if mean > TOO_BRIGHT:
             return _reroll("too bright")
 
+        seen: dict[Spot, npt.NDArray[np.float32]] = {}  # crop probabilities already known
         spots = self.locator.find(frame, SPOT_THRESHOLD)
-        spots = self._big_over_its_pips(frame, spots)
+        spots = self._big_over_its_pips(frame, spots, seen)
         spots = self._drop_reference_like(frame, spots)
         crops = [crop(frame, s.x, s.y, s.size) for s in spots]
-        probs = self.classifier.probabilities(crops)
+        todo = [i for i, s in enumerate(spots) if s not in seen]
+        fresh = self.classifier.probabilities([crops[i] for i in todo])
+        seen.update((spots[i], p) for i, p in zip(todo, fresh, strict=True))
+        probs = [seen[s] for s in spots]
         # A place the classifier calls "not a die" is dropped unless the locator is sure of it.
         keep = [
             i
@@ -240,7 +244,12 @@ class PipReader:
         noun = "die" if len(dice) == 1 else "dice"
         return FrameReading(FrameStatus.OK, f"read {len(dice)} {noun}", tuple(dice))
 
-    def _big_over_its_pips(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
+    def _big_over_its_pips(
+        self,
+        frame: npt.NDArray[np.uint8],
+        spots: list[Spot],
+        seen: dict[Spot, npt.NDArray[np.float32]],
+    ) -> list[Spot]:
         """A big find with small finds inside it is either a big die whose pips look like
         small dice, or a false find over small dice (a patch of them). A big find the
         locator is sure of is put to the crop classifier; one it does not read goes. One it
@@ -249,28 +258,36 @@ class PipReader:
         as no die, dice with pips of their own as 2 or more. If none reads so, they are
         the big die's pips and go. If some do, both the big find and they read as dice,
         and which is right is not clear: all stay, and ``_refuse_overlapping`` refuses
-        the ones read."""
+        the ones read. The crop probabilities it gets are kept in ``seen``."""
         for big in sorted(spots, key=lambda s: -s.size):
             if big not in spots:
                 continue
             inside = [s for s in spots if s is not big and is_pip_of(s, big)]
             if not inside:
                 continue
-            value = self._reads(frame, [big])[0] if big.score >= KEEP_DIE else None
+            value = self._reads(frame, [big], seen)[0] if big.score >= KEEP_DIE else None
             if value is None or (value == 1 and len(inside) == 1):
                 spots = [s for s in spots if s is not big]
-            elif not any(v is not None and v >= 2 for v in self._reads(frame, inside)):
+            elif not any(v is not None and v >= 2 for v in self._reads(frame, inside, seen)):
                 spots = [s for s in spots if s not in inside]
         return spots
 
-    def _reads(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[int | None]:
-        """Per spot, the value the crop classifier reads there with AGREE certainty, if any."""
-        probs = self.classifier.probabilities([crop(frame, s.x, s.y, s.size) for s in spots])
+    def _reads(
+        self,
+        frame: npt.NDArray[np.uint8],
+        spots: list[Spot],
+        seen: dict[Spot, npt.NDArray[np.float32]],
+    ) -> list[int | None]:
+        """Per spot, the value the crop classifier reads there with AGREE certainty, if
+        any; the probabilities go into ``seen``."""
+        todo = [s for s in spots if s not in seen]
+        fresh = self.classifier.probabilities([crop(frame, s.x, s.y, s.size) for s in todo])
+        seen.update(zip(todo, fresh, strict=True))
         return [
             int(np.argmax(p[1:])) + 1
             if int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= AGREE
             else None
-            for p in probs
+            for p in (seen[s] for s in spots)
         ]
 
     def _drop_reference_like(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
