@@ -37,10 +37,10 @@ class NotUnfoldable(ValueError):
     """The network's first layer is not a 3x3, padding-1, stride-1 convolution of colours."""
 
 
-def _attr(node: onnx.NodeProto, name: str, default: list[int]) -> list[int]:
+def _attr(node: onnx.NodeProto, name: str, default: object) -> object:
     for a in node.attribute:
         if a.name == name:
-            return list(helper.get_attribute_value(a))
+            return helper.get_attribute_value(a)
     return default
 
 
@@ -60,13 +60,13 @@ def unfold_model(model: onnx.ModelProto) -> onnx.ModelProto:
         raise NotUnfoldable("the input does not go to one convolution only")
     conv = users[0]
     shape = (
-        _attr(conv, "kernel_shape", []),
-        _attr(conv, "pads", [0, 0, 0, 0]),
-        _attr(conv, "strides", [1, 1]),
-        _attr(conv, "dilations", [1, 1]),
-        [_group(conv)],
+        list(_attr(conv, "kernel_shape", [])),
+        list(_attr(conv, "pads", [0, 0, 0, 0])),
+        list(_attr(conv, "strides", [1, 1])),
+        list(_attr(conv, "dilations", [1, 1])),
+        int(_attr(conv, "group", 1)),
     )
-    if shape != ([3, 3], [1, 1, 1, 1], [1, 1], [1, 1], [1]):
+    if shape != ([3, 3], [1, 1, 1, 1], [1, 1], [1, 1], 1):
         raise NotUnfoldable(f"the first convolution is not 3x3, padding 1, stride 1: {shape}")
     weights = {i.name: i for i in g.initializer}
     w_name = conv.input[1]
@@ -94,13 +94,6 @@ def unfold_model(model: onnx.ModelProto) -> onnx.ModelProto:
         node.input[:] = [UNFOLDED_INPUT if i == name else i for i in node.input]
     onnx.checker.check_model(out)
     return out
-
-
-def _group(conv: onnx.NodeProto) -> int:
-    for a in conv.attribute:
-        if a.name == "group":
-            return int(helper.get_attribute_value(a))
-    return 1
 
 
 def largest_difference(plain: Path, unfolded: Path, norm: str, seed: int = 0) -> float:
