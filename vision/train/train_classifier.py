@@ -51,9 +51,10 @@ from vision.train.synth import dice_free_backgrounds, draw, paste_neighbour
 from vision.train.unfold_stem import unfold_file
 
 # Network shapes: the stem's channels, then (channels, stride) of each separable block.
-# Per 40 px crop on one core, as ``python -m vision.bench --classifier`` prints it: "full"
-# (the shipped network's shape) 0.56 ms, "lean" (a thinner stem and one block fewer at
-# 20 px) 0.35 ms, "narrow" 0.31 ms.
+# Per 40 px crop on one core, as ``python -m vision.bench --classifier`` prints it, for
+# networks as trained (before vision.train.unfold_stem, which brings the shipped one to
+# about 0.4 ms): "full" (the shipped network's shape) 0.56 ms, "lean" (a thinner stem and
+# one block fewer at 20 px) 0.35 ms, "narrow" 0.31 ms.
 ARCHS: dict[str, tuple[int, tuple[tuple[int, int], ...]]] = {
     "full": (32, ((64, 2), (64, 1), (64, 1), (128, 2), (128, 1), (128, 1), (192, 2), (192, 1))),
     "lean": (16, ((64, 2), (64, 1), (128, 2), (128, 1), (128, 1), (192, 2), (192, 1))),
