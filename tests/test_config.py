@@ -203,3 +203,22 @@ def test_dicetable_run_with_a_bad_config_says_one_line_and_exits_2(
     err = capsys.readouterr().err
     assert code == 2
     assert err == f"dicetable run: {bad}: buttons.roll: 41 is not a GPIO pin (allowed: 2-27)\n"
+
+
+def test_the_config_names_the_seats_even_after_saved_menu_choices() -> None:
+    from table.service.referee import seat_players
+
+    cfg = loads_config(
+        '[game]\nrules = "mexico"\nplayers = ["Ann", "Bob", {name = "Robo", cpu = "hard"}]',
+        env={},
+    )
+    first = cli_run.initial_settings(cfg, None)
+    assert [(p.name, p.cpu) for p in seat_players(first)] == [
+        ("Ann", None),
+        ("Bob", None),
+        ("Robo", "hard"),
+    ]
+    # settings saved by the menu (4 seats, one CPU) keep the config's names for their seats
+    saved = {"rules": "mexico", "players": 4, "cpus": ["easy"], "options": {}}
+    again = cli_run.initial_settings(cfg, saved)
+    assert [p.name for p in seat_players(again)] == ["Ann", "Bob", "P3", "Robo"]

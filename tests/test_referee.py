@@ -6,7 +6,7 @@ replayed through :func:`table.game.replay` and must give the referee's own state
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,6 +21,7 @@ from table.service.referee import (
     Output,
     Referee,
     Settings,
+    normalize,
     seat_players,
 )
 from table.service.screens import (
@@ -225,6 +226,32 @@ def test_settings_json_round_trip_and_tolerance() -> None:
 def test_seat_names() -> None:
     names = [p.name for p in seat_players(Settings(players=4, cpus=("easy", "hard")))]
     assert names == ["P1", "P2", "CPU1", "CPU2"]
+
+
+def test_seat_names_from_the_config() -> None:
+    s = Settings(players=4, cpus=("hard",), names=("Ann", "Bob"), cpu_names=("Robo",))
+    assert [(p.name, p.cpu) for p in seat_players(s)] == [
+        ("Ann", None),
+        ("Bob", None),
+        ("P3", None),
+        ("Robo", "hard"),
+    ]
+    # fewer seats than names: the first names; a blank or repeated name gives way
+    assert [p.name for p in seat_players(replace(s, players=2, cpus=()))] == ["Ann", "Bob"]
+    s = Settings(players=3, names=("Ann", " ", "Ann"))
+    assert [p.name for p in seat_players(s)] == ["Ann", "P2", "P3"]
+    # a default never takes a name given to a later seat
+    s = Settings(players=3, names=("", "P1"))
+    assert [p.name for p in seat_players(s)] == ["P2", "P1", "P3"]
+    # the menu's changes keep the names, and the names are not saved with the choices
+    assert normalize(replace(s, players=4)).names == ("", "P1")
+    assert "names" not in s.to_json()
+
+
+def test_a_game_started_from_the_menu_seats_the_config_names() -> None:
+    t = start(Settings("mexico", 2, names=("Ann", "Bob")))
+    out = t.throw(6, 3)
+    assert isinstance(out.screen, Result) and out.screen.player == "Ann"
 
 
 # ---------------------------------------------------------------------------

@@ -50,19 +50,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def initial_settings(cfg: Config, saved: Mapping[str, Any] | None) -> Any:
-    """The menu's starting choices: the last ones saved, else the config's [game]."""
+    """The menu's starting choices: the last ones saved, else the config's [game]. The
+    seats' names always come from the config's [game] players."""
+    from dataclasses import replace
+
     from table.service.referee import Settings
 
-    if saved is not None:
-        return Settings.from_json(saved)
     game = cfg.game
-    return Settings.from_json(
-        {
-            "rules": game.rules,
-            "players": len(game.players),
-            "cpus": [p.cpu for p in game.players if p.cpu is not None],
-            "options": dict(game.options),
-        }
+    if saved is not None:
+        settings = Settings.from_json(saved)
+    else:
+        settings = Settings.from_json(
+            {
+                "rules": game.rules,
+                "players": len(game.players),
+                "cpus": [p.cpu for p in game.players if p.cpu is not None],
+                "options": dict(game.options),
+            }
+        )
+    return replace(
+        settings,
+        names=tuple(p.name for p in game.players if p.cpu is None),
+        cpu_names=tuple(p.name for p in game.players if p.cpu is not None),
     )
 
 

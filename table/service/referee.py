@@ -86,6 +86,11 @@ class Settings:
     players: int = 2
     cpus: tuple[str, ...] = ()  # strength of the CPU players in the last seats
     options: tuple[tuple[str, object], ...] = ()
+    # Seat names from the config's [game] players, people's and CPUs' apart, in seat
+    # order; seats past them are P1.., CPU1... Not saved with the menu's choices: an
+    # edited config file names the seats at the next start.
+    names: tuple[str, ...] = ()
+    cpu_names: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -154,7 +159,14 @@ def normalize(settings: Settings) -> Settings:
             continue
         if value in _option_values(spec):
             options.append((name, value))
-    return Settings(rules=rules, players=players, cpus=cpus, options=tuple(options))
+    return Settings(
+        rules=rules,
+        players=players,
+        cpus=cpus,
+        options=tuple(options),
+        names=settings.names,
+        cpu_names=settings.cpu_names,
+    )
 
 
 _PRESETS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 99)
@@ -193,10 +205,27 @@ def _value_label(value: object, spec: OptionSpec | None = None) -> str:
 
 
 def seat_players(settings: Settings) -> tuple[Player, ...]:
-    """P1..Pn for people, CPU1.. for the CPU players in the last seats."""
+    """People first, then the CPU players in the last seats. A seat takes its name from
+    ``settings.names`` (people) or ``settings.cpu_names`` (CPUs) in order, else P1..Pn,
+    CPU1..; a blank name, or one already taken, gives way to the next free default."""
     humans = settings.players - len(settings.cpus)
-    seats = [Player(f"P{i + 1}") for i in range(humans)]
-    seats += [Player(f"CPU{i + 1}", cpu) for i, cpu in enumerate(settings.cpus)]
+    taken: set[str] = set()
+
+    def name(given: tuple[str, ...], i: int, prefix: str) -> str:
+        wanted = given[i].strip() if i < len(given) else ""
+        if wanted and wanted not in taken:
+            taken.add(wanted)
+            return wanted
+        n = i + 1
+        while f"{prefix}{n}" in taken or f"{prefix}{n}" in given:
+            n += 1
+        taken.add(f"{prefix}{n}")
+        return f"{prefix}{n}"
+
+    seats = [Player(name(settings.names, i, "P")) for i in range(humans)]
+    seats += [
+        Player(name(settings.cpu_names, i, "CPU"), cpu) for i, cpu in enumerate(settings.cpus)
+    ]
     return tuple(seats)
 
 
