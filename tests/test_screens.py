@@ -126,6 +126,26 @@ def test_six_players_fit_the_round_end_and_game_end() -> None:
     assert all(name in text for name, _ in SIX)
 
 
+def test_mex_points_of_three_players_fit_the_game_end() -> None:
+    # Three columns leave a value 22 pixels: "12 pts" needs two columns, and the detail
+    # line gives way to them.
+    rows = (("P1", "1 pts"), ("P2", "12 pts"), ("CPU1", "1 pts"))
+    end = GameEnd("P2 wins!", rows, detail="last round: CPU1 lost 2")
+    assert overflow(end) == ()
+    assert overflow(GameEnd("P2 wins!", (("P1", "1"), ("P2", "2"), ("P3", "3")))) == ()
+
+
+def test_a_round_end_drops_the_extra_parts_that_do_not_fit_last_first() -> None:
+    three = (("P1", "3"), ("P2", "1"), ("CPU1", "3"))
+    long = RoundEnd("round 2 over", "P2 loses 1 life", three, "CPU ends the round  CPU1 600")
+    assert overflow(long) == ()
+    short = RoundEnd("round 2 over", "P2 loses 1 life", three, "CPU ends the round")
+    assert ImageChops.difference(render(long), render(short)).getbbox() is None
+    both = RoundEnd("round 2 over", "P2 loses 1 life", three, "P2 MEX!  2 Mexx")
+    assert ImageChops.difference(render(both), render(short)).getbbox() is not None
+    assert "CPU1 600" in render_text(long)  # the terminal has room for everything
+
+
 def test_lives_as_hearts_differ_by_count() -> None:
     a = render(Turn("P1", "round 1", "roll", "", 2))
     b = render(Turn("P1", "round 1", "roll", "", 3))

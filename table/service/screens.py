@@ -91,7 +91,7 @@ class RoundEnd:
     title: str  # "round 2 over"
     lost: str  # "P2 loses 2"
     standings: tuple[tuple[str, str], ...]  # (name, "3") in seat order
-    extra: str = ""  # "pot 4  pirate P1x2"
+    extra: str = ""  # "pot 4  pirate P1x2": parts by importance; those past the width go
     hint: str = ""
 
 
@@ -254,13 +254,30 @@ class _Canvas:
 _LINE = _SMALL + 1  # pitch of the standings' lines
 
 
-def _columns(n: int, room: int) -> int:
-    """How many columns ``n`` standings need to fit ``room`` lines (0: they do not)."""
-    return next((k for k in (1, 2, 3) if -(-n // k) <= room and (k > 1 or n <= 2)), 0)
+def _first_parts(text: str, width: int, size: int = _SMALL) -> str:
+    """As many of the text's parts (joined by two spaces, most important first) as fit."""
+    parts = text.split("  ")
+    while len(parts) > 1 and _width("  ".join(parts), size) > width:
+        parts.pop()
+    return "  ".join(parts)
 
 
-def _standings_fit(n: int, y: int, bottom: int) -> bool:
-    return n == 0 or _columns(n, max(0, (bottom - y) // _LINE)) > 0
+_VALUE_W3 = 22  # room for a value in one of three columns
+
+
+def _columns(rows: tuple[tuple[str, str], ...], room: int) -> int:
+    """How many columns the standings need to fit ``room`` lines (0: they do not). Three
+    columns only when every value fits a third's room ("12 pts" does not)."""
+    n = len(rows)
+    narrow = all(_width(v, _SMALL) + 1 <= _VALUE_W3 for _name, v in rows)
+    return next(
+        (k for k in (1, 2, 3) if -(-n // k) <= room and (k > 1 or n <= 2) and (k < 3 or narrow)),
+        0,
+    )
+
+
+def _standings_fit(rows: tuple[tuple[str, str], ...], y: int, bottom: int) -> bool:
+    return not rows or _columns(rows, max(0, (bottom - y) // _LINE)) > 0
 
 
 def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...], bottom: int = HEIGHT) -> int:
@@ -270,7 +287,7 @@ def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...], bottom: in
     n = len(rows)
     line_h = _LINE
     room = max(0, (bottom - y) // line_h)
-    columns = _columns(n, room)
+    columns = _columns(rows, room)
     if columns == 0:
         return c.text(y, "  ".join(f"{name} {v}" for name, v in rows), (_SMALL, 9, 8))
     col_w = WIDTH // columns
@@ -279,7 +296,7 @@ def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...], bottom: in
         col, line = i // lines, i % lines
         yy = y + line * line_h
         x = col * col_w
-        value_w = min(22 if columns == 3 else col_w // 2, _width(value, _SMALL) + 1)
+        value_w = min(_VALUE_W3 if columns == 3 else col_w // 2, _width(value, _SMALL) + 1)
         right = x + col_w - (1 if col == columns - 1 else 6 if columns < 3 else 4)
         c.text(yy, value, x=right - value_w, width=value_w)
         c.text(yy, name, (_SMALL, 9, 8), x=x, width=right - value_w - x - 2)
@@ -362,14 +379,14 @@ def _draw(screen: Screen, c: _Canvas) -> None:
             c.text(0, screen.hint, (size,), x=WIDTH - hint_w, width=hint_w)
         y = c.text(11, screen.lost, (_MEDIUM, _SMALL))
         if screen.extra:
-            y = c.text(y, screen.extra)
+            y = c.text(y, _first_parts(screen.extra, WIDTH))
         _standings(c, y, screen.standings)
     elif isinstance(screen, GameEnd):
         y = c.text(0, screen.headline, (_LARGE, _MEDIUM, _SMALL), center=True)
-        n = len(screen.standings)
-        if screen.detail and _standings_fit(n, y + _LINE, _FOOT):
+        rows = screen.standings
+        if screen.detail and _standings_fit(rows, y + _LINE, _FOOT):
             y = c.text(y, screen.detail, (_SMALL, 9))
-        if _standings_fit(n, y, _FOOT):
+        if _standings_fit(rows, y, _FOOT):
             _standings(c, y, screen.standings, _FOOT)
             c.text(_FOOT, screen.hint, center=True)
         else:
