@@ -6,6 +6,7 @@ replayed through :func:`table.game.replay` and must give the referee's own state
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -838,3 +839,35 @@ def test_cpu_dice_in_software_by_default() -> None:
     t.press(STOP)
     out = t.press(ROLL)
     assert len(out.log) == 1 and isinstance(out.log[0], Throw) and not out.want_dice
+
+
+def test_cpu_decisions_owed_at_a_power_cut_are_taken_on_resume() -> None:
+    """Whenever an Output logged an event and then CPU decisions off their turn (mex: a
+    CPU ends the round, chooses the tie-break count), a log cut right after that first
+    event resumes by taking those CPU decisions at once, as the table would have."""
+    owed = 0
+    for skip, level in itertools.product(range(7), ("normal", "easy")):
+        s = Settings("mex", 3, cpus=(level,), options=opts(lives=3, max_throws=2))
+        t = start(s)
+        pairs = [(3, 2), (6, 4), (5, 5), (2, 1), (4, 1), (6, 3), (4, 3)]
+        mine = itertools.cycle(pairs[skip:] + pairs[:skip])
+        for _ in range(300):
+            if t.out.game_over or len(t.events) > 150:
+                break
+            turn = t.game.turn
+            assert turn is not None
+            if turn.player == "CPU1" or isinstance(t.out.screen, Choose):
+                t.press(ROLL)
+            else:
+                t.throw(*next(mine))
+        assert t.header is not None
+        pos = 0
+        for out in t.outputs:
+            if len(out.log) >= 2:
+                cut = LoadedGame(t.header, tuple(t.events[: pos + 1]))
+                resumed = Table.boot(s, resume=cut)
+                assert resumed.out.log == out.log[1:]
+                assert resumed.ref.game is not None and t.ref.game is not None
+                owed += 1
+            pos += len(out.log)
+    assert owed >= 1  # the games above do owe such a decision

@@ -359,8 +359,13 @@ class Referee:
             ref = replace(ref, screen=msg, dismiss=True)
             return ref, replace(out, screen=msg, game_over=True)
         ref = replace(ref, mode=Mode.PLAY, game=game)
+        # CPU decisions off their turn that were owed when the power went (the event
+        # before them was logged, they were not) are taken now, as they would have been.
+        ref, log, cpu_note = ref._run_cpus(())
+        game = ref.game
+        assert game is not None
         if game.is_over:
-            ref, out = ref._game_over(game, ())
+            ref, out = ref._game_over(game, log)
             return ref, out
         turn = game.turn
         view = game.view()
@@ -369,6 +374,8 @@ class Referee:
             detail += f", {turn.player}'s {_throw_text(game)}"
         if view.get("held") is not None:
             detail += f", the {view['held']} stays"
+        if cpu_note:
+            detail += f"; {cpu_note}"
         if resume.torn:
             detail += " (last line was torn)"
         screen = Resumed(game.header.rules, detail, ref._hint())
@@ -377,7 +384,7 @@ class Referee:
         if ref.chooser is not None:  # show the choice itself on the next press
             screen = Resumed(game.header.rules, detail, "any button: go on")
             ref = replace(ref, screen=screen, dismiss=True)
-        return ref, ref._out(screen)
+        return ref, ref._out(screen, log=log)
 
     def on_press(self, press: ButtonPress) -> tuple[Referee, Output]:
         if self.dismiss:  # a notice was shown: this press only takes it away
@@ -879,6 +886,7 @@ class Referee:
             lost = f"{who} lose {loss} {lives}"
         else:
             lost = f"{who} loses {loss} {lives}"
+        # Most important first: the screen leaves out the parts that do not fit.
         extras: list[str] = [note] if note else []
         if thrown:
             extras.append(f"{_player(before)} {_shown(rules, thrown)}")
