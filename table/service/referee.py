@@ -362,8 +362,8 @@ class Referee:
         # CPU decisions off their turn that were owed when the power went (the event
         # before them was logged, they were not) are taken now, as they would have been.
         ref, log, cpu_note = ref._run_cpus(())
-        game = ref.game
-        assert game is not None
+        if ref.game is not None:
+            game = ref.game
         if game.is_over:
             ref, out = ref._game_over(game, log)
             return ref, out
