@@ -1,0 +1,234 @@
+"""Go on training a shipped crop network from its ONNX weights, instead of from scratch.
+
+    python -m vision.train.finetune_classifier [--start vision/models/classifier.onnx]
+        [--iters 3000] [--lr 3e-4] [--augment full|light] [--name NAME]
+
+The shipped network's batch norms were folded into its convolutions when it was
+exported, so the network rebuilt here (``FoldedNet``) is the exported graph itself:
+convolutions with biases and ReLUs, the global mean and the last linear layer. Its
+first layer is turned back from the unfolded form (``vision.train.unfold_stem``) into
+the 3x3 convolution of colours it was trained as. Training goes on with the crops of
+``vision.train.train_classifier`` (the same fit photos, locator finds and drawn dice;
+the calibration and held-out photos are never seen), at a small, falling learning
+rate. ``--augment light`` draws those crops with milder colour and blur changes (no
+grey, no negative, blur up to sigma 0.6): the full augmentation also makes crops of
+small dice with dim coloured pips that no one could read, and learning them as
+certain teaches the network to doubt every such die.
+
+The result is written as ``vision/models/NAME.onnx`` with its ``.json``, unfolded
+as the reader wants it. A name that starts with ``classifier`` is averaged in by
+``vision.classify`` as soon as it lies there: name candidates otherwise, measure them
+(``python -m vision.bench --calib --no-big --classifier FILE``, ``python -m
+vision.train.calibrate --classifier FILE``) and rename the one that ships.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnx
+import torch
+from onnx import helper, numpy_helper
+from torch import nn
+
+from vision.classify import CROP_SIDE, input_norm, input_stem, to_input, unfold3
+from vision.train.common import MODELS, blur_noise, load_tuning, write_record
+from vision.train.train_classifier import Sampler, mine, synth_bank
+from vision.train.unfold_stem import unfold_file
+
+
+def _attr(node: onnx.NodeProto, name: str, default: object) -> object:
+    for a in node.attribute:
+        if a.name == name:
+            return helper.get_attribute_value(a)
+    return default
+
+
+class FoldedNet(nn.Module):
+    """The exported crop network's graph as a trainable torch module."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        model = onnx.load(str(path))
+        weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+        layers: list[nn.Module] = []
+        self.fc: nn.Linear | None = None
+        unfolded = input_stem(path) == "unfolded"
+        for node in model.graph.node:
+            if node.op_type == "Conv":
+                w = weights[node.input[1]]
+                b = weights[node.input[2]] if len(node.input) > 2 else np.zeros(w.shape[0])
+                pads = list(_attr(node, "pads", [0, 0, 0, 0]))  # type: ignore[call-overload]
+                stride = list(_attr(node, "strides", [1, 1]))  # type: ignore[call-overload]
+                group = int(_attr(node, "group", 1))  # type: ignore[call-overload]
+                if not layers and unfolded:
+                    # (cout, 27, 1, 1) over unfold3's channels 9 ci + 3 dy + dx is the
+                    # (cout, 3, 3, 3) kernel of a 3x3, padding-1 convolution.
+                    w = w.reshape(w.shape[0], 3, 3, 3)
+                    pads = [1, 1, 1, 1]
+                if pads[0] != pads[2] or pads[1] != pads[3]:
+                    raise ValueError(f"{path}: asymmetric padding {pads}")
+                conv = nn.Conv2d(
+                    w.shape[1] * group,
+                    w.shape[0],
+                    (w.shape[2], w.shape[3]),
+                    stride=(stride[0], stride[1]),
+                    padding=(pads[0], pads[1]),
+                    groups=group,
+                    bias=True,
+                )
+                conv.weight.data = torch.from_numpy(np.array(w, np.float32))
+                conv.bias.data = torch.from_numpy(np.array(b, np.float32))
+                layers.append(conv)
+            elif node.op_type == "Relu":
+                layers.append(nn.ReLU())
+            elif node.op_type in ("GlobalAveragePool", "Flatten"):
+                continue
+            elif node.op_type == "Gemm":
+                w = weights[node.input[1]]
+                if int(_attr(node, "transB", 0)) != 1:  # type: ignore[call-overload]
+                    w = w.T
+                fc = nn.Linear(w.shape[1], w.shape[0])
+                fc.weight.data = torch.from_numpy(np.array(w, np.float32))
+                fc.bias.data = torch.from_numpy(np.array(weights[node.input[2]], np.float32))
+                self.fc = fc
+            else:
+                raise ValueError(f"{path}: no rebuilding for {node.op_type}")
+        if self.fc is None:
+            raise ValueError(f"{path}: no last linear layer")
+        self.body = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        assert self.fc is not None
+        return self.fc(torch.flatten(self.body(x).mean(dim=(2, 3)), 1))
+
+
+def light_jitter(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    """Milder than ``colour_jitter``: hue, saturation, brightness and contrast; channel
+    order; never grey or negative."""
+    out = img
+    if rng.random() < 0.7:
+        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.int32)
+        hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
+        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.7, 1.3), 0, 255)
+        out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.3:
+        out = out[..., rng.permutation(3)]
+    f = out.astype(np.float32)
+    f = (f - 128.0) * rng.uniform(0.75, 1.25) + 128.0 + rng.uniform(-25, 25)
+    f *= rng.uniform(0.93, 1.07, size=3).astype(np.float32)
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+class LightSampler(Sampler):
+    """The training script's crops, drawn with ``light_jitter`` and blur up to 0.6."""
+
+    def batch(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+        xs, ys = [], []
+        for _ in range(n):
+            if rng.random() < 0.7:
+                c, y = self.positive(rng)
+            else:
+                c, y = self.negative(rng), 0
+            xs.append(blur_noise(rng, light_jitter(rng, c), 0.6))
+            ys.append(y)
+        return to_input(np.stack(xs), self.norm), np.array(ys, dtype=np.int64)
+
+
+def check_rebuilt(net: FoldedNet, path: Path, norm: str) -> float:
+    """Largest logit difference between the rebuilt module and ``path`` run by cv2.dnn."""
+    rng = np.random.default_rng(0)
+    x = to_input(rng.integers(0, 256, (8, CROP_SIDE, CROP_SIDE, 3), dtype=np.uint8), norm)
+    with torch.no_grad():
+        ours = net(torch.from_numpy(x)).numpy()
+    dnn = cv2.dnn.readNetFromONNX(str(path))
+    dnn.setInput(unfold3(x) if input_stem(path) == "unfolded" else x)
+    return float(np.abs(np.asarray(dnn.forward()) - ours).max())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--start", type=Path, default=MODELS / "classifier.onnx")
+    ap.add_argument("--iters", type=int, default=3000)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--augment", choices=("full", "light"), default="light")
+    ap.add_argument("--synth", type=int, default=40000)
+    ap.add_argument("--synth-share", type=float, default=0.35)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--name", default="finetuned")
+    args = ap.parse_args()
+    if args.name.startswith("classifier"):
+        raise SystemExit("--name: a classifier* file is averaged in at once; name it otherwise")
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    norm = input_norm(args.start)
+    net = FoldedNet(args.start)
+    diff = check_rebuilt(net, args.start, norm)
+    print(f"rebuilt {args.start}: largest logit difference {diff:.2g}", flush=True)
+    if diff > 1e-3:
+        raise SystemExit("the rebuilt network does not compute what the file does")
+    photos = load_tuning("fit")
+    mined = mine(photos)
+    bank = synth_bank(photos, args.synth, max(1, args.threads), args.seed)
+    cls = LightSampler if args.augment == "light" else Sampler
+    sampler = cls(photos, mined, bank, args.synth_share, norm)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.iters)
+    crit = nn.CrossEntropyLoss()
+    t0 = time.time()
+    run = acc = 0.0
+    net.train()
+    for it in range(args.iters):
+        x, y = sampler.batch(rng, args.batch)
+        logits = net(torch.from_numpy(x))
+        loss = crit(logits, torch.from_numpy(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        a = float((logits.detach().argmax(1).numpy() == y).mean())
+        run = 0.98 * run + 0.02 * loss.item() if it else loss.item()
+        acc = 0.98 * acc + 0.02 * a if it else a
+        if it % 100 == 0 or it == args.iters - 1:
+            print(f"iter {it} loss {run:.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True)
+    net.eval()
+    out = MODELS / f"{args.name}.onnx"
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, 3, CROP_SIDE, CROP_SIDE),),
+        str(out),
+        input_names=["crops"],
+        output_names=["logits"],
+        opset_version=13,
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        dynamo=False,
+    )
+    write_record(
+        args.name,
+        {
+            "script": "python -m vision.train.finetune_classifier",
+            "args": {k: v.name if isinstance(v, Path) else v for k, v in vars(args).items()},
+            "started_from": str(args.start.name),
+            "data": "as vision.train.train_classifier: fit part of the tuning photos, "
+            "the locator's finds there, drawn dice",
+            "images": len(photos),
+            "input_norm": norm,
+            "final_loss": round(run, 4),
+            "final_train_accuracy": round(acc, 4),
+            "train_seconds": round(time.time() - t0),
+        },
+    )
+    diff = unfold_file(out, out)
+    print(f"wrote {out}; unfolded, largest logit difference {diff:.2g}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
