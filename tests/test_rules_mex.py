@@ -401,3 +401,13 @@ def test_property_refused_events_never_change_state_and_replay_is_deterministic(
         after, refused = game.apply(event)
         if refused is not None:
             assert after.state == game.state
+
+
+def test_r1_a_pair_is_unordered_and_only_of_die_values() -> None:
+    from table.rules.pairs import Pair
+
+    assert Pair.of(3, 6) == Pair.of(6, 3) == Pair(6, 3)
+    assert Pair.of(3, 6).name == 63 and Pair.of(1, 2).is_mex and Pair.of(4, 4).is_double
+    for a, b in ((0, 3), (7, 1), (3, -1), (2, 9)):
+        with pytest.raises(ValueError, match="die values must be 1-6"):
+            Pair.of(a, b)
