@@ -1,7 +1,9 @@
 """Draw what the reader saw onto a copy of the frame, for people to check by eye.
 
-Each die gets its rotated box and its value (green), or ``?`` and the reason it
-was not read (orange). A banner across the top gives the frame's verdict: ``OK``
+Each die gets its rotated box and its value (green), or ``?``, its number as the
+verdict counts it, and the reason it was not read (orange: ``?2 tilted`` for
+"die 2 is tilted"). Labels go beside their dice where they cover no other label
+and no die (``place_labels``). A banner across the top gives the frame's verdict: ``OK``
 and the values (green), or ``REROLL`` and why (red), and the time taken. Text
 and lines scale with the image, so a 640 px photo and a 4000 px photo are both
 legible.
@@ -47,25 +49,79 @@ def _thickness(scale: float) -> int:
     return max(1, round(scale * 2))
 
 
-def _put_label(
-    canvas: Image, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int]
-) -> None:
-    """Text on a filled box, kept inside the image; ``org`` is the box's bottom-left."""
-    thick = _thickness(scale)
-    (tw, th), base = cv2.getTextSize(text, _FONT, scale, thick)
+Rect = tuple[int, int, int, int]  # x0, y0, x1, y1
+
+
+def _label_size(text: str, scale: float) -> tuple[int, int]:
+    """Width and height of a label's filled box."""
+    (tw, th), base = cv2.getTextSize(text, _FONT, scale, _thickness(scale))
     pad = max(2, round(th * 0.25))
-    h, w = canvas.shape[:2]
-    x = min(max(org[0], 0), max(w - tw - 2 * pad, 0))
-    y = min(max(org[1], th + base + 2 * pad), h)
-    cv2.rectangle(canvas, (x, y - th - base - 2 * pad), (x + tw + 2 * pad, y), colour, -1)
+    return tw + 2 * pad, th + base + 2 * pad
+
+
+def _put_label(
+    canvas: Image, text: str, rect: Rect, scale: float, colour: tuple[int, int, int]
+) -> None:
+    """Text on a filled box at ``rect`` (from ``place_labels``)."""
+    thick = _thickness(scale)
+    (_tw, th), base = cv2.getTextSize(text, _FONT, scale, thick)
+    pad = max(2, round(th * 0.25))
+    x0, y0, x1, y1 = rect
+    cv2.rectangle(canvas, (x0, y0), (x1, y1), colour, -1)
     ink = BLACK if sum(colour) > 350 else WHITE
-    cv2.putText(canvas, text, (x + pad, y - base - pad), _FONT, scale, ink, thick, cv2.LINE_AA)
+    cv2.putText(canvas, text, (x0 + pad, y1 - base - pad), _FONT, scale, ink, thick, cv2.LINE_AA)
 
 
-def die_label(die: DieReading) -> str:
+def _overlap(a: Rect, b: Rect) -> int:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0
+
+
+def place_labels(
+    boxes: list[Rect], sizes: list[tuple[int, int]], shape: tuple[int, int], top: int = 0
+) -> list[Rect]:
+    """Where each die's label goes: beside its own box (above, below, right or left, in
+    that order of preference), inside the image below ``top`` (the banner), and where it
+    covers no other label and no die; failing that, where it covers the least. In a
+    cluster of small dice, labels drawn all above their dice would hide each other and
+    the dice next to them."""
+    h, w = shape
+    placed: list[Rect] = []
+    for (x0, y0, x1, y1), (lw, lh) in zip(boxes, sizes, strict=True):
+        gap = 2
+        candidates = [
+            (x0, y0 - gap - lh),  # above, left-aligned
+            (x0, y1 + gap),  # below
+            (x1 + gap, y0),  # right
+            (x0 - gap - lw, y0),  # left
+            (x1 - lw, y0 - gap - lh),  # above, right-aligned
+            (x1 - lw, y1 + gap),  # below, right-aligned
+        ]
+        best: tuple[int, int, Rect] | None = None
+        for k, (cx, cy) in enumerate(candidates):
+            cx = min(max(cx, 0), max(w - lw, 0))
+            cy = min(max(cy, top), max(h - lh, top))
+            r = (cx, cy, cx + lw, cy + lh)
+            cost = sum(_overlap(r, o) for o in placed) * 4
+            cost += sum(_overlap(r, b) for b in boxes)
+            if best is None or (cost, k) < best[:2]:
+                best = (cost, k, r)
+            if cost == 0:
+                break
+        assert best is not None
+        placed.append(best[2])
+    return placed
+
+
+def die_label(die: DieReading, number: int | None = None) -> str:
+    """The value of a die read; for one not read, ``?``, its number as the verdict counts
+    it ("die 2 is tilted") and the reason."""
     if die.value is not None:
         return str(die.value)
-    return ascii_text(f"? {die.reason}" if die.reason else "?")
+    which = f"{number}" if number is not None else ""
+    reason = f" {die.reason}" if die.reason else ""
+    return ascii_text(f"?{which}{reason}") if which or reason else "?"
 
 
 def status_line(reading: FrameReading) -> str:
@@ -103,16 +159,6 @@ def annotate(image_bgr: Image, reading: FrameReading, *, title: str | None = Non
     scale = _scale(canvas)
     line = max(1, round(scale * 3))
 
-    for die in reading.dice:
-        colour = GREEN if die.value is not None else ORANGE
-        pts = np.round(cv2.boxPoints(die.box)).astype(np.int32)
-        cv2.polylines(canvas, [pts], True, BLACK, line + 2, cv2.LINE_AA)
-        cv2.polylines(canvas, [pts], True, colour, line, cv2.LINE_AA)
-        label_scale = scale * (1.3 if die.value is not None else 0.8)
-        left = int(pts[:, 0].min())
-        top = int(pts[:, 1].min()) - line
-        _put_label(canvas, die_label(die), (left, top), label_scale, colour)
-
     text = status_line(reading)
     if title:
         text = f"{ascii_text(title)}: {text}"
@@ -121,6 +167,26 @@ def annotate(image_bgr: Image, reading: FrameReading, *, title: str | None = Non
     text, text_scale = _fit(text, width - 8, scale * 1.1)
     (_, th), base = cv2.getTextSize(text, _FONT, text_scale, _thickness(text_scale))
     height = th + base + max(6, round(th * 0.6))
+
+    corners = [np.round(cv2.boxPoints(d.box)).astype(np.int32) for d in reading.dice]
+    boxes: list[Rect] = [
+        (int(p[:, 0].min()), int(p[:, 1].min()), int(p[:, 0].max()), int(p[:, 1].max()))
+        for p in corners
+    ]
+    labels = [die_label(d, i) for i, d in enumerate(reading.dice, start=1)]
+    # A value no taller than its die (small dice lie close together), reasons smaller.
+    scales = [
+        min(scale * (1.3 if d.value is not None else 0.8), max(0.35, (b[3] - b[1]) / 55.0))
+        for d, b in zip(reading.dice, boxes, strict=True)
+    ]
+    sizes = [_label_size(t, sc) for t, sc in zip(labels, scales, strict=True)]
+    places = place_labels(boxes, sizes, (canvas.shape[0], canvas.shape[1]), top=height)
+    for die, pts in zip(reading.dice, corners, strict=True):
+        colour = GREEN if die.value is not None else ORANGE
+        cv2.polylines(canvas, [pts], True, BLACK, line + 2, cv2.LINE_AA)
+        cv2.polylines(canvas, [pts], True, colour, line, cv2.LINE_AA)
+    for die, text_, sc, rect in zip(reading.dice, labels, scales, places, strict=True):
+        _put_label(canvas, text_, rect, sc, GREEN if die.value is not None else ORANGE)
     overlay = canvas.copy()
     cv2.rectangle(overlay, (0, 0), (width, height), banner_colour, -1)
     cv2.addWeighted(overlay, 0.8, canvas, 0.2, 0, dst=canvas)
