@@ -84,3 +84,19 @@ def test_half_as_bright_tuning_photos_are_never_read_wrong(
     lines = [ln for ln in out.splitlines() if "right" in ln]
     assert len(lines) == 2, out
     assert all(" wrong   0 (in ok frames  0) " in ln for ln in lines), out
+
+
+@needs_data
+def test_negatives_of_the_tuning_photos_dark_tray_light_pips_are_read(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue asks for light or dark pips on light or dark trays: the photos' negatives
+    (ivory dice with black pips on light wood become black dice with light pips on a dark
+    desk) are read nearly as well, and never wrong."""
+    monkeypatch.setenv("DICETABLE_SHARED", str(DATA))
+    assert main(["matteo_webcam", "--tune", "--only", "negative"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [ln for ln in out.splitlines() if "right" in ln]
+    assert " wrong   0 (in ok frames  0) " in line, out
+    right = float(line.split("(")[1].split("%")[0])
+    assert right >= 90.0, out

@@ -6,7 +6,8 @@ Every image of the part (held-out unless ``--tune``) is read as it is and again 
 each alteration: turned a quarter and by 17 degrees, shrunk to 0.6 and enlarged to 1.6
 (labels moved with it), half as bright, brightened (gamma 0.6), darkened towards the
 corners (a cheap lens), with noise (sigma 8), blurred (sigma 1.2), smeared by motion (9 px
-sideways), recompressed as JPEG at quality 35, and with red and blue swapped. Scored
+sideways), recompressed as JPEG at quality 35, with red and blue swapped, and as its negative (a
+dark tray, dice of the opposite shade: light pips on dark dice). Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
 die was refused, so the table asks for a re-roll). A wrong reading under any of
@@ -119,6 +120,12 @@ def colours_swapped(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.ascontiguousarray(frame[:, :, ::-1]), dice
 
 
+def negative(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """The photo's negative: a dark tray, dice of the opposite shade (ivory dice with black
+    pips become black dice with light pips) and every colour turned to its opposite."""
+    return np.ascontiguousarray(255 - frame), dice
+
+
 ALTERATIONS: dict[str, Alteration] = {
     "as taken": as_taken,
     "quarter turn": quarter_turn,
@@ -133,6 +140,7 @@ ALTERATIONS: dict[str, Alteration] = {
     "motion 9 px": smeared,
     "jpeg 35": recompressed,
     "red/blue swapped": colours_swapped,
+    "negative": negative,
 }
 
 
