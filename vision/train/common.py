@@ -78,26 +78,38 @@ def load_tuning(part: Part = "tune") -> list[Photo]:
     return photos
 
 
-def colour_jitter(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
-    """Hue, saturation, brightness, contrast, channel order, occasional grey or negative."""
+def colour_jitter(
+    rng: np.random.Generator,
+    img: np.ndarray,
+    saturation: float = 0.5,
+    grey: float = 0.1,
+    negative: float = 0.1,
+    contrast: float = 0.4,
+    brightness: float = 40.0,
+    gain: float = 0.1,
+) -> np.ndarray:
+    """Hue, saturation, brightness, contrast, channel order, occasional grey or negative.
+
+    The defaults are the shipped networks' recipe (the same draws from ``rng`` in the
+    same order whatever the values, so a recipe is reproduced exactly)."""
     out = img
     if rng.random() < 0.7:
         hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.int32)
         hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
-        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.5), 0, 255)
+        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(1 - saturation, 1 + saturation), 0, 255)
         out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
     if rng.random() < 0.3:
         out = out[..., rng.permutation(3)]
-    if rng.random() < 0.1:
+    if rng.random() < grey:
         g = cv2.cvtColor(out, cv2.COLOR_BGR2GRAY)
         out = cv2.cvtColor(g, cv2.COLOR_GRAY2BGR)
-    if rng.random() < 0.1:
+    if rng.random() < negative:
         out = 255 - out
     f = out.astype(np.float32)
-    contrast = rng.uniform(0.6, 1.4)
-    bright = rng.uniform(-40, 40)
-    f = (f - 128.0) * contrast + 128.0 + bright
-    f *= rng.uniform(0.9, 1.1, size=3).astype(np.float32)
+    c = rng.uniform(1 - contrast, 1 + contrast)
+    bright = rng.uniform(-brightness, brightness)
+    f = (f - 128.0) * c + 128.0 + bright
+    f *= rng.uniform(1 - gain, 1 + gain, size=3).astype(np.float32)
     return np.clip(f, 0, 255).astype(np.uint8)
 
 

@@ -36,8 +36,8 @@ from onnx import helper, numpy_helper
 from torch import nn
 
 from vision.classify import CROP_SIDE, input_norm, input_stem, to_input, unfold3
-from vision.train.common import MODELS, blur_noise, load_tuning, write_record
-from vision.train.train_classifier import Sampler, mine, synth_bank
+from vision.train.common import MODELS, load_tuning, write_record
+from vision.train.train_classifier import Sampler, export_crop_net, mine, synth_bank
 from vision.train.unfold_stem import unfold_file
 
 
@@ -107,36 +107,16 @@ class FoldedNet(nn.Module):
         return self.fc(torch.flatten(self.body(x).mean(dim=(2, 3)), 1))
 
 
-def light_jitter(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
-    """Milder than ``colour_jitter``: hue, saturation, brightness and contrast; channel
-    order; never grey or negative."""
-    out = img
-    if rng.random() < 0.7:
-        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.int32)
-        hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
-        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.7, 1.3), 0, 255)
-        out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
-    if rng.random() < 0.3:
-        out = out[..., rng.permutation(3)]
-    f = out.astype(np.float32)
-    f = (f - 128.0) * rng.uniform(0.75, 1.25) + 128.0 + rng.uniform(-25, 25)
-    f *= rng.uniform(0.93, 1.07, size=3).astype(np.float32)
-    return np.clip(f, 0, 255).astype(np.uint8)
-
-
-class LightSampler(Sampler):
-    """The training script's crops, drawn with ``light_jitter`` and blur up to 0.6."""
-
-    def batch(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-        xs, ys = [], []
-        for _ in range(n):
-            if rng.random() < 0.7:
-                c, y = self.positive(rng)
-            else:
-                c, y = self.negative(rng), 0
-            xs.append(blur_noise(rng, light_jitter(rng, c), 0.6))
-            ys.append(y)
-        return to_input(np.stack(xs), self.norm), np.array(ys, dtype=np.int64)
+# --augment light: milder than colour_jitter's defaults (hue, saturation, brightness and
+# contrast less far, channel order as often, never grey or negative), blur up to 0.6.
+LIGHT: dict[str, float] = {
+    "saturation": 0.3,
+    "grey": 0.0,
+    "negative": 0.0,
+    "contrast": 0.25,
+    "brightness": 25.0,
+    "gain": 0.07,
+}
 
 
 def check_rebuilt(net: FoldedNet, path: Path, norm: str) -> float:
@@ -178,8 +158,16 @@ def main() -> None:
     photos = load_tuning("fit")
     mined = mine(photos)
     bank = synth_bank(photos, args.synth, max(1, args.threads), args.seed)
-    cls = LightSampler if args.augment == "light" else Sampler
-    sampler = cls(photos, mined, bank, args.synth_share, norm)
+    light = args.augment == "light"
+    sampler = Sampler(
+        photos,
+        mined,
+        bank,
+        args.synth_share,
+        norm,
+        jitter=LIGHT if light else None,
+        max_blur=0.6 if light else 1.0,
+    )
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.iters)
     crit = nn.CrossEntropyLoss()
@@ -201,16 +189,7 @@ def main() -> None:
             print(f"iter {it} loss {run:.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True)
     net.eval()
     out = MODELS / f"{args.name}.onnx"
-    torch.onnx.export(
-        net,
-        (torch.zeros(1, 3, CROP_SIDE, CROP_SIDE),),
-        str(out),
-        input_names=["crops"],
-        output_names=["logits"],
-        opset_version=13,
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
-        dynamo=False,
-    )
+    export_crop_net(net, out)
     write_record(
         args.name,
         {

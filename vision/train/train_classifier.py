@@ -155,8 +155,12 @@ class Sampler:
         norm: str = "fixed",
         neighbour_share: float = 0.0,
         motion_share: float = 0.0,
+        jitter: dict[str, float] | None = None,
+        max_blur: float = 1.0,
     ):
         self.photos = photos
+        self.jitter = jitter or {}  # colour_jitter's settings; its defaults unless given
+        self.max_blur = max_blur
         self.motion_share = motion_share
         self.norm = norm
         self.bank = bank
@@ -232,13 +236,29 @@ class Sampler:
                 c, y = self.positive(rng)
             else:
                 c, y = self.negative(rng), 0
-            c = colour_jitter(rng, c)
+            c = colour_jitter(rng, c, **self.jitter)
             if self.motion_share and rng.random() < self.motion_share:
                 c = motion_blur(rng, c)
-            c = blur_noise(rng, c, 1.0)
+            c = blur_noise(rng, c, self.max_blur)
             xs.append(c)
             ys.append(y)
         return to_input(np.stack(xs), self.norm), np.array(ys, dtype=np.int64)
+
+
+def export_crop_net(net: nn.Module, path: Path) -> None:
+    """The crop network as ONNX for cv2.dnn: input "crops" (n, 3, CROP_SIDE, CROP_SIDE),
+    output "logits" (n, 7), any batch size; the first layer as trained (unfold_stem
+    rewrites it)."""
+    torch.onnx.export(
+        net,
+        (torch.zeros(1, 3, CROP_SIDE, CROP_SIDE),),
+        str(path),
+        input_names=["crops"],
+        output_names=["logits"],
+        opset_version=13,
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        dynamo=False,
+    )
 
 
 def mine(photos: list[Photo]) -> list[tuple[int, float, float, float, int]]:
@@ -370,16 +390,7 @@ def main() -> None:
         if it % 100 == 0 or it == args.iters - 1:
             print(f"iter {it} loss {run:.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True)
     net.eval()
-    torch.onnx.export(
-        net,
-        (torch.zeros(1, 3, CROP_SIDE, CROP_SIDE),),
-        str(MODELS / f"{args.name}.onnx"),
-        input_names=["crops"],
-        output_names=["logits"],
-        opset_version=13,
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
-        dynamo=False,
-    )
+    export_crop_net(net, MODELS / f"{args.name}.onnx")
     write_record(
         args.name,
         {
