@@ -98,19 +98,19 @@ def place_labels(
             (x1 - lw, y0 - gap - lh),  # above, right-aligned
             (x1 - lw, y1 + gap),  # below, right-aligned
         ]
-        best: tuple[int, int, Rect] | None = None
-        for k, (cx, cy) in enumerate(candidates):
+        best: tuple[int, Rect] | None = None  # the first of the least covering
+        for cx, cy in candidates:
             cx = min(max(cx, 0), max(w - lw, 0))
             cy = min(max(cy, top), max(h - lh, top))
             r = (cx, cy, cx + lw, cy + lh)
             cost = sum(_overlap(r, o) for o in placed) * 4
             cost += sum(_overlap(r, b) for b in boxes)
-            if best is None or (cost, k) < best[:2]:
-                best = (cost, k, r)
+            if best is None or cost < best[0]:
+                best = (cost, r)
             if cost == 0:
                 break
         assert best is not None
-        placed.append(best[2])
+        placed.append(best[1])
     return placed
 
 
