@@ -32,20 +32,13 @@ import cv2
 import numpy as np
 import onnx
 import torch
-from onnx import helper, numpy_helper
+from onnx import numpy_helper
 from torch import nn
 
 from vision.classify import CROP_SIDE, input_norm, input_stem, to_input, unfold3
 from vision.train.common import MODELS, load_tuning, write_record
 from vision.train.train_classifier import Sampler, export_crop_net, mine, synth_bank
-from vision.train.unfold_stem import unfold_file
-
-
-def _attr(node: onnx.NodeProto, name: str, default: object) -> object:
-    for a in node.attribute:
-        if a.name == name:
-            return helper.get_attribute_value(a)
-    return default
+from vision.train.unfold_stem import onnx_attr, unfold_file
 
 
 class FoldedNet(nn.Module):
@@ -62,9 +55,9 @@ class FoldedNet(nn.Module):
             if node.op_type == "Conv":
                 w = weights[node.input[1]]
                 b = weights[node.input[2]] if len(node.input) > 2 else np.zeros(w.shape[0])
-                pads = list(_attr(node, "pads", [0, 0, 0, 0]))  # type: ignore[call-overload]
-                stride = list(_attr(node, "strides", [1, 1]))  # type: ignore[call-overload]
-                group = int(_attr(node, "group", 1))  # type: ignore[call-overload]
+                pads = list(onnx_attr(node, "pads", [0, 0, 0, 0]))  # type: ignore[call-overload]
+                stride = list(onnx_attr(node, "strides", [1, 1]))  # type: ignore[call-overload]
+                group = int(onnx_attr(node, "group", 1))  # type: ignore[call-overload]
                 if not layers and unfolded:
                     # (cout, 27, 1, 1) over unfold3's channels 9 ci + 3 dy + dx is the
                     # (cout, 3, 3, 3) kernel of a 3x3, padding-1 convolution.
@@ -90,7 +83,7 @@ class FoldedNet(nn.Module):
                 continue
             elif node.op_type == "Gemm":
                 w = weights[node.input[1]]
-                if int(_attr(node, "transB", 0)) != 1:  # type: ignore[call-overload]
+                if int(onnx_attr(node, "transB", 0)) != 1:  # type: ignore[call-overload]
                     w = w.T
                 fc = nn.Linear(w.shape[1], w.shape[0])
                 fc.weight.data = torch.from_numpy(np.array(w, np.float32))

@@ -37,7 +37,8 @@ class NotUnfoldable(ValueError):
     """The network's first layer is not a 3x3, padding-1, stride-1 convolution of colours."""
 
 
-def _attr(node: onnx.NodeProto, name: str, default: object) -> object:
+def onnx_attr(node: onnx.NodeProto, name: str, default: object) -> object:
+    """A node's attribute ``name``, or ``default`` when it has none."""
     for a in node.attribute:
         if a.name == name:
             return helper.get_attribute_value(a)
@@ -60,11 +61,11 @@ def unfold_model(model: onnx.ModelProto) -> onnx.ModelProto:
         raise NotUnfoldable("the input does not go to one convolution only")
     conv = users[0]
     shape = (
-        list(_attr(conv, "kernel_shape", [])),
-        list(_attr(conv, "pads", [0, 0, 0, 0])),
-        list(_attr(conv, "strides", [1, 1])),
-        list(_attr(conv, "dilations", [1, 1])),
-        int(_attr(conv, "group", 1)),
+        list(onnx_attr(conv, "kernel_shape", [])),
+        list(onnx_attr(conv, "pads", [0, 0, 0, 0])),
+        list(onnx_attr(conv, "strides", [1, 1])),
+        list(onnx_attr(conv, "dilations", [1, 1])),
+        int(onnx_attr(conv, "group", 1)),
     )
     if shape != ([3, 3], [1, 1, 1, 1], [1, 1], [1, 1], 1):
         raise NotUnfoldable(f"the first convolution is not 3x3, padding 1, stride 1: {shape}")
