@@ -161,25 +161,29 @@ def layout_value(
     if n == 1:
         x, y = pts[0]
         return 1 if math.hypot(x - centre[0], y - centre[1]) < 0.18 * side else None
-    p = np.array(pts, np.float64)
-    p -= p.mean(axis=0)
-    if np.hypot(*(np.array(pts).mean(axis=0) - np.array(centre))) > 0.15 * side:
+    # Plain floats, not numpy: for at most six points numpy's per-call cost is most of it.
+    mx = sum(x for x, _ in pts) / n
+    my = sum(y for _, y in pts) / n
+    if math.hypot(mx - centre[0], my - centre[1]) > 0.15 * side:
         return None
-    r = np.hypot(p[:, 0], p[:, 1])
-    corner = int(np.argmax(r))
+    p = [(x - mx, y - my) for x, y in pts]
+    r = [math.hypot(x, y) for x, y in p]
+    corner = max(range(n), key=r.__getitem__)  # the first of equals, as np.argmax
     d = r[corner] / math.sqrt(2.0)  # a corner pip sits at (d, d) in the face's frame
     if not 0.15 * side < d < 0.42 * side:
         return None
-    theta = math.atan2(p[corner, 1], p[corner, 0]) - math.pi / 4
+    theta = math.atan2(p[corner][1], p[corner][0]) - math.pi / 4
     ct, st = math.cos(-theta), math.sin(-theta)
-    q = np.stack([ct * p[:, 0] - st * p[:, 1], st * p[:, 0] + ct * p[:, 1]], axis=1) / d
-    grid = np.rint(q)
-    if np.abs(grid).max() > 1 or np.hypot(*(q - grid).T).max() > 0.38:
-        return None
-    cells = frozenset((int(a), int(b)) for a, b in grid)
+    cells: set[tuple[int, int]] = set()
+    for x, y in p:
+        qx, qy = (ct * x - st * y) / d, (st * x + ct * y) / d
+        gx, gy = round(qx), round(qy)  # half to even, as np.rint
+        if abs(gx) > 1 or abs(gy) > 1 or math.hypot(qx - gx, qy - gy) > 0.38:
+            return None
+        cells.add((gx, gy))
     if len(cells) != n:
         return None
-    return n if cells in PATTERNS[n] else None
+    return n if frozenset(cells) in PATTERNS[n] else None
 
 
 def _quantiles(a: npt.NDArray[np.float32], qs: tuple[float, ...]) -> list[npt.NDArray[np.float32]]:
@@ -236,20 +240,21 @@ def count_pips(frame: npt.NDArray[np.uint8], cx: float, cy: float, size: float) 
     area_min = (0.07 * face_side) ** 2
     area_max = (0.32 * face_side) ** 2
     blobs: list[tuple[float, float, float, float]] = []
-    for i in range(1, n):
-        x, y, w, h, a = (int(v) for v in stats[i])
+    for i, ((x, y, w, h, a), (bx, by)) in enumerate(
+        zip(stats.tolist()[1:], cents.tolist()[1:], strict=True), start=1
+    ):
         if not area_min <= a <= area_max:
             continue
         if max(w, h) > 2.2 * min(w, h) or a < 0.4 * w * h:
             continue
-        if math.hypot(cents[i][0] - fcx, cents[i][1] - fcy) > 0.5 * face_side:
+        if math.hypot(bx - fcx, by - fcy) > 0.5 * face_side:
             continue
         bm = cv2.moments((blob_labels[y : y + h, x : x + w] == i).astype(np.uint8), True)
         mu20, mu02, mu11 = bm["mu20"], bm["mu02"], bm["mu11"]
         spread = math.hypot(mu20 - mu02, 2 * mu11)
         major = mu20 + mu02 + spread
         roundness = math.sqrt(max(0.0, mu20 + mu02 - spread) / major) if major > 0 else 1.0
-        blobs.append((float(cents[i][0]), float(cents[i][1]), float(a), roundness))
+        blobs.append((bx, by, float(a), roundness))
     if blobs:
         med = float(statistics.median(b[2] for b in blobs))
         blobs = [b for b in blobs if 0.35 * med <= b[2] <= 2.8 * med]
