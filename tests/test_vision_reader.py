@@ -203,6 +203,21 @@ def test_black_frame_is_too_dark(reader: PipReader) -> None:
     assert r.dice == ()
 
 
+@pytest.mark.parametrize("shape", [(2, 4000), (4000, 3), (1, 1), (7, 640), (15, 15)])
+def test_a_frame_too_small_for_a_die_is_a_reroll(reader: PipReader, shape: tuple[int, int]) -> None:
+    # A strip a few pixels high (a camera mode set wrong, a cropped file) holds no die;
+    # it used to stop OpenCV's resize with an assertion.
+    r = reader.read(np.full((*shape, 3), 160, np.uint8))
+    assert r.status is FrameStatus.REROLL
+    assert r.reason == "picture too small"
+    assert r.dice == ()
+
+
+def test_a_small_frame_that_can_hold_a_die_is_read(reader: PipReader) -> None:
+    r = reader.read(np.full((16, 16, 3), 160, np.uint8))
+    assert r.reason != "picture too small"
+
+
 def test_empty_tray_is_a_reroll_without_dice(reader: PipReader) -> None:
     rng = np.random.default_rng(0)
     frame = np.full((480, 640, 3), (60, 110, 150), np.uint8)

@@ -31,6 +31,9 @@ from vision.pips import PipCount, count_pips
 from vision.types import DieReading, FrameReading, FrameStatus
 
 MAX_SIDE = 1280
+# A frame (once shrunk) whose short side is below this holds no die worth reading: a
+# camera mode set wrong, a cropped file. OpenCV's resize stops on the thinnest.
+MIN_SIDE = 16
 # Decision thresholds, set on the calibration part of the tuning photos (vision/dataset.py).
 SPOT_THRESHOLD = 0.3  # locator heat needed to consider a place at all
 KEEP_DIE = 0.5  # locator heat above which a place is listed even if the classifier doubts it
@@ -190,6 +193,8 @@ class PipReader:
         return FrameReading(reading.status, reading.reason, reading.dice, ms)
 
     def _read(self, frame: npt.NDArray[np.uint8], expect: int | None) -> FrameReading:
+        if min(frame.shape[:2]) < MIN_SIDE * _shrink_factor(frame):
+            return _reroll("picture too small")
         frame, back = _shrink(frame)
         small = _thumbnail(frame)
         gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.uint8)
@@ -398,14 +403,19 @@ def _shrink(frame: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], float]
     A whole factor takes OpenCV's fast path for INTER_AREA; the few rows and
     columns past the last whole block are dropped.
     """
-    h, w = frame.shape[:2]
-    if max(h, w) <= MAX_SIDE:
+    f = _shrink_factor(frame)
+    if f == 1:
         return frame, 1.0
-    f = -(-max(h, w) // MAX_SIDE)
+    h, w = frame.shape[:2]
     small = cv2.resize(
         frame[: h - h % f, : w - w % f], (w // f, h // f), interpolation=cv2.INTER_AREA
     )
     return np.asarray(small, np.uint8), float(f)
+
+
+def _shrink_factor(frame: npt.NDArray[np.uint8]) -> int:
+    """The whole factor ``_shrink`` divides the frame's sides by (1: not shrunk)."""
+    return max(1, -(-int(max(frame.shape[:2])) // MAX_SIDE))
 
 
 def _thumbnail(frame: npt.NDArray[np.uint8], side: int = 160) -> npt.NDArray[np.uint8]:
