@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.dataset import default_data_dir, load_set
-from vision.locate import PAD, shrink, to_input
+from vision.locate import PAD, shrink, to_input, work_sides
 
 DATA = default_data_dir()
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
@@ -54,3 +54,21 @@ def test_to_input_pads_to_the_network_stride() -> None:
     assert blob.shape == (1, 3, 192, 256) and scale == pytest.approx(0.4)
     blob, _ = to_input(_photo_like(300, 700), 256)
     assert blob.shape[2] % PAD == 0 and blob.shape[3] == 256
+
+
+@pytest.mark.parametrize(
+    ("long_side", "sides"),
+    [
+        (320, (256, 64)),
+        (640, (256, 64)),
+        (1000, (400, 100)),
+        (1280, (512, 128)),
+        (4000, (512, 128)),
+    ],
+)
+def test_wider_frames_are_looked_at_with_more_pixels(
+    long_side: int, sides: tuple[int, int]
+) -> None:
+    # Up to twice the pixels of a 640-wide frame's passes, for frames up to twice as wide:
+    # a die the locator can find stays about as many frame pixels across.
+    assert work_sides(long_side) == sides

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.bench import Score, score_image
-from vision.dataset import LabelledImage, default_data_dir, load_set
+from vision.dataset import LabelledDie, LabelledImage, default_data_dir, load_set
 from vision.locate import Spot
 from vision.pips import PipCount
 from vision.reader import (
@@ -124,6 +124,33 @@ def test_die_size_is_measured_not_assumed(reader: PipReader, die_px: int) -> Non
     r = reader.read(canvas)
     read = [d.value for d in r.dice if d.value is not None]
     assert read == [value], r
+
+
+@needs_data
+def test_small_dice_in_a_wider_frame_read_as_in_the_photo(reader: PipReader) -> None:
+    """byler's 30-45 px dice with a border of tray around them, so the frame is twice as
+    wide (1280 x 1280): the same dice, a smaller part of the frame. The locator looks at
+    wider frames with proportionally more pixels, so they read as in the photo; it used
+    to read 44 of these 68 dice instead of 63."""
+    imgs = _images("byler_d6", 8)
+    framed, taken = Score(), Score()
+    for img in imgs:
+        f = _frame(img)
+        h, w = f.shape[:2]
+        edge = np.concatenate([f[0], f[-1], f[:, 0], f[:, -1]])
+        tray = [int(v) for v in np.median(edge, axis=0)]
+        big = cv2.copyMakeBorder(f, h // 2, h // 2, w // 2, w // 2, cv2.BORDER_CONSTANT, value=tray)
+        dice = tuple(
+            LabelledDie(d.value, (x0 + w // 2, y0 + h // 2, x1 + w // 2, y1 + h // 2))
+            for d in img.dice
+            for x0, y0, x1, y1 in [d.bbox]
+        )
+        moved = LabelledImage(img.set_name, img.path, big.shape[1], big.shape[0], dice)
+        score_image(moved, reader.read(big).dice, framed)
+        score_image(img, reader.read(f).dice, taken)
+    assert taken.right >= 0.85 * taken.dice, taken
+    assert framed.right >= taken.right - 2, (framed.right, taken.right)
+    assert framed.wrong <= taken.wrong, (framed.wrong_notes, taken.wrong_notes)
 
 
 @needs_data

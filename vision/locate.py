@@ -1,10 +1,10 @@
 """Finding dice: a small fully convolutional network run by ``cv2.dnn``.
 
 The network looks at the frame shrunk so that its long side is ``WORK_SIDE``
-pixels and predicts, on a grid ``STRIDE`` times coarser, a centre heat map, a
-sub-cell offset and the die size. Large dice (a close camera) are found by a
-second pass on a four times smaller copy of the frame, so the die size is
-always measured, never assumed.
+pixels (more for frames wider than ``REF_SIDE``: ``work_sides``) and predicts, on a
+grid ``STRIDE`` times coarser, a centre heat map, a sub-cell offset and the die size.
+Large dice (a close camera) are found by a second pass on a four times smaller copy
+of the frame, so the die size is always measured, never assumed.
 """
 
 from __future__ import annotations
@@ -24,6 +24,15 @@ PAD = 16
 MEAN = 128.0
 SCALE = 1.0 / 64.0
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "locator.onnx"
+
+# Frames up to REF_SIDE wide are looked at with WORK_SIDE and COARSE_SIDE; wider ones
+# (up to MAX_K times) with both sides grown in proportion, so that a die the fine pass can
+# find is as many frame pixels across (about 20) in a 1280 x 960 frame as in a 640 x 480
+# one. The network was trained on dice 7-42 of its pixels across: at 256 for a 1280-wide
+# frame, dice under ~40 px would be below that, and the tuning photos set in a frame twice
+# their size read 523 of 748 byler dice instead of 700.
+REF_SIDE = 640
+MAX_K = 2.0
 
 # Dice the fine pass reads (sizes in its own pixels); the coarse pass takes the bigger ones.
 FINE_MAX_SIZE = 40.0
@@ -105,14 +114,21 @@ class Locator:
         """All dice-like spots, fine and coarse passes merged."""
         h, w = frame.shape[:2]
         long_side = float(max(h, w))
-        fine = self._run(frame, WORK_SIDE, threshold)
-        fine_scale = WORK_SIDE / long_side
+        fine_side, coarse_side = work_sides(int(long_side))
+        fine = self._run(frame, fine_side, threshold)
+        fine_scale = fine_side / long_side
         spots = [s for s in fine if s.size * fine_scale <= FINE_MAX_SIZE * 1.15]
-        if long_side > COARSE_SIDE * 2:
-            coarse = self._run(frame, COARSE_SIDE, threshold)
-            coarse_scale = COARSE_SIDE / long_side
+        if long_side > coarse_side * 2:
+            coarse = self._run(frame, coarse_side, threshold)
+            coarse_scale = coarse_side / long_side
             spots += [s for s in coarse if s.size * coarse_scale >= COARSE_MIN_SIZE * 0.85]
         return suppress(spots)
+
+
+def work_sides(long_side: int) -> tuple[int, int]:
+    """The long sides of the fine and the coarse pass for a frame ``long_side`` wide."""
+    k = min(max(1.0, long_side / REF_SIDE), MAX_K)
+    return round(WORK_SIDE * k), round(COARSE_SIDE * k)
 
 
 PIP_OF_BIG = 0.35  # a find this small inside a big die may be one of its pips
