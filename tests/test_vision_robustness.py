@@ -9,6 +9,7 @@ from vision.dataset import LabelledDie, default_data_dir
 from vision.robustness import (
     ALTERATIONS,
     Alteration,
+    framed,
     main,
     quarter_turn,
     rescaled,
@@ -32,7 +33,7 @@ def _white_box(f: np.ndarray) -> tuple[float, float, float, float]:
     return (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
 
 
-@pytest.mark.parametrize("alter", [quarter_turn, rescaled(0.6), rescaled(1.6), _same])
+@pytest.mark.parametrize("alter", [quarter_turn, rescaled(0.6), rescaled(1.6), framed(2.0), _same])
 def test_labels_move_with_the_frame(alter: Alteration) -> None:
     f, dice = _square_frame()
     g, moved = alter(f, dice, 0)
