@@ -59,10 +59,12 @@ class LocatorNet(nn.Module):
         return torch.cat([heat, o[:, 1:]], dim=1)
 
 
-def make_sample(rng: np.random.Generator, photo: Photo) -> tuple[np.ndarray, np.ndarray]:
+def make_sample(
+    rng: np.random.Generator, photo: Photo, max_size: float = MAX_SIZE
+) -> tuple[np.ndarray, np.ndarray]:
     """One augmented 256x256 patch and its target (5 x 64 x 64: heat, ox, oy, logsize, mask)."""
     med = float(np.median(photo.sizes))
-    target_size = math.exp(rng.uniform(math.log(MIN_SIZE), math.log(MAX_SIZE)))
+    target_size = math.exp(rng.uniform(math.log(MIN_SIZE), math.log(max_size)))
     s = target_size / med
     img = cv2.resize(
         photo.image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
@@ -132,6 +134,9 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--name", default="locator", help="output name in vision/models/")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--max-size", type=float, default=MAX_SIZE, help="largest die drawn, in work pixels"
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -148,7 +153,10 @@ def main() -> None:
     run = 0.0
     for it in range(args.iters):
         xs, ts = zip(
-            *(make_sample(rng, photos[rng.integers(len(photos))]) for _ in range(args.batch)),
+            *(
+                make_sample(rng, photos[rng.integers(len(photos))], args.max_size)
+                for _ in range(args.batch)
+            ),
             strict=True,
         )
         x = torch.from_numpy(np.stack(xs))
@@ -185,7 +193,8 @@ def main() -> None:
             "seed": SEED,
             "final_loss": round(run, 4),
             "train_seconds": round(time.time() - t0),
-            "augmentation": "scale (die 7-42 px at work size), any rotation, mirror, "
+            "augmentation": f"scale (die {MIN_SIZE:g}-{args.max_size:g} px at work size), any "
+            "rotation, mirror, "
             "hue/saturation/brightness/contrast, channel order, grey, negative, "
             "gaussian blur, noise",
         },
