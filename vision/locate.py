@@ -30,7 +30,8 @@ MODEL_PATH = Path(__file__).resolve().parent / "models" / "locator.onnx"
 # find is as many frame pixels across (about 20) in a 1280 x 960 frame as in a 640 x 480
 # one. The network was trained on dice 7-42 of its pixels across: at 256 for a 1280-wide
 # frame, dice under ~40 px would be below that: the tuning photos set in a frame twice
-# their size read 523 of 748 byler dice with it, against 703 as taken (705 now).
+# their size (`python -m vision.robustness --tune --only "framed 2x"`) read 524 of
+# 748 byler dice with it, against 703 as taken (703 now).
 REF_SIDE = 640
 MAX_K = 2.0
 
