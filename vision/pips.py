@@ -18,6 +18,9 @@ import numpy.typing as npt
 
 FACE_PX = 40
 FACE_K = 0.95  # fraction of the die side looked at
+# How far (in die sides) from the found centre a lone 1's pip may be taken as the top face's
+# centre (PipCount.biggest_in_frame). Farther blobs of the tuning photos were side pips.
+LONE_PIP_REACH = 0.25
 PATTERNS: dict[int, list[frozenset[tuple[int, int]]]] = {
     1: [frozenset({(0, 0)})],
     2: [frozenset({(-1, -1), (1, 1)}), frozenset({(1, -1), (-1, 1)})],
@@ -115,12 +118,17 @@ class PipCount:
         return pts
 
     def biggest_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
-        """The biggest pip's centre in frame pixels: a lone top-face pip seen beside side faces
-        (whose pips look narrower) is the biggest."""
+        """The biggest pip's centre in frame pixels, if it lies within ``LONE_PIP_REACH`` of a
+        die side from (cx, cy): a lone top-face pip seen beside side faces (whose pips look
+        narrower) is the biggest, and it sits at the top face's centre, near the found one.
+        A bigger blob farther out is a side face's pip (or two of them run together)."""
         if not self.areas:
             return None
         u, v = self.pips[int(np.argmax(self.areas))]
-        return patch_to_frame(u, v, cx, cy, size)
+        x, y = patch_to_frame(u, v, cx, cy, size)
+        if math.hypot(x - cx, y - cy) > LONE_PIP_REACH * size:
+            return None
+        return (x, y)
 
 
 def face_patch(
