@@ -52,10 +52,15 @@ def _thickness(scale: float) -> int:
 Rect = tuple[int, int, int, int]  # x0, y0, x1, y1
 
 
+def _label_metrics(text: str, scale: float) -> tuple[int, int, int, int]:
+    """A label's text width, text height, baseline and padding, in pixels."""
+    (tw, th), base = cv2.getTextSize(text, _FONT, scale, _thickness(scale))
+    return tw, th, base, max(2, round(th * 0.25))
+
+
 def _label_size(text: str, scale: float) -> tuple[int, int]:
     """Width and height of a label's filled box."""
-    (tw, th), base = cv2.getTextSize(text, _FONT, scale, _thickness(scale))
-    pad = max(2, round(th * 0.25))
+    tw, th, base, pad = _label_metrics(text, scale)
     return tw + 2 * pad, th + base + 2 * pad
 
 
@@ -63,13 +68,13 @@ def _put_label(
     canvas: Image, text: str, rect: Rect, scale: float, colour: tuple[int, int, int]
 ) -> None:
     """Text on a filled box at ``rect`` (from ``place_labels``)."""
-    thick = _thickness(scale)
-    (_tw, th), base = cv2.getTextSize(text, _FONT, scale, thick)
-    pad = max(2, round(th * 0.25))
+    _tw, _th, base, pad = _label_metrics(text, scale)
     x0, y0, x1, y1 = rect
     cv2.rectangle(canvas, (x0, y0), (x1, y1), colour, -1)
     ink = BLACK if sum(colour) > 350 else WHITE
-    cv2.putText(canvas, text, (x0 + pad, y1 - base - pad), _FONT, scale, ink, thick, cv2.LINE_AA)
+    cv2.putText(
+        canvas, text, (x0 + pad, y1 - base - pad), _FONT, scale, ink, _thickness(scale), cv2.LINE_AA
+    )
 
 
 def _overlap(a: Rect, b: Rect) -> int:
