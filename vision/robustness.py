@@ -4,7 +4,8 @@
 
 Every image of the part (held-out unless ``--tune``) is read as it is and again after
 each alteration: turned a quarter and by 17 degrees, shrunk to 0.6 and enlarged to 1.6
-(labels moved with it), set in a border of tray twice its size (a wider view), half as
+and 2 (labels moved with it; twice the size is a 640 x 480 view taken at the Pi camera's
+1280 x 960), set in a border of tray twice its size (a wider view), half as
 bright, brightened (gamma 0.6), darkened towards the corners (a cheap lens), with noise
 (sigma 8), blurred (sigma 1.2), smeared by motion (9 px sideways), recompressed as JPEG
 at quality 35, with red and blue swapped, and as its negative (a dark tray, dice of the
@@ -158,6 +159,7 @@ ALTERATIONS: dict[str, Alteration] = {
     "turned 17 deg": turned(17.0),
     "shrunk 0.6": rescaled(0.6),
     "enlarged 1.6": rescaled(1.6),
+    "enlarged 2x": rescaled(2.0),
     "framed 2x": framed(2.0),
     "half as bright": pixels(lambda x, rng: x * 0.5),
     "brightened": pixels(lambda x, rng: 255.0 * (x / 255.0) ** 0.6),

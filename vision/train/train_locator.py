@@ -30,6 +30,13 @@ from vision.train.common import (
 
 PATCH = 256
 MIN_SIZE, MAX_SIZE = 7.0, 42.0
+# ``--big-share`` draws that share of the patches with dice this big (work pixels) and no
+# die to find: dice past the fine pass's range are the coarse pass's (vision.locate), and
+# their pips and faces, which look like small dice, are nothing for the fine pass to find.
+# Drawn no more than BIG_UPSCALE times their size in the photo: the tuning photos' small
+# dice blown up are blurred dice, not a close camera's sharp ones.
+BIG_MIN, BIG_MAX = 64.0, 160.0
+BIG_UPSCALE = 1.6
 
 
 class LocatorNet(nn.Module):
@@ -60,11 +67,18 @@ class LocatorNet(nn.Module):
 
 
 def make_sample(
-    rng: np.random.Generator, photo: Photo, max_size: float = MAX_SIZE
+    rng: np.random.Generator, photo: Photo, max_size: float = MAX_SIZE, big_share: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One augmented 256x256 patch and its target (5 x 64 x 64: heat, ox, oy, logsize, mask)."""
+    """One augmented 256x256 patch and its target (5 x 64 x 64: heat, ox, oy, logsize, mask).
+
+    With probability ``big_share``, if the photo's dice are big enough, they are drawn
+    BIG_MIN-BIG_MAX pixels across (at most BIG_UPSCALE times their size) and the target is
+    empty (no random number is drawn for it when ``big_share`` is 0, so the
+    samples are then those of a run without it)."""
     med = float(np.median(photo.sizes))
-    target_size = math.exp(rng.uniform(math.log(MIN_SIZE), math.log(max_size)))
+    big = big_share > 0 and rng.random() < big_share and med * BIG_UPSCALE > BIG_MIN
+    lo, hi = (BIG_MIN, min(BIG_MAX, med * BIG_UPSCALE)) if big else (MIN_SIZE, max_size)
+    target_size = math.exp(rng.uniform(math.log(lo), math.log(hi)))
     s = target_size / med
     img = cv2.resize(
         photo.image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
@@ -97,7 +111,7 @@ def make_sample(
     pts = photo.centers * s
     pts = np.hstack([pts, np.ones((len(pts), 1))]) @ m.T if len(pts) else np.zeros((0, 2))
     for (px, py), size in zip(pts, photo.sizes * s, strict=True):
-        if not (0 <= px < PATCH and 0 <= py < PATCH):
+        if big or not (0 <= px < PATCH and 0 <= py < PATCH):
             continue
         gx, gy = px / STRIDE, py / STRIDE
         sigma = max(0.6, size / STRIDE / 5.0)
@@ -137,6 +151,12 @@ def main() -> None:
     ap.add_argument(
         "--max-size", type=float, default=MAX_SIZE, help="largest die drawn, in work pixels"
     )
+    ap.add_argument(
+        "--big-share",
+        type=float,
+        default=0.0,
+        help=f"share of patches with dice {BIG_MIN:g}-{BIG_MAX:g} px and nothing to find",
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -154,7 +174,7 @@ def main() -> None:
     for it in range(args.iters):
         xs, ts = zip(
             *(
-                make_sample(rng, photos[rng.integers(len(photos))], args.max_size)
+                make_sample(rng, photos[rng.integers(len(photos))], args.max_size, args.big_share)
                 for _ in range(args.batch)
             ),
             strict=True,
@@ -195,7 +215,13 @@ def main() -> None:
             "train_seconds": round(time.time() - t0),
             "augmentation": f"scale (die {MIN_SIZE:g}-{args.max_size:g} px at work size), any "
             "rotation, mirror, "
-            "hue/saturation/brightness/contrast, channel order, grey, negative, "
+            + (
+                f"{args.big_share:g} of the patches with dice {BIG_MIN:g}-{BIG_MAX:g} px and "
+                "nothing to find, "
+                if args.big_share
+                else ""
+            )
+            + "hue/saturation/brightness/contrast, channel order, grey, negative, "
             "gaussian blur, noise",
         },
     )
