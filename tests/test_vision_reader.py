@@ -146,7 +146,6 @@ def test_small_dice_in_a_wider_frame_read_as_in_the_photo(reader: PipReader) -> 
     assert framed.wrong <= taken.wrong, (framed.wrong_notes, taken.wrong_notes)
 
 
-
 @needs_data
 @pytest.mark.parametrize("name", ["train_dice_13.jpg", "train_dice_42.jpg"])
 def test_a_lone_1_beside_a_side_face_is_placed_on_its_top_face(
@@ -161,6 +160,7 @@ def test_a_lone_1_beside_a_side_face_is_placed_on_its_top_face(
     tops = [grown(lab.bbox) for lab in img.dice if lab.value == 1]
     for d in ones:
         assert any(holds(box, *d.center) for box in tops), (d.center, tops)
+
 
 @needs_data
 def test_dice_seen_foreshortened_are_tilted_not_read(reader: PipReader) -> None:
