@@ -1,7 +1,8 @@
 """Finding dice: a small fully convolutional network run by ``cv2.dnn``.
 
 The network looks at the frame shrunk so that its long side is ``WORK_SIDE``
-pixels (more for frames wider than ``REF_SIDE``: ``work_sides``) and predicts, on a
+pixels (more for frames wider than ``REF_SIDE``: ``work_sides``, unless a first look
+at ``WORK_SIDE`` finds dice big enough to be read so: ``Locator.find``) and predicts, on a
 grid ``STRIDE`` times coarser, a centre heat map, a sub-cell offset and the die size.
 Large dice (a close camera) are found by a second pass on a four times smaller copy
 of the frame, so the die size is always measured, never assumed.
@@ -35,6 +36,13 @@ MODEL_PATH = Path(__file__).resolve().parent / "models" / "locator.onnx"
 REF_SIDE = 640
 MAX_K = 2.0
 
+# A wide frame is first looked at as a 640 px one. If the finds it is sure of (heat at least
+# PROBE_SURE) are mostly at least BIG_ENOUGH of its pixels across (32 px at 640, byler's
+# smallest dice, which the reader reads so in its photos), that look is the fine pass: a
+# closer look would find these dice's pips and side faces as small dice (matteo's tuning
+# photos enlarged twice: 100 stray refusals instead of 9).
+PROBE_SURE = 0.5
+BIG_ENOUGH = 13.0
 # Dice the fine pass reads (sizes in its own pixels); the coarse pass takes the bigger ones.
 FINE_MAX_SIZE = 40.0
 COARSE_MIN_SIZE = FINE_MAX_SIZE * COARSE_SIDE / WORK_SIDE
@@ -105,18 +113,34 @@ class Locator:
     def __init__(self, model_path: Path = MODEL_PATH) -> None:
         self.net = cv2.dnn.readNetFromONNX(str(model_path))
 
-    def _run(self, frame: npt.NDArray[np.uint8], side: int, threshold: float) -> list[Spot]:
-        blob, scale = to_input(frame, side)
+    def _run(
+        self, image: npt.NDArray[np.uint8], side: int, threshold: float, back: float = 1.0
+    ) -> list[Spot]:
+        """The spots found in ``image`` shrunk to ``side``, in pixels of a frame ``back``
+        times as big as ``image``."""
+        blob, scale = to_input(image, side)
         self.net.setInput(blob)
         out = np.asarray(self.net.forward(), dtype=np.float32)
-        return decode(out, scale, threshold)
+        return decode(out, scale / back, threshold)
 
     def find(self, frame: npt.NDArray[np.uint8], threshold: float = 0.3) -> list[Spot]:
         """All dice-like spots, fine and coarse passes merged."""
         h, w = frame.shape[:2]
         long_side = float(max(h, w))
         fine_side, coarse_side = work_sides(int(long_side))
-        fine = self._run(frame, fine_side, threshold)
+        if fine_side > WORK_SIDE:  # a wide frame: are its dice big enough for a 640 px look?
+            # Both looks start from the closer look's picture, shrunk once.
+            scale = fine_side / long_side
+            wide = shrink(frame, max(1, round(w * scale)), max(1, round(h * scale)))
+            back = long_side / max(wide.shape[:2])
+            fine = self._run(wide, WORK_SIDE, threshold, back)
+            sure = sorted(s.size * WORK_SIDE / long_side for s in fine if s.score >= PROBE_SURE)
+            if sure and sure[len(sure) // 2] >= BIG_ENOUGH:
+                fine_side, coarse_side = WORK_SIDE, COARSE_SIDE
+            else:
+                fine = self._run(wide, fine_side, threshold, back)
+        else:
+            fine = self._run(frame, fine_side, threshold)
         fine_scale = fine_side / long_side
         spots = [s for s in fine if s.size * fine_scale <= FINE_MAX_SIZE * 1.15]
         if long_side > coarse_side * 2:
