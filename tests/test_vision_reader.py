@@ -128,19 +128,28 @@ def test_die_size_is_measured_not_assumed(reader: PipReader, die_px: int) -> Non
     assert read == [value], r
 
 
+def _altered_and_taken(
+    reader: PipReader, imgs: list[LabelledImage], alter: robustness.Alteration
+) -> tuple[Score, Score]:
+    """The scores of the photos altered (labels moved with them) and as taken, in that
+    order; an altered frame is twice the photo's size."""
+    altered, taken = Score(), Score()
+    for i, img in enumerate(imgs):
+        f = _frame(img)
+        big, dice = alter(f, img.dice, i)
+        assert big.shape[:2] == (2 * f.shape[0], 2 * f.shape[1])
+        score_image(replace(img, dice=dice), reader.read(big).dice, altered)
+        score_image(img, reader.read(f).dice, taken)
+    return altered, taken
+
+
 @needs_data
 def test_small_dice_in_a_wider_frame_read_as_in_the_photo(reader: PipReader) -> None:
     """byler's 30-45 px dice with a border of tray around them, so the frame is twice as
     wide (1280 x 1280): the same dice, a smaller part of the frame. The locator looks at
     wider frames with proportionally more pixels, so they read as in the photo; it used
     to read 49 of these 68 dice instead of 63."""
-    framed, taken = Score(), Score()
-    for i, img in enumerate(_images("byler_d6", 8)):
-        f = _frame(img)
-        big, dice = robustness.framed(2.0)(f, img.dice, i)
-        assert big.shape[:2] == (2 * f.shape[0], 2 * f.shape[1])
-        score_image(replace(img, dice=dice), reader.read(big).dice, framed)
-        score_image(img, reader.read(f).dice, taken)
+    framed, taken = _altered_and_taken(reader, _images("byler_d6", 8), robustness.framed(2.0))
     assert taken.right >= 0.85 * taken.dice, taken
     assert framed.right >= taken.right - 2, (framed.right, taken.right)
     assert framed.wrong <= taken.wrong, (framed.wrong_notes, taken.wrong_notes)
@@ -153,12 +162,9 @@ def test_big_dice_in_a_wide_frame_read_as_in_the_photo(reader: PipReader) -> Non
     faces as small dice. A first look as at a 640 px frame sees the dice are big and is
     kept; with the closer look alone these photos read 20 dice right instead of 24, with
     seven stray refusals and a wrong reading."""
-    doubled, taken = Score(), Score()
-    for i, img in enumerate(_images("matteo_webcam", 12)):
-        f = _frame(img)
-        big, dice = robustness.rescaled(2.0)(f, img.dice, i)
-        score_image(replace(img, dice=dice), reader.read(big).dice, doubled)
-        score_image(img, reader.read(f).dice, taken)
+    doubled, taken = _altered_and_taken(
+        reader, _images("matteo_webcam", 12), robustness.rescaled(2.0)
+    )
     assert taken.right >= 0.85 * taken.dice, taken
     assert doubled.right >= taken.right - 1, (doubled.right, taken.right)
     assert doubled.stray <= taken.stray + 1, (doubled.wrong_notes, taken.wrong_notes)
