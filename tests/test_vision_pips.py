@@ -106,3 +106,22 @@ def test_a_top_face_beside_squashed_side_pips() -> None:
     four_round = PipCount(corners, 4, 50.0, (20.0,) * 4, (0.9, 0.88, 0.85, 0.84), side)
     assert not four_round.top_face_beside_side_pips(2)
     assert not one.top_face_beside_side_pips(2)  # no more pips than the value
+
+
+def test_the_biggest_pips_place_a_top_face_only_near_the_found_centre() -> None:
+    """Two big round pips near the middle and a smaller squashed one off to a side: a 2's
+    top face is the big two's centroid, a 1's the biggest pip. A lone blob at the face's
+    edge is a side face's, and there are not four pips to take."""
+    side = FACE_PX * 0.95
+    c = FACE_PX / 2
+    pips = ((c - 4, c - 4), (c + 4, c + 2), (c + 2, c + 17))
+    pc = PipCount(pips, None, 50.0, (20.0, 18.0, 8.0), (0.9, 0.9, 0.5), side)
+    # The patch maps FACE_PX pixels to 0.95 of the die side: 0.95 frame px a patch px here.
+    assert pc.biggest_in_frame(2, 100.0, 100.0, 40.0) == pytest.approx((100.0, 99.05))
+    assert pc.biggest_in_frame(1, 100.0, 100.0, 40.0) == pytest.approx((96.2, 96.2))
+    assert pc.biggest_in_frame(4, 100.0, 100.0, 40.0) is None
+    # A big squashed blob among them (two side pips run together): not the top face's.
+    blob = PipCount(pips, None, 50.0, (20.0, 18.0, 30.0), (0.9, 0.9, 0.4), side)
+    assert blob.biggest_in_frame(2, 100.0, 100.0, 40.0) is None
+    edge = PipCount(((c, c + 15),), None, 50.0, (20.0,), (0.9,), side)
+    assert edge.biggest_in_frame(1, 100.0, 100.0, 40.0) is None

@@ -18,10 +18,10 @@ import numpy.typing as npt
 
 FACE_PX = 40
 FACE_K = 0.95  # fraction of the die side looked at
-# How far (in die sides) from the found centre a lone 1's pip may be taken as the top face's
-# centre (PipCount.biggest_in_frame). On the tuning photos the two moves that put a 1 off its
-# top face went 0.38 and 0.43 of a side, onto a side face's pips.
-LONE_PIP_REACH = 0.25
+# How far (in die sides) from the found centre the biggest pips' centroid may be taken as the
+# top face's centre (PipCount.biggest_in_frame). On the tuning photos the two moves that put
+# a 1 off its top face went 0.38 and 0.43 of a side, onto a side face's pips.
+TOP_FACE_REACH = 0.25
 PATTERNS: dict[int, list[frozenset[tuple[int, int]]]] = {
     1: [frozenset({(0, 0)})],
     2: [frozenset({(-1, -1), (1, 1)}), frozenset({(1, -1), (-1, 1)})],
@@ -118,16 +118,28 @@ class PipCount:
             return None
         return pts
 
-    def biggest_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
-        """The biggest pip's centre in frame pixels, if it lies within ``LONE_PIP_REACH`` of a
-        die side from (cx, cy): a lone top-face pip seen beside side faces (whose pips look
-        narrower) is the biggest, and it sits at the top face's centre, near the found one.
-        A bigger blob farther out is a side face's pip (or two of them run together)."""
-        if not self.areas:
+    def biggest_in_frame(
+        self, value: int, cx: float, cy: float, size: float
+    ) -> tuple[float, float] | None:
+        """The centroid of the ``value`` biggest pips in frame pixels, if there are that many
+        and it lies within ``TOP_FACE_REACH`` of a die side from (cx, cy): the top face's
+        centre when no pattern was found on it. A tilted camera sees the top face less
+        squashed than the side faces, so its pips are the biggest and, for a value of 2 or
+        more, also the roundest: a lone 1's pip, or a 2 whose pips stand too close together
+        for its pattern. Where the biggest are not the roundest (a side pip seen wide, two
+        run together), which are the top face's is not clear, and None is returned. A
+        centroid farther out holds a side face's pip."""
+        if not 1 <= value <= len(self.areas) or len(self.areas) != len(self.pips):
             return None
-        u, v = self.pips[int(np.argmax(self.areas))]
+        order = sorted(range(len(self.pips)), key=lambda i: -self.areas[i])[:value]
+        if value > 1 and len(self.roundness) == len(self.pips):
+            roundest = sorted(range(len(self.pips)), key=lambda i: -self.roundness[i])[:value]
+            if set(roundest) != set(order):
+                return None
+        u = sum(self.pips[i][0] for i in order) / value
+        v = sum(self.pips[i][1] for i in order) / value
         x, y = patch_to_frame(u, v, cx, cy, size)
-        if math.hypot(x - cx, y - cy) > LONE_PIP_REACH * size:
+        if math.hypot(x - cx, y - cy) > TOP_FACE_REACH * size:
             return None
         return (x, y)
 

@@ -371,8 +371,8 @@ class PipReader:
                 fc = pips.centre_in_frame(s.x, s.y, s.size)
             else:  # side faces' pips in view (a tilted camera): the roundest k pips, if a pattern
                 fc = pips.top_face_in_frame(k, s.x, s.y, s.size)
-            if fc is None and k == 1:
-                fc = pips.biggest_in_frame(s.x, s.y, s.size)
+            if fc is None:  # no pattern there: the k biggest pips, near the found centre
+                fc = pips.biggest_in_frame(k, s.x, s.y, s.size)
             if fc is not None:
                 center = (fc[0] * back, fc[1] * back)
                 box = (center, box[1], box[2])
