@@ -82,11 +82,12 @@ class PipCount:
 
         Seen by a tilted camera, a die's side faces (the top face's colour) show
         pips too, but squashed: the top face's pips are the roundest. The
-        ``value`` roundest pips, if they form ``value``'s canonical pattern, are
-        the top face; their centroid is its centre. None when they do not.
+        ``value`` roundest pips, if they form ``value``'s canonical pattern and are
+        also the ``value`` biggest (``_biggest``), are the top face; their
+        centroid is its centre. None when they are not.
         """
         pts = self._roundest(value)
-        if pts is None:
+        if pts is None or self._biggest(value) is None:
             return None
         u = sum(p[0] for p in pts) / value
         v = sum(p[1] for p in pts) / value
@@ -118,6 +119,24 @@ class PipCount:
             return None
         return pts
 
+    def _biggest(self, value: int) -> list[int] | None:
+        """The indices of the ``value`` biggest pips, if there are that many and, for a
+        value of 2 or more, they are also the ``value`` roundest. A tilted camera sees the
+        top face least squashed, so its pips are both; where the two disagree (a side
+        pip seen wide, two side pips run together), which pips are the top face's is not
+        clear. On the tuning photos the roundest alone put one 2 a few pixels off its top
+        face, onto a side face's pip, and the biggest alone one die in each of the
+        enlarged and framed photos (``vision.robustness``)."""
+        n = len(self.pips)
+        if not 1 <= value <= n or len(self.areas) != n:
+            return None
+        order = sorted(range(n), key=lambda i: -self.areas[i])[:value]
+        if value > 1 and len(self.roundness) == n:
+            roundest = sorted(range(n), key=lambda i: -self.roundness[i])[:value]
+            if set(roundest) != set(order):
+                return None
+        return order
+
     def biggest_in_frame(
         self, value: int, cx: float, cy: float, size: float
     ) -> tuple[float, float] | None:
@@ -126,16 +145,11 @@ class PipCount:
         centre when no pattern was found on it. A tilted camera sees the top face less
         squashed than the side faces, so its pips are the biggest and, for a value of 2 or
         more, also the roundest: a lone 1's pip, or a 2 whose pips stand too close together
-        for its pattern. Where the biggest are not the roundest (a side pip seen wide, two
-        run together), which are the top face's is not clear, and None is returned. A
+        for its pattern. None where the biggest are not the roundest (``_biggest``). A
         centroid farther out holds a side face's pip."""
-        if not 1 <= value <= len(self.areas) or len(self.areas) != len(self.pips):
+        order = self._biggest(value)
+        if order is None:
             return None
-        order = sorted(range(len(self.pips)), key=lambda i: -self.areas[i])[:value]
-        if value > 1 and len(self.roundness) == len(self.pips):
-            roundest = sorted(range(len(self.pips)), key=lambda i: -self.roundness[i])[:value]
-            if set(roundest) != set(order):
-                return None
         u = sum(self.pips[i][0] for i in order) / value
         v = sum(self.pips[i][1] for i in order) / value
         x, y = patch_to_frame(u, v, cx, cy, size)
