@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.dataset import default_data_dir, load_set
-from vision.locate import PAD, shrink, to_input, work_sides
+from vision.locate import PAD, Locator, by_factor, halve, shrink, to_input, work_sides
 
 DATA = default_data_dir()
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
@@ -47,6 +47,32 @@ def test_shrink_enlarges_small_frames_and_keeps_exact_sizes() -> None:
     img = _photo_like(96, 128)
     assert shrink(img, 256, 192).shape == (192, 256, 3)
     assert shrink(img, 128, 96) is img
+
+
+@pytest.mark.parametrize(("h", "w"), [(480, 640), (481, 641), (960, 1280), (300, 700)])
+def test_a_frame_halved_beforehand_shrinks_to_the_same_picture(h: int, w: int) -> None:
+    """The reader halves a frame for its thumbnail and hands the half on: where the whole
+    factor is 2 it is taken, and the picture is the one ``shrink`` makes itself (to the
+    bit); for other factors it is not used. Two halvings are not one 4x average."""
+    img = _photo_like(h, w)
+    half = halve(img)
+    assert np.array_equal(half, by_factor(img, 2))
+    assert half.shape == (h // 2, w // 2, 3)
+    for nw in (256, 64, round(w * 0.4)):
+        nh = max(1, round(nw * h / w))
+        assert np.array_equal(shrink(img, nw, nh, half), shrink(img, nw, nh)), nw
+    stale = np.zeros_like(half)  # not this frame's half: shows when it is taken
+    nw = round(w * 0.4)  # a factor of 2, then bilinear
+    nh = round(nw * h / w)
+    assert not np.array_equal(shrink(img, nw, nh, stale), shrink(img, nw, nh))
+    nh = round(64 * h / w)  # a factor of 4 or more
+    assert np.array_equal(shrink(img, 64, nh, stale), shrink(img, 64, nh))
+
+
+def test_the_locator_finds_the_same_spots_given_the_frame_halved() -> None:
+    frame = _photo_like(480, 640)
+    loc = Locator()
+    assert loc.find(frame, 0.05, halve(frame)) == loc.find(frame, 0.05)
 
 
 def test_to_input_pads_to_the_network_stride() -> None:

@@ -58,32 +58,53 @@ class Spot:
     score: float
 
 
-def shrink(frame: npt.NDArray[np.uint8], nw: int, nh: int) -> npt.NDArray[np.uint8]:
+def by_factor(frame: npt.NDArray[np.uint8], f: int) -> npt.NDArray[np.uint8]:
+    """``frame`` shrunk by the whole factor ``f``: f x f blocks averaged (OpenCV's INTER_AREA
+    for a whole factor); the rows and columns past the last whole block are dropped."""
+    h, w = frame.shape[:2]
+    return np.asarray(
+        cv2.resize(frame[: h - h % f, : w - w % f], (w // f, h // f), interpolation=cv2.INTER_AREA),
+        np.uint8,
+    )
+
+
+def halve(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """2x2 blocks averaged (``by_factor(frame, 2)``, OpenCV's fastest INTER_AREA path)."""
+    return by_factor(frame, 2)
+
+
+def shrink(
+    frame: npt.NDArray[np.uint8],
+    nw: int,
+    nh: int,
+    half: npt.NDArray[np.uint8] | None = None,
+) -> npt.NDArray[np.uint8]:
     """``frame`` resized to ``nw`` x ``nh``, fast: first by the largest whole factor that
-    keeps it at least that big (OpenCV's fast INTER_AREA path: whole blocks averaged), then
-    the rest of the way (less than 2x) bilinearly. On the photos, 0.2-2.6 grey levels
-    (mean) from a one-step INTER_AREA, at a sixth of its cost for 640 -> 256."""
+    keeps it at least that big (``by_factor``), then the rest of the way (less than 2x)
+    bilinearly. On the photos, 0.2-2.6 grey levels (mean) from a one-step INTER_AREA, at a
+    sixth of its cost for 640 -> 256. ``half``, if given, is ``halve(frame)`` already made
+    (the reader's brightness thumbnail starts from it): taken when the factor is 2."""
     h, w = frame.shape[:2]
     f = min(w // max(1, nw), h // max(1, nh))
-    if f >= 2:
-        frame = np.asarray(
-            cv2.resize(
-                frame[: h - h % f, : w - w % f], (w // f, h // f), interpolation=cv2.INTER_AREA
-            ),
-            np.uint8,
-        )
+    if f == 2 and half is not None:
+        frame = half
+    elif f >= 2:
+        frame = by_factor(frame, f)
     if frame.shape[:2] == (nh, nw):
         return frame
     interp = cv2.INTER_LINEAR if frame.shape[1] >= nw else cv2.INTER_CUBIC
     return np.asarray(cv2.resize(frame, (nw, nh), interpolation=interp), np.uint8)
 
 
-def to_input(frame: npt.NDArray[np.uint8], side: int) -> tuple[npt.NDArray[np.float32], float]:
-    """Shrink ``frame`` so its long side is ``side``, pad to a multiple of ``PAD``; blob + scale."""
+def to_input(
+    frame: npt.NDArray[np.uint8], side: int, half: npt.NDArray[np.uint8] | None = None
+) -> tuple[npt.NDArray[np.float32], float]:
+    """Shrink ``frame`` so its long side is ``side`` (``shrink``, given ``half`` if made),
+    pad to a multiple of ``PAD``; blob + scale."""
     h, w = frame.shape[:2]
     scale = side / float(max(h, w))
     nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
-    small = shrink(frame, nw, nh)
+    small = shrink(frame, nw, nh, half)
     ph = (nh + PAD - 1) // PAD * PAD
     pw = (nw + PAD - 1) // PAD * PAD
     if (ph, pw) != (nh, nw):
@@ -114,24 +135,36 @@ class Locator:
         self.net = cv2.dnn.readNetFromONNX(str(model_path))
 
     def _run(
-        self, image: npt.NDArray[np.uint8], side: int, threshold: float, back: float = 1.0
+        self,
+        image: npt.NDArray[np.uint8],
+        side: int,
+        threshold: float,
+        back: float = 1.0,
+        half: npt.NDArray[np.uint8] | None = None,
     ) -> list[Spot]:
         """The spots found in ``image`` shrunk to ``side``, in pixels of a frame ``back``
-        times as big as ``image``."""
-        blob, scale = to_input(image, side)
+        times as big as ``image`` (``half``: ``halve(image)``, if made)."""
+        blob, scale = to_input(image, side, half)
         self.net.setInput(blob)
         out = np.asarray(self.net.forward(), dtype=np.float32)
         return decode(out, scale / back, threshold)
 
-    def find(self, frame: npt.NDArray[np.uint8], threshold: float = 0.3) -> list[Spot]:
-        """All dice-like spots, fine and coarse passes merged."""
+    def find(
+        self,
+        frame: npt.NDArray[np.uint8],
+        threshold: float = 0.3,
+        half: npt.NDArray[np.uint8] | None = None,
+    ) -> list[Spot]:
+        """All dice-like spots, fine and coarse passes merged. ``half``, if given, is
+        ``halve(frame)``, made once for the caller's own use: the same picture as the
+        passes would make, so the spots are the same with it or without."""
         h, w = frame.shape[:2]
         long_side = float(max(h, w))
         fine_side, coarse_side = work_sides(int(long_side))
         if fine_side > WORK_SIDE:  # a wide frame: are its dice big enough for a 640 px look?
             # Both looks start from the closer look's picture, shrunk once.
             scale = fine_side / long_side
-            wide = shrink(frame, max(1, round(w * scale)), max(1, round(h * scale)))
+            wide = shrink(frame, max(1, round(w * scale)), max(1, round(h * scale)), half)
             back = long_side / max(wide.shape[:2])
             fine = self._run(wide, WORK_SIDE, threshold, back)
             sure = sorted(s.size * WORK_SIDE / long_side for s in fine if s.score >= PROBE_SURE)
@@ -140,11 +173,11 @@ class Locator:
             else:
                 fine = self._run(wide, fine_side, threshold, back)
         else:
-            fine = self._run(frame, fine_side, threshold)
+            fine = self._run(frame, fine_side, threshold, half=half)
         fine_scale = fine_side / long_side
         spots = [s for s in fine if s.size * fine_scale <= FINE_MAX_SIZE * 1.15]
         if long_side > coarse_side * 2:
-            coarse = self._run(frame, coarse_side, threshold)
+            coarse = self._run(frame, coarse_side, threshold, half=half)
             coarse_scale = coarse_side / long_side
             spots += [s for s in coarse if s.size * coarse_scale >= COARSE_MIN_SIZE * 0.85]
         return suppress(spots)

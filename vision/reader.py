@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classify import Classifier, crop
-from vision.locate import Locator, Spot, is_pip_of
+from vision.locate import Locator, Spot, by_factor, halve, is_pip_of
 from vision.pips import PipCount, count_pips
 from vision.types import DieReading, FrameReading, FrameStatus
 
@@ -196,7 +196,9 @@ class PipReader:
         if min(frame.shape[:2]) < MIN_SIDE * _shrink_factor(frame):
             return _reroll("picture too small")
         frame, back = _shrink(frame)
-        small = _thumbnail(frame)
+        # The thumbnail's first halving is the locator's first step for a 640 px frame.
+        half = halve(frame) if _thumbnail_halves(frame) else None
+        small = _thumbnail(half if half is not None else frame)
         gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.uint8)
         mean = float(gray.mean())
         if mean < TOO_DARK:
@@ -205,7 +207,7 @@ class PipReader:
             return _reroll("too bright")
 
         seen: dict[Spot, npt.NDArray[np.float32]] = {}  # crop probabilities already known
-        spots = self.locator.find(frame, SPOT_THRESHOLD)
+        spots = self.locator.find(frame, SPOT_THRESHOLD, half)
         spots = self._big_over_its_pips(frame, spots, seen)
         spots = self._drop_reference_like(frame, spots)
         crops = [crop(frame, s.x, s.y, s.size) for s in spots]
@@ -410,28 +412,11 @@ def _shrink(frame: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], float]
         return frame, 1.0
     small, rest = frame, f
     while rest % 2 == 0:
-        small = _halve(small)
+        small = halve(small)
         rest //= 2
     if rest > 1:
-        h, w = small.shape[:2]
-        small = np.asarray(
-            cv2.resize(
-                small[: h - h % rest, : w - w % rest],
-                (w // rest, h // rest),
-                interpolation=cv2.INTER_AREA,
-            ),
-            np.uint8,
-        )
+        small = by_factor(small, rest)
     return small, float(f)
-
-
-def _halve(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """2x2 blocks averaged (OpenCV's fast INTER_AREA path); an odd last row or column goes."""
-    h, w = frame.shape[:2]
-    return np.asarray(
-        cv2.resize(frame[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA),
-        np.uint8,
-    )
 
 
 def _shrink_factor(frame: npt.NDArray[np.uint8]) -> int:
@@ -439,14 +424,22 @@ def _shrink_factor(frame: npt.NDArray[np.uint8]) -> int:
     return max(1, -(-int(max(frame.shape[:2])) // MAX_SIDE))
 
 
-def _thumbnail(frame: npt.NDArray[np.uint8], side: int = 160) -> npt.NDArray[np.uint8]:
+THUMB_SIDE = 160
+
+
+def _thumbnail_halves(frame: npt.NDArray[np.uint8], side: int = THUMB_SIDE) -> bool:
+    """Whether ``_thumbnail`` halves the frame (at least once) on its way to ``side``."""
+    return bool(frame.shape[1] // 2 >= side and frame.shape[0] >= 2)
+
+
+def _thumbnail(frame: npt.NDArray[np.uint8], side: int = THUMB_SIDE) -> npt.NDArray[np.uint8]:
     """The frame about ``side`` pixels wide, for its brightness and sharpness: halved while
     it stays that wide (OpenCV's fast INTER_AREA path, 2x2 blocks averaged), then resized
     the rest of the way. Other whole factors of INTER_AREA are several times slower: for
     640 -> 160, 0.8 ms against 0.1 ms on one core."""
     small = frame
-    while small.shape[1] // 2 >= side and small.shape[0] >= 2:
-        small = _halve(small)
+    while _thumbnail_halves(small, side):
+        small = halve(small)
     if small.shape[1] == side:
         return small
     nh = max(1, round(side * small.shape[0] / small.shape[1]))
