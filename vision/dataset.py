@@ -10,7 +10,9 @@ index (0, 2, 4 ...) belongs to the *tuning* part, the one at an odd index to the
 The tuning part is further divided for the crop classifier: images at index
 6, 14, 22 ... (``index % 8 == 6``) form the *calibration* part, kept out of the
 classifier's training so that its refusal thresholds are set on dice it has not
-seen; the rest of the tuning part (``"fit"``) trains it.
+seen; the rest of the tuning part (``"fit"``) trains it. The images at index 0, 4,
+8 ... (``"half"``: half the tuning part, two thirds of "fit") are there to measure
+what fewer photos cost the classifier, on the calibration part.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 SETS: tuple[str, ...] = ("byler_d6", "matteo_webcam")
-Part = Literal["tune", "heldout", "all", "fit", "calib"]
+Part = Literal["tune", "heldout", "all", "fit", "calib", "half"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,8 @@ def in_part(index: int, part: Part) -> bool:
         return index % 2 == 0
     if part == "calib":
         return index % 8 == 6
+    if part == "half":
+        return index % 4 == 0
     return index % 2 == 0 and index % 8 != 6  # "fit"
 
 

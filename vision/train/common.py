@@ -52,7 +52,7 @@ def _die_sizes(img: LabelledImage, fallback: float) -> np.ndarray:
 
 def load_tuning(part: Part = "tune") -> list[Photo]:
     """Tuning-part photos of every set (never the held-out part)."""
-    assert part in ("tune", "fit", "calib")
+    assert part in ("tune", "fit", "calib", "half")
     photos: list[Photo] = []
     for set_name in SETS:
         imgs = load_set(set_name, part)

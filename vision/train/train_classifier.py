@@ -3,7 +3,8 @@
     python -m vision.train.train_classifier [--iters N]
 
 Trains on the "fit" part of the tuning photos (vision/dataset.py); the
-"calibration" part and the held-out part are never seen. Writes
+"calibration" part and the held-out part are never seen (``--photos`` picks
+another part of the tuning photos; the held-out part is never offered). Writes
 ``vision/models/classifier.onnx`` and ``classifier.json``.
 
 Crops are cut exactly as the reader cuts them (vision.classify.crop) after a
@@ -281,6 +282,13 @@ def mine(photos: list[Photo]) -> list[tuple[int, float, float, float, int]]:
     return out
 
 
+PHOTOS = {
+    "fit": "fit part of the tuning photos (vision/dataset.py: even index, not index % 8 == 6)",
+    "tune": "all the tuning photos, calibration part included (vision/dataset.py: even index)",
+    "half": "half the tuning photos (vision/dataset.py: index % 4 == 0)",
+}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=8000)
@@ -322,6 +330,14 @@ def main() -> None:
     ap.add_argument(
         "--temperature", type=float, default=2.0, help="softening of both networks' outputs"
     )
+    ap.add_argument(
+        "--photos",
+        choices=("fit", "tune", "half"),
+        default="fit",
+        help="which tuning photos to train on (vision/dataset.py): fit (the shipped network), "
+        "tune (fit and the calibration photos, which then can no longer check the thresholds) "
+        "or half (two thirds of fit, to see what fewer photos cost)",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--input-norm", choices=NORMS, default="fixed", help="vision.classify")
     ap.add_argument("--seed", type=int, default=SEED)
@@ -330,7 +346,7 @@ def main() -> None:
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    photos = load_tuning("fit")
+    photos = load_tuning(args.photos)
     mined = mine(photos)
     print(
         f"{len(photos)} photos, mined {sum(m[4] > 0 for m in mined)} pos "
@@ -396,8 +412,7 @@ def main() -> None:
         {
             "script": "python -m vision.train.train_classifier",
             "args": vars(args),
-            "data": "fit part of the tuning photos (vision/dataset.py: even index, "
-            "not index % 8 == 6) of byler_d6 and matteo_webcam; "
+            "data": f"{PHOTOS[args.photos]} of byler_d6 and matteo_webcam; "
             "negatives include the locator's false finds there; "
             f"plus {args.synth} drawn dice (vision/train/synth.py) "
             f"as {args.synth_share:.0%} of the positives",
