@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 
 from vision import robustness
 from vision.bench import Score, grown, holds, score_image
-from vision.dataset import LabelledImage, default_data_dir, load_set
+from vision.dataset import LabelledDie, LabelledImage, default_data_dir, load_set
 from vision.locate import Spot
 from vision.pips import PipCount
 from vision.reader import (
@@ -579,3 +580,18 @@ def test_bench_measures_a_given_network_on_the_calibration_images(
     assert "no such network: no-such-network.onnx" in capsys.readouterr().err
     assert bench.main(["--calib", "--repeat", "0"]) == 2
     assert "--repeat must be 1 or more" in capsys.readouterr().err
+
+
+def test_the_bench_lists_each_refused_and_missed_die_with_its_label() -> None:
+    dice = (LabelledDie(3, (0, 0, 20, 20)), LabelledDie(5, (100, 100, 120, 120)))
+    img = LabelledImage("s", Path("a.jpg"), 200, 200, dice)
+    refused = DieReading(None, (11.0, 9.0), ((11.0, 9.0), (20.0, 20.0), 0.0), 0.7, "unclear")
+    stray = DieReading(None, (60.0, 60.0), ((60.0, 60.0), (20.0, 20.0), 0.0), 0.5, "unclear")
+    sc = Score()
+    score_image(img, (refused, stray), sc)
+    assert (sc.refused, sc.missed, sc.stray) == (1, 1, 1)
+    assert sc.doubt_notes == [
+        "a.jpg: refused (unclear), label 3 at (11,9) conf 0.700",
+        "a.jpg: missed, label 5 at (110,110)",
+    ]
+    assert sc.wrong_notes == ["a.jpg: stray refusal (unclear) at (60,60)"]

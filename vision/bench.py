@@ -54,6 +54,7 @@ class Score:
     fastest_ms: list[float] = field(default_factory=list)  # per image, its fastest read
     reads: int = 1  # reads of each image
     wrong_notes: list[str] = field(default_factory=list)
+    doubt_notes: list[str] = field(default_factory=list)  # refused and missed dice
     refusals: Counter[str] = field(default_factory=Counter)  # reason -> dice refused for it
 
 
@@ -91,6 +92,11 @@ def score_image(img: LabelledImage, dice: tuple[DieReading, ...], sc: Score) -> 
             sc.refused += 1
             sc.refusals[dice[j].reason] += 1
             ok = False
+            sc.doubt_notes.append(
+                f"{img.name}: refused ({dice[j].reason}), label {labels[i].value} at "
+                f"({dice[j].center[0]:.0f},{dice[j].center[1]:.0f}) "
+                f"conf {dice[j].confidence:.3f}"
+            )
         elif v == labels[i].value:
             sc.right += 1
         else:
@@ -103,6 +109,10 @@ def score_image(img: LabelledImage, dice: tuple[DieReading, ...], sc: Score) -> 
             )
     sc.dice += len(labels)
     sc.missed += len(labels) - len(used_l)
+    for i, lab in enumerate(labels):
+        if i not in used_l:
+            cx, cy = lab.center
+            sc.doubt_notes.append(f"{img.name}: missed, label {lab.value} at ({cx:.0f},{cy:.0f})")
     if len(labels) - len(used_l):
         ok = False
     for j, d in enumerate(dice):
@@ -155,7 +165,7 @@ def run_set(reader: PipReader, set_name: str, part: Part, repeat: int = 1) -> Sc
     return sc
 
 
-def report(set_name: str, part: str, sc: Score, verbose: bool) -> None:
+def report(set_name: str, part: str, sc: Score, verbose: int) -> None:
     ms = np.array(sc.ms)
     print(f"{set_name} [{part}]: {sc.images} images, {sc.dice} dice")
     print(f"  right   {pct(sc.right, sc.dice)}")
@@ -174,6 +184,9 @@ def report(set_name: str, part: str, sc: Score, verbose: bool) -> None:
         )
     if verbose:
         for n in sc.wrong_notes:
+            print("   ", n)
+    if verbose > 1:
+        for n in sc.doubt_notes:
             print("   ", n)
 
 
@@ -196,7 +209,11 @@ def main(argv: list[str] | None = None) -> int:
         "both printed: on a shared machine a slower read is partly other work's time",
     )
     ap.add_argument(
-        "-v", "--verbose", action="store_true", help="list wrong, extra and stray readings"
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="list wrong, extra and stray readings; -vv also refused and missed dice",
     )
     ap.add_argument(
         "--classifier",
