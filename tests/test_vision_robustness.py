@@ -9,6 +9,7 @@ from vision.dataset import LabelledDie, default_data_dir
 from vision.robustness import (
     ALTERATIONS,
     Alteration,
+    die_cut,
     framed,
     main,
     quarter_turn,
@@ -54,6 +55,25 @@ def test_labels_turn_with_the_frame(degrees: float) -> None:
     assert abs(cx - (mx0 + mx1) / 2) < 0.5 and abs(cy - (my0 + my1) / 2) < 0.5
     assert np.allclose((mx1 - mx0, my1 - my0), (20.0, 20.0))
     assert abs(cx - 30.0) > 3 or abs(cy - 40.0) > 3  # it did move
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_die_cut_by_the_edge_keeps_its_clipped_label_and_the_rest_move(seed: int) -> None:
+    f = np.zeros((100, 200, 3), np.uint8)
+    f[40:60, 30:50] = 255
+    f[40:60, 150:170] = 128
+    dice = (LabelledDie(4, (30.0, 40.0, 50.0, 60.0)), LabelledDie(2, (150.0, 40.0, 170.0, 60.0)))
+    g, moved = die_cut(f, dice, seed)
+    assert g.size < f.size  # something was cut away
+    for d in moved:
+        x0, y0, x1, y1 = d.bbox
+        assert 0 <= x0 < x1 <= g.shape[1] and 0 <= y0 < y1 <= g.shape[0]
+        shade = 255 if d.value == 4 else 128
+        ys, xs = np.nonzero(g[:, :, 0] == shade)
+        assert np.allclose((x0, y0, x1, y1), (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
+    # The die the cut crosses shows 50-90 % of its side on the cut axis.
+    sides = sorted(min(d.bbox[2] - d.bbox[0], d.bbox[3] - d.bbox[1]) for d in moved)
+    assert 10 <= sides[0] <= 18
 
 
 def test_every_alteration_keeps_the_frame_an_image() -> None:

@@ -56,6 +56,9 @@ VIEWS_AGREE = 0.90  # ... when the pip count agrees
 # A 4 or 5 whose own pips lie squashed below this (vision.pips.PipCount.squeeze) is a die
 # leaning over. Flat dice in the tuning photos, tilted webcam included, stay above 0.63.
 TILTED = 0.6
+# A die found closer than this share of its size to the frame's edge is checked for
+# running on past it (_reaches_edge).
+NEAR_EDGE = 0.6
 TOO_DARK = 28.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
@@ -164,6 +167,51 @@ def _refuse_overlapping(cands: list[_Candidate], dice: list[DieReading]) -> list
     return out
 
 
+def _lab_median(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """The median colour of a patch, in CIE Lab (OpenCV's 8-bit scaling)."""
+    lab = np.asarray(cv2.cvtColor(np.ascontiguousarray(bgr), cv2.COLOR_BGR2LAB), np.uint8)
+    return np.asarray(np.median(lab.reshape(-1, 3), axis=0), np.float32)
+
+
+def _reaches_edge(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.float32]) -> bool:
+    """Whether a die found near the frame's edge (within ``NEAR_EDGE`` of its size) runs
+    on past it. The locator finds the part of a die in view as if it were the whole die,
+    so its box can lie inside the frame while the die is cut; a 2 with one pip out of
+    view then reads as a 1. Such a die's body reaches the edge: there, beside the find,
+    the frame's outermost pixels are closer in colour to its face than to the tray (the
+    whole frame's median colour). A die that lies whole near the edge has tray there."""
+    h, w = frame.shape[:2]
+    size = s.size
+    half = size / 2.0
+    gaps = (s.x - half, s.y - half, w - s.x - half, h - s.y - half)  # left, top, right, bottom
+    if min(gaps) >= NEAR_EDGE * size:
+        return False
+    r = max(1, round(0.3 * size))  # the middle 60 %: pips are a small share of it
+    face = frame[
+        max(0, round(s.y) - r) : round(s.y) + r + 1, max(0, round(s.x) - r) : round(s.x) + r + 1
+    ]
+    if face.size == 0:
+        return False
+    face_lab = _lab_median(face)
+    depth = max(2, round(0.08 * size))
+    along = 0.3 * size
+    x0, x1 = max(0, round(s.x - along)), min(w, round(s.x + along) + 1)
+    y0, y1 = max(0, round(s.y - along)), min(h, round(s.y + along) + 1)
+    bands = (
+        frame[y0:y1, :depth],
+        frame[:depth, x0:x1],
+        frame[y0:y1, w - depth :],
+        frame[h - depth :, x0:x1],
+    )
+    for gap, band in zip(gaps, bands, strict=True):
+        if gap >= NEAR_EDGE * size or band.size == 0:
+            continue
+        edge = _lab_median(band)
+        if float(np.linalg.norm(edge - face_lab)) < float(np.linalg.norm(edge - tray)):
+            return True
+    return False
+
+
 def _sharpness(gray: npt.NDArray[np.uint8]) -> float:
     """Laplacian energy relative to image contrast: scale- and exposure-independent-ish."""
     g = gray.astype(np.float32)
@@ -234,7 +282,10 @@ class PipReader:
         cands = self._look_again(cands)
         cands.sort(key=lambda c: (c.spot.x, c.spot.y))
 
-        dice = _refuse_overlapping(cands, [self._decide(frame, c, cands, back) for c in cands])
+        tray = _lab_median(small)
+        dice = _refuse_overlapping(
+            cands, [self._decide(frame, c, cands, back, tray) for c in cands]
+        )
 
         if not dice:
             if _sharpness(gray) < BLUR_MIN:
@@ -339,7 +390,12 @@ class PipReader:
         return out
 
     def _decide(
-        self, frame: npt.NDArray[np.uint8], c: _Candidate, cands: list[_Candidate], back: float
+        self,
+        frame: npt.NDArray[np.uint8],
+        c: _Candidate,
+        cands: list[_Candidate],
+        back: float,
+        tray: npt.NDArray[np.float32],
     ) -> DieReading:
         s = c.spot
         h, w = frame.shape[:2]
@@ -354,6 +410,8 @@ class PipReader:
             return DieReading(None, center, box, conf, reason)
 
         if s.x - half < 0 or s.y - half < 0 or s.x + half > w or s.y + half > h:
+            return refuse("cut off at the frame edge")
+        if _reaches_edge(frame, s, tray):
             return refuse("cut off at the frame edge")
         pips = c.pips
         ok = _first_look(p, pips)

@@ -9,7 +9,8 @@ and 2 (labels moved with it; twice the size is a 640 x 480 view taken at the Pi 
 bright, brightened (gamma 0.6), darkened towards the corners (a cheap lens), with noise
 (sigma 8), blurred (sigma 1.2), smeared by motion (9 px sideways), recompressed as JPEG
 at quality 35, with red and blue swapped, and as its negative (a dark tray, dice of the
-opposite shade: light pips on dark dice). Scored
+opposite shade: light pips on dark dice), and cut through one die by the frame's edge.
+Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
 die was refused, so the table asks for a re-roll). A wrong reading under any of
@@ -153,6 +154,41 @@ def negative(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.ascontiguousarray(255 - frame), dice
 
 
+def die_cut(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """The frame cut through one die (picked by the seed), 10-50 % of its labelled side
+    out of view, on one side of it (picked too; the other side if that keeps more of
+    the frame): a die half out of view, as when the camera is knocked. Dice wholly
+    cut away lose their labels; those the cut crosses keep theirs, clipped to the
+    frame, with their value: a reader must refuse such a die or read its value."""
+    if not dice:
+        return frame, dice
+    rng = np.random.default_rng(seed)
+    h, w = frame.shape[:2]
+    d = dice[int(rng.integers(len(dice)))]
+    side = int(rng.integers(4))
+    share = float(rng.uniform(0.1, 0.5))
+    x0, y0, x1, y1 = d.bbox
+    # The box kept, (left, top, right, bottom), for a cut on each side of the die.
+    keeps = [
+        (x0 + share * (x1 - x0), 0.0, float(w), float(h)),
+        (0.0, y0 + share * (y1 - y0), float(w), float(h)),
+        (0.0, 0.0, x1 - share * (x1 - x0), float(h)),
+        (0.0, 0.0, float(w), y1 - share * (y1 - y0)),
+    ]
+    area = [max(0.0, x1_ - x0_) * max(0.0, y1_ - y0_) for x0_, y0_, x1_, y1_ in keeps]
+    if area[side] < area[(side + 2) % 4]:
+        side = (side + 2) % 4
+    left, top, right, bottom = (round(v) for v in keeps[side])
+    out = np.ascontiguousarray(frame[top:bottom, left:right])
+    kept = []
+    for e in dice:
+        ex0, ey0 = max(e.bbox[0], left) - left, max(e.bbox[1], top) - top
+        ex1, ey1 = min(e.bbox[2], right) - left, min(e.bbox[3], bottom) - top
+        if ex1 > ex0 and ey1 > ey0:
+            kept.append(LabelledDie(e.value, (ex0, ey0, ex1, ey1)))
+    return out, tuple(kept)
+
+
 ALTERATIONS: dict[str, Alteration] = {
     "as taken": as_taken,
     "quarter turn": quarter_turn,
@@ -170,6 +206,7 @@ ALTERATIONS: dict[str, Alteration] = {
     "jpeg 35": recompressed,
     "red/blue swapped": colours_swapped,
     "negative": negative,
+    "die cut by edge": die_cut,
 }
 
 
