@@ -9,6 +9,7 @@ from vision.dataset import LabelledDie, default_data_dir
 from vision.robustness import (
     ALTERATIONS,
     Alteration,
+    die_covered,
     die_cut,
     framed,
     main,
@@ -74,6 +75,19 @@ def test_a_die_cut_by_the_edge_keeps_its_clipped_label_and_the_rest_move(seed: i
     # The die the cut crosses shows 50-90 % of its side on the cut axis.
     sides = sorted(min(d.bbox[2] - d.bbox[0], d.bbox[3] - d.bbox[1]) for d in moved)
     assert 10 <= sides[0] <= 18
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_covered_die_keeps_its_label_and_part_of_it_is_dark(seed: int) -> None:
+    f = np.full((100, 200, 3), 200, np.uint8)
+    f[40:60, 90:110] = 255
+    dice = (LabelledDie(5, (90.0, 40.0, 110.0, 60.0)),)
+    g, moved = die_covered(f, dice, seed)
+    assert moved == dice and g.shape == f.shape
+    die = g[40:60, 90:110, 0]
+    covered = float(np.mean(die == 40))
+    assert 0.1 - 0.05 <= covered <= 0.5 + 0.05, covered
+    assert int(die.max()) == 255  # the rest of the die is still in view
 
 
 def test_every_alteration_keeps_the_frame_an_image() -> None:

@@ -9,7 +9,8 @@ and 2 (labels moved with it; twice the size is a 640 x 480 view taken at the Pi 
 bright, brightened (gamma 0.6), darkened towards the corners (a cheap lens), with noise
 (sigma 8), blurred (sigma 1.2), smeared by motion (9 px sideways), recompressed as JPEG
 at quality 35, with red and blue swapped, and as its negative (a dark tray, dice of the
-opposite shade: light pips on dark dice), and cut through one die by the frame's edge.
+opposite shade: light pips on dark dice), cut through one die by the frame's edge, and
+with one die partly covered by a dark object.
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -189,6 +190,32 @@ def die_cut(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return out, tuple(kept)
 
 
+def die_covered(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """One die (picked by the seed) partly covered by a dark object (a cable, a phone)
+    reaching in from one side (picked too) over 10-50 % of its labelled side, the
+    object a die side wider than the die either way. Labels stay as they were: a
+    reader must refuse the covered die or read its value."""
+    if not dice:
+        return frame, dice
+    rng = np.random.default_rng(seed)
+    d = dice[int(rng.integers(len(dice)))]
+    side = int(rng.integers(4))
+    share = float(rng.uniform(0.1, 0.5))
+    x0, y0, x1, y1 = d.bbox
+    sw, sh = x1 - x0, y1 - y0
+    far = float(max(frame.shape[:2]))
+    boxes = [
+        (x0 - far, y0 - sh, x0 + share * sw, y1 + sh),  # from the left
+        (x0 - sw, y0 - far, x1 + sw, y0 + share * sh),  # from above
+        (x1 - share * sw, y0 - sh, x1 + far, y1 + sh),  # from the right
+        (x0 - sw, y1 - share * sh, x1 + sw, y1 + far),  # from below
+    ]
+    a, b, c, e = (round(v) for v in boxes[side])
+    out = frame.copy()
+    cv2.rectangle(out, (a, b), (c, e), (40, 40, 40), -1)
+    return out, dice
+
+
 ALTERATIONS: dict[str, Alteration] = {
     "as taken": as_taken,
     "quarter turn": quarter_turn,
@@ -207,6 +234,7 @@ ALTERATIONS: dict[str, Alteration] = {
     "red/blue swapped": colours_swapped,
     "negative": negative,
     "die cut by edge": die_cut,
+    "die covered": die_covered,
 }
 
 
