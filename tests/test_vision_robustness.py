@@ -107,6 +107,8 @@ def test_unknown_names_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown alteration 'upside down'" in capsys.readouterr().err
     assert main(["nosuchset"]) == 2
     assert "unknown set 'nosuchset'" in capsys.readouterr().err
+    assert main(["--classifier", "no-such-network.onnx"]) == 2
+    assert "no such network: no-such-network.onnx" in capsys.readouterr().err
 
 
 @needs_data

@@ -1,6 +1,6 @@
 """Measure the pip reader on the labelled photos altered as a camera might alter them.
 
-    python -m vision.robustness [SETS...] [--tune] [--only NAME,...] [-v]
+    python -m vision.robustness [SETS...] [--tune] [--only NAME,...] [-v] [--classifier ONNX...]
 
 Every image of the part (held-out unless ``--tune``) is read as it is and again after
 each alteration: turned a quarter and by 17 degrees, shrunk to 0.6 and enlarged to 1.6
@@ -25,12 +25,14 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from vision.bench import Score, _imread, pct, score_image
+from vision.classify import Classifier
 from vision.dataset import SETS, LabelledDie, LabelledImage, Part, load_set
 from vision.reader import PipReader
 
@@ -265,6 +267,12 @@ def main(argv: list[str] | None = None) -> int:
         "--only", default=None, help=f"comma-separated alterations: {', '.join(ALTERATIONS)}"
     )
     ap.add_argument("-v", "--verbose", action="store_true", help="list wrong and extra readings")
+    ap.add_argument(
+        "--classifier",
+        nargs="+",
+        type=Path,
+        help="crop networks to read with instead of the shipped ones (averaged)",
+    )
     args = ap.parse_args(argv)
     names = list(ALTERATIONS) if args.only is None else args.only.split(",")
     unknown = [n for n in names if n not in ALTERATIONS]
@@ -274,9 +282,15 @@ def main(argv: list[str] | None = None) -> int:
         known = ALTERATIONS if unknown else SETS
         print(f"unknown {what}; known: {', '.join(known)}", file=sys.stderr)
         return 2
+    missing = [str(p) for p in args.classifier or () if not p.is_file()]
+    if missing:
+        print(f"no such network: {', '.join(missing)}", file=sys.stderr)
+        return 2
     cv2.setNumThreads(1)
     part: Part = "tune" if args.tune else "heldout"
     reader = PipReader()
+    if args.classifier:
+        reader.classifier = Classifier(args.classifier)
     for s in args.sets:
         images = load_set(s, part)
         print(f"{s} [{part}]: {len(images)} images, {sum(len(i.dice) for i in images)} dice")
