@@ -173,6 +173,18 @@ def _lab_median(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     return np.asarray(np.median(lab.reshape(-1, 3), axis=0), np.float32)
 
 
+def _gaps(frame: npt.NDArray[np.uint8], s: Spot) -> tuple[float, float, float, float]:
+    """How far a find's box lies from the frame's left, top, right and bottom edges."""
+    h, w = frame.shape[:2]
+    half = s.size / 2.0
+    return (s.x - half, s.y - half, w - s.x - half, h - s.y - half)
+
+
+def _near_edge(frame: npt.NDArray[np.uint8], s: Spot) -> bool:
+    """Whether a find lies within ``NEAR_EDGE`` of its size of the frame's edge."""
+    return min(_gaps(frame, s)) < NEAR_EDGE * s.size
+
+
 def _reaches_edge(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.float32]) -> bool:
     """Whether a die found near the frame's edge (within ``NEAR_EDGE`` of its size) runs
     on past it. The locator finds the part of a die in view as if it were the whole die,
@@ -180,12 +192,11 @@ def _reaches_edge(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.fl
     view then reads as a 1. Such a die's body reaches the edge: there, beside the find,
     the frame's outermost pixels are closer in colour to its face than to the tray (the
     whole frame's median colour). A die that lies whole near the edge has tray there."""
+    if not _near_edge(frame, s):
+        return False
     h, w = frame.shape[:2]
     size = s.size
-    half = size / 2.0
-    gaps = (s.x - half, s.y - half, w - s.x - half, h - s.y - half)  # left, top, right, bottom
-    if min(gaps) >= NEAR_EDGE * size:
-        return False
+    gaps = _gaps(frame, s)
     r = max(1, round(0.3 * size))  # the middle 60 %: pips are a small share of it
     face = frame[
         max(0, round(s.y) - r) : round(s.y) + r + 1, max(0, round(s.x) - r) : round(s.x) + r + 1
@@ -282,7 +293,8 @@ class PipReader:
         cands = self._look_again(cands)
         cands.sort(key=lambda c: (c.spot.x, c.spot.y))
 
-        tray = _lab_median(small)
+        # The tray's colour, for dice near the frame's edge only (a median costs time).
+        tray = _lab_median(small) if any(_near_edge(frame, c.spot) for c in cands) else None
         dice = _refuse_overlapping(
             cands, [self._decide(frame, c, cands, back, tray) for c in cands]
         )
@@ -395,11 +407,9 @@ class PipReader:
         c: _Candidate,
         cands: list[_Candidate],
         back: float,
-        tray: npt.NDArray[np.float32],
+        tray: npt.NDArray[np.float32] | None,
     ) -> DieReading:
         s = c.spot
-        h, w = frame.shape[:2]
-        half = s.size / 2.0
         center = (s.x * back, s.y * back)
         box = ((s.x * back, s.y * back), (s.size * back, s.size * back), 0.0)
         p = c.probs
@@ -409,9 +419,7 @@ class PipReader:
         def refuse(reason: str) -> DieReading:
             return DieReading(None, center, box, conf, reason)
 
-        if s.x - half < 0 or s.y - half < 0 or s.x + half > w or s.y + half > h:
-            return refuse("cut off at the frame edge")
-        if _reaches_edge(frame, s, tray):
+        if min(_gaps(frame, s)) < 0 or (tray is not None and _reaches_edge(frame, s, tray)):
             return refuse("cut off at the frame edge")
         pips = c.pips
         ok = _first_look(p, pips)
