@@ -190,6 +190,29 @@ def report(set_name: str, part: str, sc: Score, verbose: int) -> None:
             print("   ", n)
 
 
+def add_classifier_option(ap: argparse.ArgumentParser) -> None:
+    """``--classifier ONNX...``: candidate crop networks (read by ``reader_with``)."""
+    ap.add_argument(
+        "--classifier",
+        nargs="+",
+        type=Path,
+        help="crop networks to read with instead of the shipped ones (averaged)",
+    )
+
+
+def reader_with(networks: list[Path] | None) -> PipReader | None:
+    """A reader with the given crop networks, or the shipped ones if none are given;
+    None, and a message, if a file is missing."""
+    missing = [str(p) for p in networks or () if not p.is_file()]
+    if missing:
+        print(f"no such network: {', '.join(missing)}", file=sys.stderr)
+        return None
+    reader = PipReader()
+    if networks:
+        reader.classifier = Classifier(networks)
+    return reader
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n")[0])
     ap.add_argument("sets", nargs="*", default=list(SETS), help=f"sets (default: {' '.join(SETS)})")
@@ -215,25 +238,16 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="list wrong, extra and stray readings; -vv also refused and missed dice",
     )
-    ap.add_argument(
-        "--classifier",
-        nargs="+",
-        type=Path,
-        help="crop networks to read with instead of the shipped ones (averaged)",
-    )
+    add_classifier_option(ap)
     args = ap.parse_args(argv)
     if args.repeat < 1:
         print("--repeat must be 1 or more", file=sys.stderr)
         return 2
     cv2.setNumThreads(1)
     part: Part = "tune" if args.tune else "calib" if args.calib else "heldout"
-    reader = PipReader()
-    if args.classifier:
-        missing = [str(p) for p in args.classifier if not p.is_file()]
-        if missing:
-            print(f"no such network: {', '.join(missing)}", file=sys.stderr)
-            return 2
-        reader.classifier = Classifier(args.classifier)
+    reader = reader_with(args.classifier)
+    if reader is None:
+        return 2
     for s in args.sets:
         if s not in SETS:
             print(f"unknown set {s!r}; known: {', '.join(SETS)}", file=sys.stderr)

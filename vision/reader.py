@@ -192,11 +192,11 @@ def _reaches_edge(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.fl
     view then reads as a 1. Such a die's body reaches the edge: there, beside the find,
     the frame's outermost pixels are closer in colour to its face than to the tray (the
     whole frame's median colour). A die that lies whole near the edge has tray there."""
-    if not _near_edge(frame, s):
-        return False
     h, w = frame.shape[:2]
     size = s.size
     gaps = _gaps(frame, s)
+    if min(gaps) >= NEAR_EDGE * size:
+        return False
     r = max(1, round(0.3 * size))  # the middle 60 %: pips are a small share of it
     face = frame[
         max(0, round(s.y) - r) : round(s.y) + r + 1, max(0, round(s.x) - r) : round(s.x) + r + 1

@@ -25,14 +25,12 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.bench import Score, _imread, pct, score_image
-from vision.classify import Classifier
+from vision.bench import Score, _imread, add_classifier_option, pct, reader_with, score_image
 from vision.dataset import SETS, LabelledDie, LabelledImage, Part, load_set
 from vision.reader import PipReader
 
@@ -267,12 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", default=None, help=f"comma-separated alterations: {', '.join(ALTERATIONS)}"
     )
     ap.add_argument("-v", "--verbose", action="store_true", help="list wrong and extra readings")
-    ap.add_argument(
-        "--classifier",
-        nargs="+",
-        type=Path,
-        help="crop networks to read with instead of the shipped ones (averaged)",
-    )
+    add_classifier_option(ap)
     args = ap.parse_args(argv)
     names = list(ALTERATIONS) if args.only is None else args.only.split(",")
     unknown = [n for n in names if n not in ALTERATIONS]
@@ -282,15 +275,11 @@ def main(argv: list[str] | None = None) -> int:
         known = ALTERATIONS if unknown else SETS
         print(f"unknown {what}; known: {', '.join(known)}", file=sys.stderr)
         return 2
-    missing = [str(p) for p in args.classifier or () if not p.is_file()]
-    if missing:
-        print(f"no such network: {', '.join(missing)}", file=sys.stderr)
-        return 2
     cv2.setNumThreads(1)
     part: Part = "tune" if args.tune else "heldout"
-    reader = PipReader()
-    if args.classifier:
-        reader.classifier = Classifier(args.classifier)
+    reader = reader_with(args.classifier)
+    if reader is None:
+        return 2
     for s in args.sets:
         images = load_set(s, part)
         print(f"{s} [{part}]: {len(images)} images, {sum(len(i.dice) for i in images)} dice")

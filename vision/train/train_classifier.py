@@ -332,7 +332,7 @@ def main() -> None:
     )
     ap.add_argument(
         "--photos",
-        choices=("fit", "tune", "half"),
+        choices=sorted(PHOTOS),
         default="fit",
         help="which tuning photos to train on (vision/dataset.py): fit (the shipped network), "
         "tune (fit and the calibration photos, which then can no longer check the thresholds) "
