@@ -41,6 +41,11 @@ def patch_to_frame(u: float, v: float, cx: float, cy: float, size: float) -> tup
     return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
 
 
+def _largest(values: tuple[float, ...], k: int) -> list[int]:
+    """The indices of the ``k`` largest of ``values``, largest first (ties in order)."""
+    return sorted(range(len(values)), key=lambda i: -values[i])[:k]
+
+
 @dataclass(frozen=True)
 class PipCount:
     """Pips found on a face; ``value`` is set only when they form a canonical pattern."""
@@ -107,8 +112,7 @@ class PipCount:
         """The ``value`` roundest pips, if they can be the top face of a ``value``."""
         if not 1 <= value <= len(self.pips) or len(self.roundness) != len(self.pips):
             return None
-        order = sorted(range(len(self.pips)), key=lambda i: -self.roundness[i])[:value]
-        pts = [self.pips[i] for i in order]
+        pts = [self.pips[i] for i in _largest(self.roundness, value)]
         if value == 1:
             # A lone pip: the roundest must be clearly rounder than the next (a side pip).
             rest = sorted(self.roundness, reverse=True)
@@ -130,11 +134,10 @@ class PipCount:
         n = len(self.pips)
         if not 1 <= value <= n or len(self.areas) != n:
             return None
-        order = sorted(range(n), key=lambda i: -self.areas[i])[:value]
-        if value > 1 and len(self.roundness) == n:
-            roundest = sorted(range(n), key=lambda i: -self.roundness[i])[:value]
-            if set(roundest) != set(order):
-                return None
+        order = _largest(self.areas, value)
+        both = value > 1 and len(self.roundness) == n
+        if both and set(_largest(self.roundness, value)) != set(order):
+            return None
         return order
 
     def biggest_in_frame(
