@@ -83,3 +83,22 @@ def test_a_pasted_neighbour_covers_the_margin_and_keeps_the_face() -> None:
         )
     assert pasted >= 6  # about half of them reach into the crop
     assert np.array_equal(c, np.full_like(c, 100))  # the input is not touched
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_covering_hides_the_far_side_of_the_die_and_leaves_the_near_side(seed: int) -> None:
+    img = np.full((120, 160, 3), 230, np.uint8)
+    cx, cy, size = 80.0, 60.0, 40.0
+    out, vx, vy, vsize = synth.cover(np.random.default_rng(seed), img, cx, cy, size)
+    assert out.shape == img.shape and out.dtype == np.uint8
+    assert 0.3 * size < vsize < 0.65 * size
+    # The part in view lies to one side of the centre; the far side is under the covering.
+    d = np.array([vx - cx, vy - cy])
+    assert np.linalg.norm(d) > 0.15 * size
+    u = d / np.linalg.norm(d)
+    near = np.round([cx + 0.4 * size * u[0], cy + 0.4 * size * u[1]]).astype(int)
+    far = np.round([cx - 0.4 * size * u[0], cy - 0.4 * size * u[1]]).astype(int)
+    assert np.array_equal(out[near[1], near[0]], img[near[1], near[0]])
+    assert np.abs(out[far[1], far[0]].astype(int) - 230).max() > 10
+    again = synth.cover(np.random.default_rng(seed), img, cx, cy, size)[0]
+    assert np.array_equal(out, again)

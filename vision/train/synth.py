@@ -345,3 +345,38 @@ def paste_neighbour(rng: np.random.Generator, c: np.ndarray, other: np.ndarray) 
     region = out[cy0:cy1, cx0:cx1]
     region[free] = patch[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0][free]
     return out
+
+
+def cover(
+    rng: np.random.Generator, img: np.ndarray, cx: float, cy: float, size: float
+) -> tuple[np.ndarray, float, float, float]:
+    """``img`` with something laid over part of the die of side ``size`` at (cx, cy): a
+    cable, a phone, a sleeve, reaching in from a random direction over part of its pips
+    (from the outer pips on one side to a little over half the die) and on past it.
+    Returns the painted copy and the centre and side of the part of the die left in view
+    (along the covering's direction), which is what the locator finds of such a die.
+
+    The reader must not read such a die: the part in view can show a whole smaller
+    face (a 6 with a row of pips hidden looks like a 4 or a 3)."""
+    h, w = img.shape[:2]
+    ang = rng.uniform(0, 2 * math.pi)
+    nx, ny = math.cos(ang), math.sin(ang)
+    reach = 0.5 * size  # the die's extent either side of its centre along (nx, ny)
+    # The covering's edge, from the die's centre; it runs on past the die. Pips lie about
+    # 0.27 of a side from the centre, and ``size`` (a label box's side) is at least the
+    # die's, so an edge within 0.12 of it covers at least the outer pips on that side.
+    edge = size * float(rng.uniform(-0.15, 0.12))
+    yy, xx = np.mgrid[0:h, 0:w]
+    dist = (xx + 0.5 - cx) * nx + (yy + 0.5 - cy) * ny - edge
+    alpha = np.clip(0.5 + dist / float(rng.uniform(0.3, 1.5)), 0.0, 1.0)[..., None]
+    u = rng.random()
+    if u < 0.5:  # dark: a cable, a phone
+        colour = rng.uniform(0, 70, 3)
+    elif u < 0.8:  # anything
+        colour = rng.uniform(0, 255, 3)
+    else:  # a hand or a sleeve in the light (BGR)
+        colour = np.array([rng.uniform(60, 170), rng.uniform(90, 190), rng.uniform(140, 235)])
+    layer = np.clip(colour + rng.normal(0, rng.uniform(1, 8), img.shape), 0, 255)
+    out = np.asarray(img * (1.0 - alpha) + layer * alpha, np.uint8)
+    mid = 0.5 * (edge - reach)  # the middle of the part in view, [-reach, edge]
+    return out, cx + mid * nx, cy + mid * ny, edge + reach

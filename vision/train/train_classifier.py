@@ -48,7 +48,7 @@ from vision.train.common import (
     sep,
     write_record,
 )
-from vision.train.synth import dice_free_backgrounds, draw, paste_neighbour
+from vision.train.synth import cover, dice_free_backgrounds, draw, paste_neighbour
 from vision.train.unfold_stem import unfold_file
 
 # Network shapes: the stem's channels, then (channels, stride) of each separable block.
@@ -158,8 +158,10 @@ class Sampler:
         motion_share: float = 0.0,
         jitter: dict[str, float] | None = None,
         max_blur: float = 1.0,
+        covered_share: float = 0.0,
     ):
         self.photos = photos
+        self.covered_share = covered_share
         self.jitter = jitter or {}  # colour_jitter's settings; its defaults unless given
         self.max_blur = max_blur
         self.motion_share = motion_share
@@ -203,7 +205,29 @@ class Sampler:
         x, y = ph.centers[i] + rng.normal(0, 0.06 * size, 2)
         return rotated_crop(rng, ph.image, float(x), float(y), size), int(ph.values[i])
 
+    def covered(self, rng: np.random.Generator) -> np.ndarray:
+        """A real die with something laid over part of it (synth.cover), cut where the
+        locator would find it: around the part in view, at that part's size or up to the
+        whole die's."""
+        p, i = self.dice[rng.integers(len(self.dice))]
+        ph = self.photos[p]
+        size = float(ph.sizes[i]) * math.exp(rng.normal(0, 0.1))
+        x, y = (float(v) for v in ph.centers[i])
+        r = int(math.ceil(CROP_K * size)) + 8
+        x0, y0 = int(x) - r, int(y) - r
+        pad = cv2.copyMakeBorder(ph.image, r, r, r, r, cv2.BORDER_REFLECT)
+        region = pad[y0 + r : y0 + 3 * r, x0 + r : x0 + 3 * r]
+        painted, vx, vy, vsize = cover(rng, region, x - x0, y - y0, size)
+        t = rng.uniform(0.0, 0.4)  # the find's centre: the part in view's, or towards the die's
+        cx, cy = vx + t * (x - x0 - vx), vy + t * (y - y0 - vy)
+        s = vsize + rng.uniform(0.0, 1.0) * (size - vsize)
+        cx += rng.normal(0, 0.04 * s)
+        cy += rng.normal(0, 0.04 * s)
+        return rotated_crop(rng, painted, cx, cy, s)
+
     def negative(self, rng: np.random.Generator) -> np.ndarray:
+        if self.covered_share and rng.random() < self.covered_share:
+            return self.covered(rng)
         u = rng.random()
         if self.mined_neg and u < 0.35:
             p, x, y, size, _ = self.mined_neg[rng.integers(len(self.mined_neg))]
@@ -317,6 +341,13 @@ def main() -> None:
         help="of all crops, those smeared by motion blur (motion_blur); "
         "the shipped network was trained with none",
     )
+    ap.add_argument(
+        "--covered-share",
+        type=float,
+        default=0.0,
+        help="of the negatives, real dice with something laid over part of them "
+        "(synth.cover), taught as not readable; the shipped network was trained with none",
+    )
     ap.add_argument("--arch", choices=sorted(ARCHS), default="full", help="network shape (ARCHS)")
     ap.add_argument(
         "--teacher",
@@ -364,6 +395,7 @@ def main() -> None:
         args.input_norm,
         args.neighbour_share,
         args.motion_share,
+        covered_share=args.covered_share,
     )
     net = CropNet(args.arch)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -426,7 +458,12 @@ def main() -> None:
             "augmentation": "any rotation, mirror, size x exp(N(0, 0.15)), centre jitter, hue/"
             "saturation/brightness/contrast, channel order, grey, negative, gaussian blur, noise; "
             "drawn dice: quarter turns and mirror on top of the drawing's own"
-            + (f"; motion blur on {args.motion_share:.0%} of crops" if args.motion_share else ""),
+            + (f"; motion blur on {args.motion_share:.0%} of crops" if args.motion_share else "")
+            + (
+                f"; {args.covered_share:.0%} of negatives real dice partly covered (synth.cover)"
+                if args.covered_share
+                else ""
+            ),
         },
     )
     # The shipped form: the first layer takes unfolded input (vision.train.unfold_stem),
