@@ -11,6 +11,7 @@ from vision.robustness import (
     Alteration,
     die_covered,
     die_cut,
+    finger_on_die,
     framed,
     main,
     quarter_turn,
@@ -88,6 +89,21 @@ def test_a_covered_die_keeps_its_label_and_part_of_it_is_dark(seed: int) -> None
     covered = float(np.mean(die == 40))
     assert 0.1 - 0.05 <= covered <= 0.5 + 0.05, covered
     assert int(die.max()) == 255  # the rest of the die is still in view
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_finger_covers_part_of_one_die_and_reaches_on_past_it(seed: int) -> None:
+    f = np.full((100, 200, 3), 200, np.uint8)
+    f[40:60, 90:110] = 255
+    dice = (LabelledDie(5, (90.0, 40.0, 110.0, 60.0)),)
+    g, moved = finger_on_die(f, dice, seed)
+    assert moved == dice and g.shape == f.shape
+    die = g[40:60, 90:110, 0]
+    assert 0.05 <= float(np.mean(die != 255)) <= 0.5
+    assert int(die.max()) == 255  # the rest of the die is still in view
+    outside = (g != f).any(axis=2)
+    outside[40:60, 90:110] = False
+    assert outside.sum() > 100  # the finger comes in from beyond the die
 
 
 def test_every_alteration_keeps_the_frame_an_image() -> None:

@@ -9,8 +9,8 @@ and 2 (labels moved with it; twice the size is a 640 x 480 view taken at the Pi 
 bright, brightened (gamma 0.6), darkened towards the corners (a cheap lens), with noise
 (sigma 8), blurred (sigma 1.2), smeared by motion (9 px sideways), recompressed as JPEG
 at quality 35, with red and blue swapped, and as its negative (a dark tray, dice of the
-opposite shade: light pips on dark dice), cut through one die by the frame's edge, and
-with one die partly covered by a dark object.
+opposite shade: light pips on dark dice), cut through one die by the frame's edge, with
+one die partly covered by a dark object, and with a finger over part of one die.
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -216,6 +216,34 @@ def die_covered(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return out, dice
 
 
+def finger_on_die(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """One die (picked by the seed) partly under a finger: a skin-coloured stroke
+    0.6-0.9 of the die's labelled side wide, with a round tip, reaching in from the
+    frame's edge in any direction, its tip 10-50 % of the die's side in from the die's
+    edge. Round and slanted, unlike the training's straight-edged coverings
+    (vision.train.synth.cover). Labels stay as they were."""
+    if not dice:
+        return frame, dice
+    rng = np.random.default_rng(seed)
+    d = dice[int(rng.integers(len(dice)))]
+    x0, y0, x1, y1 = d.bbox
+    side = float(max(x1 - x0, y1 - y0))
+    cx, cy = (x0 + x1) / 2.0, (y0 + y1) / 2.0
+    ang = rng.uniform(0, 2 * np.pi)
+    ux, uy = float(np.cos(ang)), float(np.sin(ang))
+    width = side * float(rng.uniform(0.6, 0.9))
+    # The tip's far edge lies (0.5 - share) of a side from the die's centre, towards it.
+    share = float(rng.uniform(0.1, 0.5))
+    tip = (0.5 - share) * side + width / 2.0
+    far = 2.0 * float(max(frame.shape[:2]))
+    a = (round(cx + tip * ux), round(cy + tip * uy))
+    b = (round(cx + far * ux), round(cy + far * uy))
+    skin = tuple(float(v) for v in rng.uniform((90, 120, 170), (140, 170, 225)))
+    out = frame.copy()
+    cv2.line(out, a, b, skin, max(1, round(width)), cv2.LINE_AA)
+    return out, dice
+
+
 ALTERATIONS: dict[str, Alteration] = {
     "as taken": as_taken,
     "quarter turn": quarter_turn,
@@ -235,6 +263,7 @@ ALTERATIONS: dict[str, Alteration] = {
     "negative": negative,
     "die cut by edge": die_cut,
     "die covered": die_covered,
+    "finger on die": finger_on_die,
 }
 
 
