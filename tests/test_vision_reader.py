@@ -405,6 +405,13 @@ def test_a_non_die_over_smaller_dice_is_a_patch_of_dice() -> None:
     assert _surely_not_a_die(patch, [die, patch])
     assert not _surely_not_a_die(same_size, [die, same_size])  # a neighbour, not a patch
     assert not _surely_not_a_die(die, [die, patch])
+    # Not a die the likeliest, though under 0.5: a patch only over a die with a pattern.
+    unsure = _cand(110, 95, 90, [0.45, 0.15, 0.15, 0.0, 0.0, 0.2, 0.05], pips=3)
+    assert _surely_not_a_die(unsure, [die, unsure])
+    pip = _cand(100, 100, 30, [0.0, 0.99, 0, 0, 0, 0, 0.01], pips=1, value=1)
+    assert not _surely_not_a_die(unsure, [pip, unsure])  # a big die over its own pip stays
+    readable = _cand(110, 95, 90, [0.45, 0.0, 0.0, 0.0, 0.0, 0.55, 0.0], pips=3)
+    assert not _surely_not_a_die(readable, [die, readable])
 
 
 def test_a_non_die_inside_a_die_read_at_first_sight_is_its_side_face() -> None:
@@ -447,13 +454,14 @@ def test_two_dice_read_one_inside_the_other_are_both_refused() -> None:
 @needs_data
 def test_a_pip_taken_for_a_small_die_is_not_read(reader: PipReader) -> None:
     # matteo_webcam train_two_26.jpg (tuning part) at half brightness: the locator also
-    # finds one pip of a 2 as a small die, which the crop network reads as a 1 at 0.998.
+    # finds one pip of a 2 as a small die. A crop network trained without covered dice
+    # read it as a 1 at 0.998 and _refuse_overlapping refused it (tested above on drawn
+    # finds); the shipped one does not read it as a die at all.
     (img,) = [i for i in load_set("matteo_webcam", "tune", DATA) if i.name == "train_two_26.jpg"]
     dark = np.asarray(_frame(img) // 2, np.uint8)
     r = reader.read(dark)
     assert r.status is FrameStatus.REROLL
     assert 1 not in r.values
-    assert any(d.reason == OVERLAPS for d in r.dice), r
     assert reader.read(_frame(img)).values == (2, 2, 2)  # in its own light: read
 
 

@@ -130,9 +130,14 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     inside a bigger die that is read at first sight (a side face of that die, seen by a
     tilted camera), or the classifier is sure of it and it has no pips (a screw hole, a
     stain). One with pips of its own otherwise stays, to be refused: a die leaning over
-    looks like no die to the classifier."""
+    looks like no die to the classifier.
+
+    A patch whose likeliest class is "not a die", though under 0.5, goes too when the
+    smaller die it spans has a pip pattern of its own (2 or more): a big die's pips,
+    found as small dice, have none, so a big die over its pips is not dropped so."""
     p0 = float(c.probs[0])
-    if p0 < 0.5:
+    likeliest = int(np.argmax(c.probs)) == 0
+    if p0 < 0.5 and not likeliest:
         return False
     if p0 >= NOT_A_DIE and len(c.pips.pips) < 2:
         return True
@@ -141,8 +146,11 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
         if o is c:
             continue
         dx, dy = abs(o.spot.x - c.spot.x), abs(o.spot.y - c.spot.y)
-        if float(o.probs[0]) < 0.5 and o.spot.size * 1.5 < c.spot.size and dx < half and dy < half:
+        spans = o.spot.size * 1.5 < c.spot.size and dx < half and dy < half
+        if spans and float(o.probs[0]) < 0.5 and (p0 >= 0.5 or (o.pips.value or 0) >= 2):
             return True
+        if p0 < 0.5:
+            continue
         o_half = o.spot.size / 2.0
         inside = o.spot.size > c.spot.size and dx < o_half and dy < o_half
         if inside and _first_look(o.probs, o.pips):
