@@ -78,14 +78,20 @@ def test_a_die_cut_by_the_edge_keeps_its_clipped_label_and_the_rest_move(seed: i
     assert 10 <= sides[0] <= 18
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_a_covered_die_keeps_its_label_and_part_of_it_is_dark(seed: int) -> None:
+def _cover_one_white_die(alter: Alteration, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A grey frame with one white 20 px die, altered: the frame and the die's pixels.
+    The label must stay as it was."""
     f = np.full((100, 200, 3), 200, np.uint8)
     f[40:60, 90:110] = 255
     dice = (LabelledDie(5, (90.0, 40.0, 110.0, 60.0)),)
-    g, moved = die_covered(f, dice, seed)
+    g, moved = alter(f, dice, seed)
     assert moved == dice and g.shape == f.shape
-    die = g[40:60, 90:110, 0]
+    return g, g[40:60, 90:110, 0]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_covered_die_keeps_its_label_and_part_of_it_is_dark(seed: int) -> None:
+    _, die = _cover_one_white_die(die_covered, seed)
     covered = float(np.mean(die == 40))
     assert 0.1 - 0.05 <= covered <= 0.5 + 0.05, covered
     assert int(die.max()) == 255  # the rest of the die is still in view
@@ -93,15 +99,10 @@ def test_a_covered_die_keeps_its_label_and_part_of_it_is_dark(seed: int) -> None
 
 @pytest.mark.parametrize("seed", range(8))
 def test_a_finger_covers_part_of_one_die_and_reaches_on_past_it(seed: int) -> None:
-    f = np.full((100, 200, 3), 200, np.uint8)
-    f[40:60, 90:110] = 255
-    dice = (LabelledDie(5, (90.0, 40.0, 110.0, 60.0)),)
-    g, moved = finger_on_die(f, dice, seed)
-    assert moved == dice and g.shape == f.shape
-    die = g[40:60, 90:110, 0]
+    g, die = _cover_one_white_die(finger_on_die, seed)
     assert 0.05 <= float(np.mean(die != 255)) <= 0.5
     assert int(die.max()) == 255  # the rest of the die is still in view
-    outside = (g != f).any(axis=2)
+    outside = (g != 200).any(axis=2)
     outside[40:60, 90:110] = False
     assert outside.sum() > 100  # the finger comes in from beyond the die
 
