@@ -410,8 +410,12 @@ def test_a_non_die_over_smaller_dice_is_a_patch_of_dice() -> None:
     assert _surely_not_a_die(unsure, [die, unsure])
     pip = _cand(100, 100, 30, [0.0, 0.99, 0, 0, 0, 0, 0.01], pips=1, value=1)
     assert not _surely_not_a_die(unsure, [pip, unsure])  # a big die over its own pip stays
-    readable = _cand(110, 95, 90, [0.45, 0.0, 0.0, 0.0, 0.0, 0.55, 0.0], pips=3)
-    assert not _surely_not_a_die(readable, [die, readable])
+    # Read as a die itself: a patch only over a die read at first sight with its pattern.
+    readable = _cand(110, 95, 90, [0.1, 0.0, 0.0, 0.0, 0.0, 0.85, 0.05], pips=3)
+    assert _surely_not_a_die(readable, [die, readable])
+    doubted = _cand(100, 100, 30, [0.0, 0, 0, 0.8, 0.2, 0, 0], pips=3, value=3)
+    assert not _surely_not_a_die(readable, [doubted, readable])  # both stay, to be refused
+    assert not _surely_not_a_die(readable, [pip, readable])
 
 
 def test_a_non_die_inside_a_die_read_at_first_sight_is_its_side_face() -> None:

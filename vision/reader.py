@@ -134,11 +134,12 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
 
     A patch whose likeliest class is "not a die", though under 0.5, goes too when the
     smaller die it spans has a pip pattern of its own (2 or more): a big die's pips,
-    found as small dice, have none, so a big die over its pips is not dropped so."""
+    found as small dice, have none, so a big die over its pips is not dropped so. And
+    any find goes, whatever the classifier makes of it, that spans a smaller die read at
+    first sight with such a pattern: no die holds another one's centre (a crop across
+    a die and its neighbours can look like a 6 or a 3 to the classifier)."""
     p0 = float(c.probs[0])
     likeliest = int(np.argmax(c.probs)) == 0
-    if p0 < 0.5 and not likeliest:
-        return False
     if p0 >= NOT_A_DIE and len(c.pips.pips) < 2:
         return True
     half = c.spot.size / 2.0
@@ -147,7 +148,10 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
             continue
         dx, dy = abs(o.spot.x - c.spot.x), abs(o.spot.y - c.spot.y)
         spans = o.spot.size * 1.5 < c.spot.size and dx < half and dy < half
-        if spans and float(o.probs[0]) < 0.5 and (p0 >= 0.5 or (o.pips.value or 0) >= 2):
+        patterned = (o.pips.value or 0) >= 2
+        if spans and float(o.probs[0]) < 0.5 and (p0 >= 0.5 or (likeliest and patterned)):
+            return True
+        if spans and patterned and _first_look(o.probs, o.pips):
             return True
         if p0 < 0.5:
             continue
