@@ -84,17 +84,24 @@ class CropNet(nn.Module):
         return self.fc(torch.flatten(self.pool(self.body(x)), 1))
 
 
+def around(img: np.ndarray, cx: float, cy: float, r: int) -> tuple[np.ndarray, int, int]:
+    """The 2r x 2r region of ``img`` around (cx, cy), mirrored where it passes the edge,
+    and the photo coordinates of its top-left corner."""
+    x0, y0 = int(cx) - r, int(cy) - r
+    pad = r + 2
+    region = cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_REFLECT)[
+        y0 + pad : y0 + 2 * r + pad, x0 + pad : x0 + 2 * r + pad
+    ]
+    return region, x0, y0
+
+
 def rotated_crop(
     rng: np.random.Generator, img: np.ndarray, cx: float, cy: float, size: float
 ) -> np.ndarray:
     """Rotate the photo around (cx, cy) by a random angle, then cut as the reader does."""
-    r = int(math.ceil(CROP_K * size)) + 4
     cx = min(max(cx, 0.0), img.shape[1] - 1.0)
     cy = min(max(cy, 0.0), img.shape[0] - 1.0)
-    x0, y0 = int(cx) - r, int(cy) - r
-    region = cv2.copyMakeBorder(img, r + 2, r + 2, r + 2, r + 2, cv2.BORDER_REFLECT)[
-        y0 + r + 2 : y0 + 3 * r + 2, x0 + r + 2 : x0 + 3 * r + 2
-    ]
+    region, x0, y0 = around(img, cx, cy, int(math.ceil(CROP_K * size)) + 4)
     lx, ly = cx - x0, cy - y0
     m = cv2.getRotationMatrix2D((lx, ly), rng.uniform(0, 360), 1.0)
     if rng.random() < 0.5:
@@ -213,10 +220,7 @@ class Sampler:
         ph = self.photos[p]
         size = float(ph.sizes[i]) * math.exp(rng.normal(0, 0.1))
         x, y = (float(v) for v in ph.centers[i])
-        r = int(math.ceil(CROP_K * size)) + 8
-        x0, y0 = int(x) - r, int(y) - r
-        pad = cv2.copyMakeBorder(ph.image, r, r, r, r, cv2.BORDER_REFLECT)
-        region = pad[y0 + r : y0 + 3 * r, x0 + r : x0 + 3 * r]
+        region, x0, y0 = around(ph.image, x, y, int(math.ceil(CROP_K * size)) + 8)
         painted, vx, vy, vsize = cover(rng, region, x - x0, y - y0, size)
         t = rng.uniform(0.0, 0.4)  # the find's centre: the part in view's, or towards the die's
         cx, cy = vx + t * (x - x0 - vx), vy + t * (y - y0 - vy)
