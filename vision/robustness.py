@@ -155,6 +155,12 @@ def negative(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.ascontiguousarray(255 - frame), dice
 
 
+def _pick(dice: Dice, seed: int) -> tuple[np.random.Generator, LabelledDie]:
+    """The seed's random numbers, and the die (of a non-empty frame) they pick first."""
+    rng = np.random.default_rng(seed)
+    return rng, dice[int(rng.integers(len(dice)))]
+
+
 def die_cut(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     """The frame cut through one die (picked by the seed), 10-50 % of its labelled side
     out of view, on one side of it (picked too; the other side if that keeps more of
@@ -163,9 +169,8 @@ def die_cut(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     frame, with their value: a reader must refuse such a die or read its value."""
     if not dice:
         return frame, dice
-    rng = np.random.default_rng(seed)
+    rng, d = _pick(dice, seed)
     h, w = frame.shape[:2]
-    d = dice[int(rng.integers(len(dice)))]
     side = int(rng.integers(4))
     share = float(rng.uniform(0.1, 0.5))
     x0, y0, x1, y1 = d.bbox
@@ -197,8 +202,7 @@ def die_covered(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     reader must refuse the covered die or read its value."""
     if not dice:
         return frame, dice
-    rng = np.random.default_rng(seed)
-    d = dice[int(rng.integers(len(dice)))]
+    rng, d = _pick(dice, seed)
     side = int(rng.integers(4))
     share = float(rng.uniform(0.1, 0.5))
     x0, y0, x1, y1 = d.bbox
@@ -224,8 +228,7 @@ def finger_on_die(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     (vision.train.synth.cover). Labels stay as they were."""
     if not dice:
         return frame, dice
-    rng = np.random.default_rng(seed)
-    d = dice[int(rng.integers(len(dice)))]
+    rng, d = _pick(dice, seed)
     x0, y0, x1, y1 = d.bbox
     side = float(max(x1 - x0, y1 - y0))
     cx, cy = (x0 + x1) / 2.0, (y0 + y1) / 2.0
