@@ -166,9 +166,11 @@ class Sampler:
         jitter: dict[str, float] | None = None,
         max_blur: float = 1.0,
         covered_share: float = 0.0,
+        covered_extra: float = 0.0,
     ):
         self.photos = photos
         self.covered_share = covered_share
+        self.covered_extra = covered_extra
         self.jitter = jitter or {}  # colour_jitter's settings; its defaults unless given
         self.max_blur = max_blur
         self.motion_share = motion_share
@@ -261,7 +263,9 @@ class Sampler:
     def batch(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         xs, ys = [], []
         for _ in range(n):
-            if rng.random() < 0.7:
+            if self.covered_extra and rng.random() < self.covered_extra:
+                c, y = self.covered(rng), 0  # on top of the others: they keep their shares
+            elif rng.random() < 0.7:
                 c, y = self.positive(rng)
             else:
                 c, y = self.negative(rng), 0
@@ -350,7 +354,15 @@ def main() -> None:
         type=float,
         default=0.0,
         help="of the negatives, real dice with something laid over part of them "
-        "(synth.cover), taught as not readable; the shipped network was trained with none",
+        "(synth.cover), taught as not readable; the shipped network was trained with 0.25",
+    )
+    ap.add_argument(
+        "--covered-extra",
+        type=float,
+        default=0.0,
+        help="of all crops, real partly covered dice drawn before the usual positive or "
+        "negative, so the other negatives keep their share of the rest; "
+        "the shipped network was trained with none",
     )
     ap.add_argument("--arch", choices=sorted(ARCHS), default="full", help="network shape (ARCHS)")
     ap.add_argument(
@@ -400,6 +412,7 @@ def main() -> None:
         args.neighbour_share,
         args.motion_share,
         covered_share=args.covered_share,
+        covered_extra=args.covered_extra,
     )
     net = CropNet(args.arch)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -466,6 +479,12 @@ def main() -> None:
             + (
                 f"; {args.covered_share:.0%} of negatives real dice partly covered (synth.cover)"
                 if args.covered_share
+                else ""
+            )
+            + (
+                f"; {args.covered_extra:.0%} of all crops real dice partly covered, "
+                "besides the usual share of negatives"
+                if args.covered_extra
                 else ""
             ),
         },
