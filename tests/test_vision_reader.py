@@ -416,6 +416,17 @@ def test_a_non_die_over_smaller_dice_is_a_patch_of_dice() -> None:
     doubted = _cand(100, 100, 30, [0.0, 0, 0, 0.8, 0.2, 0, 0], pips=3, value=3)
     assert not _surely_not_a_die(readable, [doubted, readable])  # both stay, to be refused
     assert not _surely_not_a_die(readable, [pip, readable])
+    # A close-up die read at first sight over a small find on two of its pips, read as a
+    # 2: neither is dropped, so the overlap refuses both instead of reading the 2.
+    close_up = _cand(110, 95, 90, [0.0, 0, 0, 0, 0, 0, 1.0], pips=6, value=6)
+    two_pips = _cand(100, 100, 30, [0.0, 0, 1.0, 0, 0, 0, 0], pips=2, value=2)
+    assert not _surely_not_a_die(close_up, [two_pips, close_up])
+    assert not _surely_not_a_die(two_pips, [two_pips, close_up])
+    dice = [_die(c, v) for c, v in ((two_pips, 2), (close_up, 6))]
+    assert all(d.value is None for d in _refuse_overlapping([two_pips, close_up], dice))
+    # A loose find around one die, read at first sight as that die's value, goes.
+    six = _cand(100, 100, 30, [0.0, 0, 0, 0, 0, 0, 1.0], pips=6, value=6)
+    assert _surely_not_a_die(close_up, [six, close_up])
 
 
 def test_a_non_die_inside_a_die_read_at_first_sight_is_its_side_face() -> None:

@@ -74,6 +74,11 @@ class _Candidate:
     views: npt.NDArray[np.float32] | None = None  # mean over four rotations, if looked at
 
 
+def _value(p: npt.NDArray[np.float32]) -> int:
+    """The likeliest die value in a crop's probabilities (whatever "not a die" gets)."""
+    return int(np.argmax(p[1:])) + 1
+
+
 def _first_look(
     p: npt.NDArray[np.float32], pips: PipCount, sure: float = SURE, agree: float = AGREE
 ) -> bool:
@@ -137,9 +142,14 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     found as small dice, have none, so a big die over its pips is not dropped so. And
     any find goes, whatever the classifier makes of it, that spans a smaller die read at
     first sight with such a pattern: no die holds another one's centre (a crop across
-    a die and its neighbours can look like a 6 or a 3 to the classifier)."""
+    a die and its neighbours can look like a 6 or a 3 to the classifier). Unless it is
+    read at first sight itself as another value: a small find over two of a close-up
+    die's pips may read as a 2, and then both stay, for ``_refuse_overlapping`` to
+    refuse. (The patches this rule is for were read at 0.74-0.85, under AGREE; a loose
+    find around one die, read as that die's value, goes.)"""
     p0 = float(c.probs[0])
     likeliest = int(np.argmax(c.probs)) == 0
+    sure_of_itself = _first_look(c.probs, c.pips)
     if p0 >= NOT_A_DIE and len(c.pips.pips) < 2:
         return True
     half = c.spot.size / 2.0
@@ -151,7 +161,8 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
         patterned = (o.pips.value or 0) >= 2
         if spans and float(o.probs[0]) < 0.5 and (p0 >= 0.5 or (likeliest and patterned)):
             return True
-        if spans and patterned and _first_look(o.probs, o.pips):
+        other_value = sure_of_itself and _value(c.probs) != _value(o.probs)
+        if spans and patterned and _first_look(o.probs, o.pips) and not other_value:
             return True
         if p0 < 0.5:
             continue
