@@ -84,7 +84,7 @@ def _first_look(
 ) -> bool:
     """Whether the single crop's probabilities and the pip count suffice to read the die
     (at the reader's thresholds unless others are given, as calibration does)."""
-    k = int(np.argmax(p[1:])) + 1
+    k = _value(p)
     conf = float(p[k])
     if pips.value == k:
         return conf >= agree
@@ -104,7 +104,7 @@ def _views_read(
     """Whether the mean probabilities of the four views read the die: its best value at
     ``sure`` without a pip count, or at ``agree`` with one that names it (at the reader's
     thresholds unless others are given, as calibration does)."""
-    k = int(np.argmax(mean[1:])) + 1
+    k = _value(mean)
     conf = float(mean[k])
     return (conf >= sure and pips.value is None) or (conf >= agree and pips.value == k)
 
@@ -161,8 +161,12 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
         patterned = (o.pips.value or 0) >= 2
         if spans and float(o.probs[0]) < 0.5 and (p0 >= 0.5 or (likeliest and patterned)):
             return True
-        other_value = sure_of_itself and _value(c.probs) != _value(o.probs)
-        if spans and patterned and _first_look(o.probs, o.pips) and not other_value:
+        if (
+            spans
+            and patterned
+            and _first_look(o.probs, o.pips)
+            and not (sure_of_itself and _value(c.probs) != _value(o.probs))
+        ):
             return True
         if p0 < 0.5:
             continue
@@ -377,9 +381,7 @@ class PipReader:
         fresh = self.classifier.probabilities([crop(frame, s.x, s.y, s.size) for s in todo])
         seen.update(zip(todo, fresh, strict=True))
         return [
-            int(np.argmax(p[1:])) + 1
-            if int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= AGREE
-            else None
+            _value(p) if int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= AGREE else None
             for p in (seen[s] for s in spots)
         ]
 
@@ -436,7 +438,7 @@ class PipReader:
         center = (s.x * back, s.y * back)
         box = ((s.x * back, s.y * back), (s.size * back, s.size * back), 0.0)
         p = c.probs
-        k = int(np.argmax(p[1:])) + 1
+        k = _value(p)
         conf = float(p[k])
 
         def refuse(reason: str) -> DieReading:
@@ -448,7 +450,7 @@ class PipReader:
         ok = _first_look(p, pips)
         if not ok and c.views is not None:
             p = c.views
-            k = int(np.argmax(p[1:])) + 1
+            k = _value(p)
             conf = float(p[k])
             ok = _views_read(p, pips)
         contradict = pips.value is not None and pips.value != k

@@ -59,12 +59,12 @@ def collect(rdr: R.PipReader, set_name: str) -> tuple[list[tuple[int, np.ndarray
 def tally(rows, n, sure, agree, vsure=None, vagree=None) -> str:
     right = wrong = extra = 0
     for lab, p, pv in rows:
-        k = int(np.argmax(p[0, 1:])) + 1
+        k = R._value(p[0])
         pips = PipCount((), pv or None, 0.0)
         read = R._first_look(p[0], pips, sure, agree)
         if not read and vsure is not None and vagree is not None:
             m = p.mean(axis=0)
-            k = int(np.argmax(m[1:])) + 1
+            k = R._value(m)
             read = R._views_read(m, pips, vsure, vagree)
         if not read:
             continue
