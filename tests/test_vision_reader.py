@@ -301,6 +301,22 @@ def test_the_edge_check_tells_a_die_cut_by_the_edge_from_one_lying_near_it() -> 
     assert not _reaches_edge(frame, Spot(80.0, 60.0, 20.0, 0.9), tray)
 
 
+@pytest.mark.parametrize(
+    "shape", [(1, 1), (2, 1), (3, 5), (31, 32), (32, 32), (120, 160), (45, 61)]
+)
+def test_the_lab_median_is_numpys_median(shape: tuple[int, int]) -> None:
+    """Big patches take the histogram path, small ones np.median: both give np.median's
+    values, the mean of the two middle ones for an even count included."""
+    rng = np.random.default_rng(sum(shape))
+    for coarse in (False, True):  # coarse: many equal values, the middle two often differ
+        bgr = rng.integers(0, 256, (*shape, 3), dtype=np.uint8)
+        if coarse:
+            bgr = (bgr // 85 * 85).astype(np.uint8)
+        lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        want = np.median(lab, axis=0).astype(np.float32)
+        assert np.array_equal(_lab_median(bgr), want)
+
+
 @needs_data
 def test_reference_hides_what_was_already_there(reader: PipReader) -> None:
     img = _images("byler_d6", 4)[2]
