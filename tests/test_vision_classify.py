@@ -15,6 +15,7 @@ from vision.classify import (
     CROP_SIDE,
     MODEL_PATH,
     MODEL_PATHS,
+    NORMS,
     Classifier,
     crop,
     input_norm,
@@ -47,6 +48,21 @@ def test_per_crop_input_ignores_brightness_and_contrast() -> None:
     assert np.allclose(flat, 0.0)
 
 
+def test_per_channel_input_removes_each_colours_cast() -> None:
+    c = _crops(2).astype(np.float32)
+    tinted = np.clip(c * np.array([0.5, 0.9, 1.0]) + np.array([40, 0, 15]), 0, 255)
+    a = to_input(c.astype(np.uint8), "per_channel")
+    b = to_input(tinted.astype(np.uint8), "per_channel")
+    assert np.abs(a.mean(axis=(2, 3))).max() < 1e-4  # every colour of every crop centred
+    # The same crops with each colour scaled and shifted: nearly the same input.
+    assert float(np.corrcoef(a.ravel(), b.ravel())[0, 1]) > 0.99
+    # per_crop keeps the cast: one colour shifted moves that channel's mean.
+    shifted = c.copy()
+    shifted[..., 2] = np.clip(shifted[..., 2] + 60, 0, 255)
+    kept = to_input(shifted.astype(np.uint8), "per_crop")
+    assert np.abs(kept.mean(axis=(2, 3))).max() > 0.1
+
+
 def test_unknown_normalisation_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown input_norm"):
         to_input(_crops(1), "sideways")
@@ -63,7 +79,7 @@ def test_unknown_normalisation_is_refused(tmp_path: Path) -> None:
 def test_shipped_networks_each_say_their_input() -> None:
     assert MODEL_PATH in MODEL_PATHS
     for p in MODEL_PATHS:
-        assert input_norm(p) in ("fixed", "per_crop")
+        assert input_norm(p) in NORMS
         assert input_stem(p) in ("plain", "unfolded")
 
 

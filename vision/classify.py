@@ -6,7 +6,9 @@ rotation). Each shipped network (``MODEL_PATHS``: ``models/classifier*.onnx``;
 one today) says how it wants its input
 in the ``.json`` beside it (``"input_norm"``): ``"fixed"`` (pixel - 128) / 64,
 or ``"per_crop"``, each crop brought to mean 0 and unit spread, which makes a
-dim, low-contrast die look like a bright one. Their probabilities are averaged.
+dim, low-contrast die look like a bright one, or ``"per_channel"``, each colour of
+each crop so (which also takes away the die's colour cast; no shipped network uses
+it). Their probabilities are averaged.
 
 A network whose ``.json`` says ``"stem": "unfolded"`` has had its first layer, a 3x3
 convolution of the three colours, rewritten as the same sums over 27 input channels: each
@@ -35,7 +37,7 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 MODEL_PATH = MODELS_DIR / "classifier.onnx"
 # Every shipped crop network (classifier*.onnx); more than one are averaged.
 MODEL_PATHS: tuple[Path, ...] = tuple(sorted(MODELS_DIR.glob("classifier*.onnx")))
-NORMS = ("fixed", "per_crop")
+NORMS = ("fixed", "per_crop", "per_channel")
 STEMS = ("plain", "unfolded")
 # The input name of an unfolded network. cv2.dnn runs a network on input with the wrong
 # number of channels without a word, so a network file whose input name does not match
@@ -76,6 +78,10 @@ def to_input(crops: npt.NDArray[np.uint8], norm: str) -> npt.NDArray[np.float32]
     if norm == "per_crop":
         mean = x.mean(axis=(1, 2, 3), keepdims=True)
         std = x.std(axis=(1, 2, 3), keepdims=True)
+        x = (x - mean) / (std + 8.0)
+    elif norm == "per_channel":  # each colour standardised on its own: the die's cast removed
+        mean = x.mean(axis=(1, 2), keepdims=True)
+        std = x.std(axis=(1, 2), keepdims=True)
         x = (x - mean) / (std + 8.0)
     elif norm == "fixed":
         x = (x - MEAN) * SCALE
