@@ -35,6 +35,28 @@ class LogError(ValueError):
     """A structural fault in a game file; the message names the problem."""
 
 
+class LogUnreadable(LogError):
+    """The file could not be read at all (an I/O error), whatever it holds."""
+
+
+def _json(text: str) -> object:
+    """``json.loads``, with every way a line can fail to be JSON as one ValueError:
+    Python's own limits (nesting that runs out of stack, integers of thousands of
+    digits) raise other errors than a syntax fault does."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) ..."
+        raise ValueError(str(exc).split(";")[0]) from None
+
+
+def _why(exc: ValueError) -> str:
+    return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+
+
 # ---------------------------------------------------------------------------
 # Parsing
 
@@ -154,8 +176,8 @@ class LoadedGame:
 def loads(text: str) -> LoadedGame:
     """Parse a game from text in either form."""
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
+        whole = _json(text)
+    except ValueError:
         whole = None
         is_json = False
     else:
@@ -177,9 +199,9 @@ def _loads_lines(text: str) -> LoadedGame:
         raise LogError("the file is empty")
     first_no, first = lines[0]
     try:
-        header_obj = json.loads(first)
-    except json.JSONDecodeError as exc:
-        raise LogError(f"not valid JSON (line {first_no}: {exc.msg})") from None
+        header_obj = _json(first)
+    except ValueError as exc:
+        raise LogError(f"not valid JSON (line {first_no}: {_why(exc)})") from None
     header = parse_header(header_obj)
     events: list[Event] = []
     if isinstance(header_obj, dict) and isinstance(header_obj.get("events"), list):
@@ -188,12 +210,12 @@ def _loads_lines(text: str) -> LoadedGame:
     body = lines[1:]
     for pos, (line_no, line) in enumerate(body):
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
+            obj = _json(line)
+        except ValueError as exc:
             if pos == len(body) - 1:
                 torn = f"line {line_no} is torn (not valid JSON) and was ignored"
                 break
-            raise LogError(f"line {line_no}: not valid JSON ({exc.msg})") from None
+            raise LogError(f"line {line_no}: not valid JSON ({_why(exc)})") from None
         events.append(parse_event(obj, f"line {line_no} (event {len(events)})"))
     return LoadedGame(header, tuple(events), torn)
 
@@ -208,7 +230,7 @@ def load(path: str | os.PathLike[str]) -> LoadedGame:
     except IsADirectoryError:
         raise LogError(f"{p}: is a folder, not a game file") from None
     except OSError as exc:
-        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
+        raise LogUnreadable(f"{p}: cannot read ({exc.strerror or exc})") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -217,6 +239,35 @@ def load(path: str | os.PathLike[str]) -> LoadedGame:
         return loads(text)
     except LogError as exc:
         raise LogError(f"{p}: {exc}") from None
+
+
+def torn_tail(data: bytes) -> int | None:
+    """Where the part of a JSON Lines log that ``load`` ignores begins (its last line
+    with content, if that is not JSON and is not the header), as a byte offset; None if
+    the log has no such line. LogError if the bytes are not UTF-8 text."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LogError("not UTF-8 text") from None
+    lines = text.split("\n")
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) < 2 or _whole_json(text):
+        return None
+    last = filled[-1]
+    try:
+        _json(lines[last])
+    except ValueError:
+        chars = sum(len(line) + 1 for line in lines[:last])
+        return len(text[:chars].encode("utf-8"))
+    return None
+
+
+def _whole_json(text: str) -> bool:
+    try:
+        _json(text)
+    except ValueError:
+        return False
+    return True
 
 
 def dumps(header: GameHeader, events: tuple[Event, ...] | list[Event]) -> str:
@@ -270,19 +321,43 @@ class LogWriter:
     def reopen(cls, path: str | os.PathLike[str]) -> LogWriter:
         """Go on appending to an existing log (after a resume).
 
-        A torn last line is cut off first, so the next event starts on a line
-        of its own; the torn bytes are kept beside the log as ``.torn``.
+        Exactly what ``load`` ignores is cut off first: a last line that is not
+        JSON (torn by a power cut, or anything else), with whatever follows it.
+        Its bytes are added to ``.torn`` beside the log. A last line that is
+        whole but has no newline after it (an editor or a copy dropped it) is
+        kept and given one, so the next event starts on a line of its own.
         """
         p = Path(path)
         data = p.read_bytes()
+        text = data.decode("utf-8", errors="replace")
+        if len([line for line in text.split("\n") if line.strip()]) > 1 and _whole_json(text):
+            # A game in the one-object form (copied in by hand): the same game as JSON
+            # Lines first, so that appended lines keep it readable.
+            game = loads(text)
+            lines = [_line(game.header.to_json())] + [_line(e.to_json()) for e in game.events]
+            data = b"".join(lines)
+            tmp = p.with_name(f".{p.name}.tmp")
+            with open(tmp, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, p)
+            fsync_dir(p.parent)
+        cut = torn_tail(data)
+        if cut is not None:
+            with open(p.with_suffix(p.suffix + ".torn"), "ab") as torn:
+                torn.write(data[cut:])
+                torn.flush()
+                os.fsync(torn.fileno())
+            with open(p, "r+b") as log:
+                log.truncate(cut)
+                log.flush()
+                os.fsync(log.fileno())
+            data = data[:cut]
+        writer = cls(p, open(p, "ab"))  # noqa: SIM115 - kept open for appends
         if data and not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            p.with_suffix(p.suffix + ".torn").write_bytes(data[cut:])
-            with open(p, "r+b") as fh:
-                fh.truncate(cut)
-                fh.flush()
-                os.fsync(fh.fileno())
-        return cls(p, open(p, "ab"))  # noqa: SIM115
+            writer._write(b"\n")
+        return writer
 
     def append(self, event: Event) -> None:
         self._write(_line(event.to_json()))

@@ -79,6 +79,17 @@ def test_torn_last_line_warns_and_exits_0(
     assert json.loads(captured.out)["turn"]["throw"] == 1
 
 
+def test_a_line_too_deep_for_python_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header = {k: v for k, v in GAME.items() if k != "events"}
+    text = json.dumps(header) + "\n" + "[" * 100_000 + "]" * 100_000 + '\n{"stand": true}\n'
+    assert main(["replay", str(_write(tmp_path, text, "g.jsonl"))]) == 2
+    err = capsys.readouterr().err
+    assert "line 2: not valid JSON (nested too deeply)" in err
+    assert err.count("\n") == 1 and "internal error" not in err
+
+
 def test_console_entry_point_runs_without_a_traceback(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "table", "replay", str(tmp_path / "nope.json")],

@@ -151,6 +151,80 @@ def test_reopen_cuts_a_torn_line_and_goes_on(tmp_path: Path) -> None:
     assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"sta'
 
 
+def _two_events(path: Path) -> None:
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
+    with LogWriter.create(path, header) as log:
+        log.append_all([Throw((6, 3)), Stand()])
+
+
+def test_reopen_keeps_a_whole_last_line_with_no_newline(tmp_path: Path) -> None:
+    """A copy or an editor can drop the final newline: that event is no torn line."""
+    path = tmp_path / "g.jsonl"
+    _two_events(path)
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    assert load(path).torn is None and len(load(path).events) == 2
+    with LogWriter.reopen(path) as log:
+        log.append(Throw((2, 1)))
+    loaded = load(path)
+    assert loaded.torn is None
+    assert loaded.events == (Throw((6, 3)), Stand(), Throw((2, 1)))
+    assert not path.with_suffix(".jsonl.torn").exists()
+
+
+@pytest.mark.parametrize(
+    "tail", [b'{"thr\n', b"xyz\n", b'{"stand":true}{"stand":true}\n', b'{"sta\n\n  \n']
+)
+def test_reopen_cuts_a_bad_last_line_even_with_its_newline(tmp_path: Path, tail: bytes) -> None:
+    """What load ignores is what reopen cuts: the next event must not follow it, or the
+    line stops being the last one and the whole log becomes unreadable."""
+    path = tmp_path / "g.jsonl"
+    _two_events(path)
+    path.write_bytes(path.read_bytes() + tail)
+    assert load(path).torn is not None
+    with LogWriter.reopen(path) as log:
+        log.append(Throw((2, 1)))
+    loaded = load(path)
+    assert loaded.torn is None
+    assert loaded.events == (Throw((6, 3)), Stand(), Throw((2, 1)))
+    assert path.with_suffix(".jsonl.torn").read_bytes() == tail
+
+
+def test_torn_bytes_of_two_resumes_are_both_kept(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    _two_events(path)
+    for tail in (b'{"th', b'{"hold'):
+        with open(path, "ab") as fh:
+            fh.write(tail)
+        LogWriter.reopen(path).close()
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"th{"hold'
+    assert len(load(path).events) == 2
+
+
+def test_reopen_turns_a_one_object_game_into_lines(tmp_path: Path) -> None:
+    """A game copied in as one pretty-printed object: appending lines would break it."""
+    path = tmp_path / "g.jsonl"
+    path.write_text(json.dumps({**HEADER, "events": [{"throw": [6, 3]}]}, indent=1))
+    with LogWriter.reopen(path) as log:
+        log.append(Stand())
+    assert load(path).events == (Throw((6, 3)), Stand())
+    assert len(path.read_text().splitlines()) == 3
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"throw": [' + "9" * 5000 + ", 1]}", "Exceeds the limit"),
+    ],
+)
+def test_lines_python_cannot_parse_are_faults_not_crashes(line: str, words: str) -> None:
+    head = json.dumps(HEADER)
+    with pytest.raises(LogError, match=words):
+        loads("\n".join([head, line, '{"stand": true}']))
+    torn = loads("\n".join([head, '{"stand": true}', line]))  # as the last line: torn
+    assert torn.torn is not None and torn.events == (Stand(),)
+
+
 def test_replay_equals_live_application() -> None:
     header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
     events = [Throw((6, 3)), Stand(), Throw((2, 1)), Hold(3), Throw((4, 4))]
