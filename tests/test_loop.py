@@ -165,6 +165,69 @@ def test_a_finished_game_is_not_resumed(tmp_path: Path, vision: Any) -> None:
     assert "resumed" not in display2.texts[0]
 
 
+def _half_a_game(tmp_path: Path, vision: Any) -> Path:
+    """The first half of the demo's mexico game played; the log of the game in progress."""
+    loop, _, _ = make_loop(tmp_path, "mexico", script_for("mexico")[:-10] + ["quit"], vision)
+    loop.run(seconds=60)
+    path = loop.data.current()
+    assert path is not None
+    return path
+
+
+def test_a_log_holding_no_game_is_set_aside_and_said_so(tmp_path: Path, vision: Any) -> None:
+    path = _half_a_game(tmp_path, vision)
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join(lines[:2] + [b'{"foo": 1}'] + lines[2:]))  # an unknown event
+    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop.run(seconds=30)
+    assert loop.resumed is None
+    bad = path.with_suffix(".jsonl.bad")
+    assert bad.is_file() and not path.exists() and loop.data.current() is None
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert f"cannot resume the unfinished game: {path.name}: line 3" in said
+    assert f"set aside as {bad.name}" in said
+    assert "cannot resume" in display.texts[0] and "log set aside: line 3" in display.texts[0]
+
+
+def test_a_log_that_cannot_be_read_is_kept_for_the_next_start(
+    tmp_path: Path, vision: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _half_a_game(tmp_path, vision)
+    events = len(load(path).events)
+    real = Path.read_bytes
+
+    def failing(self: Path) -> bytes:
+        if self == path:
+            raise OSError(5, "Input/output error")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", failing)
+    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop.run(seconds=30)
+    assert loop.resumed is None
+    assert "Input/output error" in loop.errors.getvalue()  # type: ignore[union-attr]
+    assert "log kept for the next start: cannot read" in display.texts[0]
+    monkeypatch.undo()
+    assert loop.data.current() == path  # still the game in progress: the next start resumes it
+    loop2, _, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop2.run(seconds=30)
+    assert loop2.resumed is not None and len(loop2.resumed.game.events) == events
+
+
+def test_a_log_the_rules_cannot_play_on_is_not_called_resumed(tmp_path: Path, vision: Any) -> None:
+    path = _half_a_game(tmp_path, vision)
+    lines = path.read_text().split("\n")
+    head = json.loads(lines[0])
+    head["rules"] = "mexicoo"
+    path.write_text("\n".join([json.dumps(head)] + lines[1:]))
+    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop.run(seconds=30)
+    assert loop.resumed is None
+    assert "mexicoo" in loop.errors.getvalue()  # type: ignore[union-attr]
+    assert "cannot resume" in display.texts[0]
+    assert path.is_file()  # kept as it is
+
+
 class FailingCamera:
     def __init__(self) -> None:
         self.put: Put | None = None

@@ -49,7 +49,7 @@ from table.service.ports import (
     Tick,
 )
 from table.service.referee import Output, Referee, Settings
-from table.service.resume import DataDir, Unfinished, atomic_write
+from table.service.resume import DataDir, Unfinished, Unusable, atomic_write
 from vision.types import FrameReading
 
 
@@ -156,7 +156,11 @@ class TableLoop:
         self.data.prepare()
         unfinished = self.data.unfinished()
         out: Output | None = None
-        if unfinished is not None:
+        why: str | None = None  # why an unfinished game could not be resumed
+        if isinstance(unfinished, Unusable):
+            why = unfinished.brief()
+            self._error(f"cannot resume the unfinished game: {unfinished.text()}")
+        elif unfinished is not None:
             try:
                 self.writer = LogWriter.reopen(unfinished.path)
                 self.referee, out = Referee.boot(
@@ -165,15 +169,24 @@ class TableLoop:
                     seed=self.seed,
                     cpu_dice_by_hand=self.cpu_dice_by_hand,
                 )
-                self.resumed = unfinished
             except Exception as exc:  # a log we cannot go on with must not stop the table
-                self._error(f"cannot resume {unfinished.path.name}: {exc}")
+                why = f"log kept as it was: {exc}"
+                self._error(f"cannot resume {unfinished.path.name}: {exc}; it is kept")
                 self._close_writer()
                 self.data.finish()
                 out = None
+            else:
+                if self.referee.game is None:  # the rules could not play the log on
+                    text = out.screen.text if isinstance(out.screen, screens.Message) else ""
+                    self._error(f"cannot resume {unfinished.path.name}: {text}; it is kept")
+                else:
+                    self.resumed = unfinished
         if out is None:
             self.referee, out = Referee.boot(
-                self.settings, seed=self.seed, cpu_dice_by_hand=self.cpu_dice_by_hand
+                self.settings,
+                seed=self.seed,
+                cpu_dice_by_hand=self.cpu_dice_by_hand,
+                cannot_resume=why,
             )
         self.apply(out)
         self.write_state()

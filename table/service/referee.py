@@ -342,13 +342,21 @@ class Referee:
         resume: LoadedGame | None = None,
         seed: int = 0,
         cpu_dice_by_hand: bool = False,
+        cannot_resume: str | None = None,
     ) -> tuple[Referee, Output]:
+        """The first state: ``resume``'s game played on, or the menu. ``cannot_resume``
+        (with no ``resume``) is why an unfinished game's log could not be loaded: shown
+        before the menu."""
         settings = normalize(settings)
         ref = Referee(
             settings=settings, seed=seed, draft=settings, cpu_dice_by_hand=cpu_dice_by_hand
         )
         if resume is None:
-            return ref._menu_at(0)
+            ref, out = ref._menu_at(0)
+            if cannot_resume is None:
+                return ref, out
+            msg = Message("cannot resume", cannot_resume, "any button: menu")
+            return replace(ref, screen=msg, dismiss=True), replace(out, screen=msg)
         try:
             game = replay(resume.header, resume.events)
         except (SetupError, ValueError, KeyError) as exc:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from table.game import GameHeader
-from table.gamelog import LoadedGame, LogError, LogWriter, fsync_dir, load
+from table.gamelog import LoadedGame, LogError, LogUnreadable, LogWriter, fsync_dir, load
 
 CURRENT = "current"
 
@@ -46,6 +46,33 @@ class Unfinished:
 
     path: Path
     game: LoadedGame
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """The unfinished game's log, which could not be loaded. ``kept``: it is still the
+    game in progress (it could not be read: an I/O error may pass, so the next start
+    tries again); otherwise it was set aside as ``path`` (``.bad``) and forgotten."""
+
+    path: Path
+    reason: str
+    kept: bool
+
+    def text(self) -> str:
+        """One line for the journal."""
+        if self.kept:
+            return f"{self.reason}; kept, tried again at the next start"
+        return f"{self.reason}; set aside as {self.path.name}"
+
+    def brief(self) -> str:
+        """For the display, what became of the log first (its end may not fit)."""
+        why = self.reason.split(": ", 1)[-1]  # without the log's name
+        return f"log kept for the next start: {why}" if self.kept else f"log set aside: {why}"
+
+
+def _named(exc: LogError, path: Path) -> str:
+    """A load error's message with the log's name for its path (a display is narrow)."""
+    return str(exc).replace(str(path), path.name, 1)
 
 
 class DataDir:
@@ -105,11 +132,13 @@ class DataDir:
         path = self.games / name
         return path if path.is_file() else None
 
-    def unfinished(self) -> Unfinished | None:
+    def unfinished(self) -> Unfinished | Unusable | None:
         """The unfinished game, loaded; None if there is none.
 
-        A log that cannot be read at all is set aside (``.bad``) and forgotten,
-        so the table starts instead of failing on it at every boot.
+        A log that holds no game (not JSON, an unknown event, empty) is set aside
+        (``.bad``) and forgotten, so the table starts instead of failing on it at
+        every boot; one that could not be read is left as it is. Either way the
+        caller is told why (``Unusable``): a game is never given up in silence.
         """
         path = self.current()
         if path is None:
@@ -117,11 +146,18 @@ class DataDir:
             return None
         try:
             loaded = load(path)
-        except LogError:
-            with contextlib.suppress(OSError):
-                path.rename(path.with_suffix(path.suffix + ".bad"))
+        except LogUnreadable as exc:
+            return Unusable(path, _named(exc, path), kept=True)
+        except LogError as exc:
+            bad = path.with_suffix(path.suffix + ".bad")
+            try:
+                path.rename(bad)
+            except OSError:
+                bad = path
+            else:
+                fsync_dir(self.games)
             self.finish()
-            return None
+            return Unusable(bad, _named(exc, path), kept=False)
         return Unfinished(path, loaded)
 
     def logs(self) -> list[Path]:
