@@ -329,6 +329,36 @@ def test_source_camera_thread_puts_frames_only_when_wanted_and_reports_failure()
         bad.close()
 
 
+def test_a_failed_camera_is_opened_again_when_dice_are_next_wanted(tmp_path: Path) -> None:
+    """ "ROLL: try again" after a camera failure must try again: a camera plugged back in
+    (here: a folder of frames that appears) gives frames, one still missing fails again."""
+    import queue
+    import shutil
+
+    from table.hw.camera import SourceCamera
+    from table.service.ports import TableEvent
+
+    q: queue.Queue[TableEvent] = queue.Queue()
+    later = tmp_path / "frames"
+    cam = SourceCamera(f"folder:{later}", fps=50)
+    cam.start(q.put)
+    try:
+        for _ in range(2):  # missing twice: reported each time dice are wanted, once
+            cam.want(True)
+            event = q.get(timeout=10)
+            assert isinstance(event, CameraFailed) and "no such folder" in event.reason
+            with pytest.raises(queue.Empty):
+                q.get(timeout=0.3)  # not retried until wanted again
+            cam.want(False)
+        shutil.copytree(FRAMES, later)
+        cam.want(True)
+        event = q.get(timeout=10)
+        assert isinstance(event, Frame) and event.image.ndim == 3
+        cam.frame_done()
+    finally:
+        cam.close()
+
+
 def test_a_full_disk_acknowledges_nothing_and_loses_nothing(tmp_path: Path) -> None:
     """The log cannot be written: the throw is not shown as counted, the log stays whole,
     and once there is room again the same throw counts."""

@@ -82,21 +82,36 @@ class SourceCamera(_Paced):
             self.source = open_source(self.spec, loop=self.loop)
 
     def _run(self, put: Put) -> None:
+        """Frames while wanted. A source that fails (unplugged, a missing folder) is
+        reported once and closed; it is opened again when the table next wants dice
+        (the player's "ROLL: try again"), so the thread never ends before ``close``."""
         from vision.sources import CameraError
 
+        next_at = time.monotonic()
         try:
-            self.open()
-            next_at = time.monotonic()
             while self._wait_turn():
-                image = self.source.read()
+                try:
+                    self.open()
+                    image = self.source.read()
+                except CameraError as exc:
+                    self._failed()
+                    put(CameraFailed(str(exc)))
+                    continue
                 put(Frame(image, time.monotonic()))
                 next_at = max(next_at + self.period, time.monotonic())
                 self._stop.wait(max(0.0, next_at - time.monotonic()))
-        except CameraError as exc:
-            put(CameraFailed(str(exc)))
         finally:
-            src, self.source = self.source, None
-            if src is not None:
+            self._close_source()
+
+    def _failed(self) -> None:
+        self.frame_done()  # the slot taken for the frame that did not come
+        self._wanted.clear()  # until the table asks again
+        self._close_source()
+
+    def _close_source(self) -> None:
+        src, self.source = self.source, None
+        if src is not None:
+            with contextlib.suppress(Exception):
                 src.close()
 
     def start(self, put: Put) -> None:
@@ -155,14 +170,18 @@ class ScriptedCamera(_Paced):
     def _run(self, put: Put) -> None:
         from vision.sources import CameraError
 
-        try:
-            while self._wait_turn():
-                with self._lock:
-                    dice = self._dice
-                put(Frame(self.image_for(dice), time.monotonic()))
-                self._stop.wait(self.period)
-        except CameraError as exc:
-            put(CameraFailed(str(exc)))
+        while self._wait_turn():
+            with self._lock:
+                dice = self._dice
+            try:
+                image = self.image_for(dice)
+            except CameraError as exc:  # reported; tried again when next wanted
+                self.frame_done()
+                self._wanted.clear()
+                put(CameraFailed(str(exc)))
+                continue
+            put(Frame(image, time.monotonic()))
+            self._stop.wait(self.period)
 
     def start(self, put: Put) -> None:
         self._start(self._run, put, "scripted-camera")
