@@ -160,9 +160,23 @@ BAD: list[tuple[str, str]] = [
     ('[table]\nlogdir = "/x"', "table.logdir: unknown key"),
     (
         '[game]\nrules = "yahtzee"',
-        'game.rules: "yahtzee" is not allowed (allowed: mex, mexico, mexen, mythical)',
+        'game.rules: "yahtzee" is not allowed (allowed: mex, mexico, mexen)',
+    ),
+    (
+        '[game]\nrules = "mythical"',
+        "game.rules: 'mythical' is not played at the table (its dice are not pip dice; "
+        "replay its game files with 'dicetable replay'); allowed: mex, mexico, mexen",
     ),
     ('[game]\nplayers = "Ann"', 'game.players: "Ann" is not a list of players'),
+    ("[game]\nplayers = []", "game.players: the list is empty"),
+    (
+        '[game]\nplayers = ["Ann", "B\\nob"]',
+        "game.players[2]: 'B\\nob' holds a line break or another control character",
+    ),
+    (
+        '[game]\nplayers = ["Ann", {name = "C\\u0000"}]',
+        "game.players[2].name: 'C\\x00' holds a line break",
+    ),
     ("[game]\nplayers = [3]", "game.players[1]: 3 is not a player"),
     ('[game]\nplayers = [{nick = "A"}]', "game.players[1].nick: unknown key"),
     ('[game]\nplayers = ["Ann"]', "game: players: mexico needs 2 to 6 players, got 1"),
@@ -222,3 +236,9 @@ def test_the_config_names_the_seats_even_after_saved_menu_choices() -> None:
     saved = {"rules": "mexico", "players": 4, "cpus": ["easy"], "options": {}}
     again = cli_run.initial_settings(cfg, saved)
     assert [p.name for p in seat_players(again)] == ["Ann", "Bob", "P3", "Robo"]
+
+
+def test_a_config_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_bytes("\ufeff[display]\nrotate = 2\n".encode())
+    assert load_config(path, env={}).display.rotate == 2

@@ -19,6 +19,7 @@ from table.service.screens import (
     RoundEnd,
     Screen,
     Turn,
+    drawable,
     overflow,
     render,
     render_padded,
@@ -184,3 +185,15 @@ def test_any_text_stays_on_screen(
     ):
         assert outside_ink(screen) == 0
         assert render(screen).size == (128, 64)
+
+
+def test_names_with_accents_are_drawn_in_their_ascii_letters() -> None:
+    """The display's font has ASCII only: "Zoë" drawn as "Zoe", never as "Zo" and a box."""
+    assert drawable("Zoë Jürgen Åsa Søren Straße") == "Zoe Jurgen Asa Soren Strasse"
+    assert drawable("Ann\nBob\x00") == "Ann?Bob?"
+    assert drawable("CPU1") == "CPU1"
+    for accented, plain in (("Zoë", "Zoe"), ("Jürgen", "Jurgen")):
+        drawn = render(Turn(accented, "throw 1/3", "ROLL: throw", "", 3))
+        assert drawn.tobytes() == render(Turn(plain, "throw 1/3", "ROLL: throw", "", 3)).tobytes()
+    box = render(Message("\U0010ffff", "", ""))  # a letter no font here has
+    assert box.tobytes() == render(Message("?", "", "")).tobytes()

@@ -339,26 +339,36 @@ def _game(raw: object) -> GameConfig:
     r = s.raw
     rules = _str(s.key("rules"), r["rules"]) if s.has("rules") else d.rules
     from table.rules import RULE_NAMES
+    from table.service.referee import MENU_RULES
 
-    if rules not in RULE_NAMES:
-        raise _bad(s.key("rules"), rules, ", ".join(RULE_NAMES))
+    if rules in RULE_NAMES and rules not in MENU_RULES:
+        raise ConfigError(
+            f"{s.key('rules')}: {rules!r} is not played at the table (its dice are not pip "
+            f"dice; replay its game files with 'dicetable replay'); allowed: "
+            f"{', '.join(MENU_RULES)}"
+        )
+    if rules not in MENU_RULES:
+        raise _bad(s.key("rules"), rules, ", ".join(MENU_RULES))
     players = d.players
     if s.has("players"):
         value = r["players"]
         allowed = 'a list of names or tables, e.g. ["Ann", {name = "CPU", cpu = "hard"}]'
-        if not isinstance(value, list) or not value:
+        if isinstance(value, list) and not value:
+            raise ConfigError(f"{s.key('players')}: the list is empty (allowed: {allowed})")
+        if not isinstance(value, list):
             raise _bad(s.key("players"), value, allowed, "is not a list of players")
         out: list[PlayerConfig] = []
         for i, p in enumerate(value):
             where = f"game.players[{i + 1}]"
             if isinstance(p, str):
-                out.append(PlayerConfig(p))
+                out.append(PlayerConfig(_name(where, p)))
             elif isinstance(p, dict):
                 ps = _Section(where, p, ("name", "cpu"))
                 if not ps.has("name"):
                     raise ConfigError(f"{where}: has no name (allowed: {allowed})")
                 cpu = _str(ps.key("cpu"), p["cpu"]) if ps.has("cpu") else None
-                out.append(PlayerConfig(_str(ps.key("name"), p["name"]), cpu))
+                name = _name(ps.key("name"), _str(ps.key("name"), p["name"]))
+                out.append(PlayerConfig(name, cpu))
             else:
                 raise _bad(where, p, allowed, "is not a player")
         players = tuple(out)
@@ -371,6 +381,16 @@ def _game(raw: object) -> GameConfig:
     game = GameConfig(rules=rules, players=players, options=options)
     _check_game(game)
     return game
+
+
+def _name(key: str, name: str) -> str:
+    """A player's name as the display can show it on one line."""
+    if not name.isprintable():
+        raise ConfigError(
+            f"{key}: {name!r} holds a line break or another control character "
+            "(allowed: letters, digits, spaces and punctuation)"
+        )
+    return name
 
 
 def _check_game(game: GameConfig) -> None:
@@ -443,7 +463,7 @@ def load_config(
     if path is None:
         return parse_config({}, env=environ)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (some editors) is no TOML fault
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except IsADirectoryError:

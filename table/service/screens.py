@@ -10,6 +10,7 @@ shrinks first, then the text is cut with "..", so nothing is drawn off-screen.
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -144,6 +145,30 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
+# The built-in font draws ASCII only (every other letter is a box): names and words are
+# drawn in their nearest ASCII letters ("Zoë" as "Zoe", "Jürgen" as "Jurgen").
+_ASCII_FOR = str.maketrans(
+    {
+        "ß": "ss", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "Ø": "O", "ø": "o",
+        "Ł": "L", "ł": "l", "Đ": "D", "đ": "d", "Þ": "Th", "þ": "th", "ı": "i",
+        "…": "...", "–": "-", "—": "-", "‘": "'", "’": "'", "“": '"', "”": '"',
+    }
+)  # fmt: skip
+
+
+@lru_cache(maxsize=1024)
+def drawable(text: str) -> str:
+    """``text`` as the display's font can draw it: accents dropped, other letters
+    spelled in ASCII, anything else (and control characters) as "?"."""
+    if text.isascii() and text.isprintable():
+        return text
+    spread = unicodedata.normalize("NFKD", text.translate(_ASCII_FOR))
+    return "".join(
+        c if c.isascii() and c.isprintable() else "" if unicodedata.combining(c) else "?"
+        for c in spread
+    )
+
+
 # One-bit drawing lays text out without anti-aliasing, which makes it wider than
 # the font's own bounding box says: measure exactly as it will be drawn.
 _MEASURE = ImageDraw.Draw(Image.new("1", (1, 1), 0))
@@ -152,7 +177,7 @@ _MEASURE = ImageDraw.Draw(Image.new("1", (1, 1), 0))
 def _bbox(text: str, size: int) -> tuple[int, int, int, int]:
     if not text:
         return (0, 0, 0, size)
-    left, top, right, bottom = _MEASURE.textbbox((0, 0), text, font=_font(size))
+    left, top, right, bottom = _MEASURE.textbbox((0, 0), drawable(text), font=_font(size))
     return int(left), int(top), int(math.ceil(right)), int(math.ceil(bottom))
 
 
@@ -232,7 +257,9 @@ class _Canvas:
         if x1 <= x0 or y1 <= y0:
             return
         tile = Image.new("1", (x1 - x0, y1 - y0), 0)
-        ImageDraw.Draw(tile).text((at[0] + x - x0, at[1] + y - y0), text, font=font, fill=1)
+        ImageDraw.Draw(tile).text(
+            (at[0] + x - x0, at[1] + y - y0), drawable(text), font=font, fill=1
+        )
         colour = Image.new("1", tile.size, fill)
         self.image.paste(colour, (self.ox + x0, self.oy + y0), tile)
 
