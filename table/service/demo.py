@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import shutil
 import sys
 import time
@@ -104,6 +105,14 @@ def script_for(rules: str) -> list[str]:
     return ["roll"] * menu_presses(DEMO_SETTINGS[rules]) + list(DEMO_PLAYS[rules])
 
 
+# A demo's folder (``--out``/RULES) holds this file; only such a folder is replaced.
+MARK = ".dicetable-demo"
+
+
+class DemoError(Exception):
+    """The demo cannot be played where it was asked to be (the message says why)."""
+
+
 @dataclass(frozen=True)
 class DemoResult:
     rules: str
@@ -113,6 +122,7 @@ class DemoResult:
     view: dict[str, Any] | None
     seconds: float
     frames_read: int
+    errors: tuple[str, ...] = ()  # what the table said went wrong (the camera, say)
 
     @property
     def over(self) -> bool:
@@ -149,8 +159,15 @@ def play(
 
     t0 = time.monotonic()
     root = out_dir / rules
-    if root.exists():
-        shutil.rmtree(root)
+    if root.exists() or root.is_symlink():
+        if not (root / MARK).is_file() or root.is_symlink():
+            raise DemoError(
+                f"{root} exists and is not a demo's output (it has no {MARK}): "
+                "nothing was changed; give another --out"
+            )
+        shutil.rmtree(root)  # the last demo's own files
+    root.mkdir(parents=True)
+    (root / MARK).write_text("written by dicetable demo; the next demo replaces this folder\n")
     data = DataDir(root / "data")
     data.prepare()
     data.save_settings(DEMO_SETTINGS[rules])
@@ -173,6 +190,7 @@ def play(
         text_out=text_out,
         force_stand_ins=True,
     )
+    errors = io.StringIO()
     loop = TableLoop(
         data=data,
         settings=Settings.from_json(DEMO_SETTINGS[rules]),
@@ -182,7 +200,7 @@ def play(
         reader=reader,
         settler=settler,
         seed=7,
-        errors=io.StringIO(),
+        errors=errors,
     )
     assert parts.script is not None
     parts.script.wait_idle = loop.wait_idle
@@ -205,6 +223,7 @@ def play(
         view=view,
         seconds=time.monotonic() - t0,
         frames_read=loop.frames_read,
+        errors=tuple(line for line in errors.getvalue().splitlines() if line.strip()),
     )
 
 
@@ -220,8 +239,14 @@ def run(args: argparse.Namespace) -> int:
     out_dir: Path = args.out
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".dicetable-demo-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
     except OSError as exc:
         print(f"dicetable demo: cannot write to {out_dir} ({exc.strerror})", file=sys.stderr)
+        return 2
+    if args.frames is not None and not args.frames.is_dir():
+        print(f"dicetable demo: {args.frames}: no such folder of frames", file=sys.stderr)
         return 2
     try:
         from table.service.loop import vision_parts
@@ -233,7 +258,16 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     for rules in games:
         text_out = sys.stdout if args.show else None
-        result = play(rules, out_dir, args.frames, reader=reader, text_out=text_out)
+        try:
+            result = play(rules, out_dir, args.frames, reader=reader, text_out=text_out)
+        except DemoError as exc:
+            print(f"dicetable demo: {exc}", file=sys.stderr)
+            return 2
+        except OSError as exc:
+            print(f"dicetable demo: {rules}: cannot write its files ({exc})", file=sys.stderr)
+            return 2
+        for line in result.errors[:3]:
+            print(f"  {rules}: {line}")
         if result.view is None:
             print(f"{rules}: no game was played (see {out_dir / rules})")
             failed += 1
