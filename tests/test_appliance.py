@@ -391,3 +391,35 @@ def test_watchdog_lapses_when_the_camera_delivers_nothing(tmp_path: Path) -> Non
     loop.put(Quit("test over"))
     runner.join(10)
     assert not runner.is_alive()
+
+
+def _run_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
+    from table.cli import main
+
+    code = main(["run", "--stand-ins", "--data", str(tmp_path / "data"), *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "internal error" not in err, err
+    return err
+
+
+def test_a_script_that_is_not_text_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    script = tmp_path / "s.json"
+    script.write_bytes(b"\xff\xfe")
+    assert f"{script}: not UTF-8 text" in _run_fails(tmp_path, capsys, "--script", str(script))
+
+
+def test_output_paths_that_cannot_be_written_are_refused_before_the_table_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    err = _run_fails(tmp_path, capsys, "--png-dir", str(a_file))
+    assert f"--png-dir: cannot write to {a_file}" in err
+    err = _run_fails(tmp_path, capsys, "--state-json", str(a_file / "s.json"))
+    assert f"--state-json: cannot write to {a_file}" in err
+    err = _run_fails(tmp_path, capsys, "--gif", str(a_file / "d.gif"))
+    assert f"--gif: cannot write to {a_file}" in err

@@ -122,6 +122,8 @@ def load_script(path: str | Path) -> tuple[Step, ...]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScriptError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ScriptError(f"{p}: not UTF-8 text (a script is JSON)") from None
     try:
         return parse_script(text)
     except ScriptError as exc:

@@ -108,6 +108,24 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
     if args.frames is not None and not args.frames.is_dir():
         return _fail(f"--frames {args.frames}: no such folder")
+    gif = args.gif
+    if gif is None and args.png_dir is not None:
+        gif = args.png_dir / "display.gif"
+    outputs = (
+        ("--png-dir", args.png_dir),
+        ("--gif", gif.parent if gif is not None else None),
+        ("--state-json", args.state_json.parent if args.state_json is not None else None),
+    )
+    for option, folder in outputs:  # found out now, not at the first screen or at the end
+        if folder is None:
+            continue
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            probe = folder / f".dicetable-write-test-{os.getpid()}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            return _fail(f"{option}: cannot write to {folder} ({exc.strerror or exc})")
 
     try:
         from table.service.loop import TableLoop, vision_parts
@@ -121,9 +139,6 @@ def run(args: argparse.Namespace) -> int:
     from table.hw.build import build
     from table.notify import SystemdNotifier
 
-    gif = args.gif
-    if gif is None and args.png_dir is not None:
-        gif = args.png_dir / "display.gif"
     parts = build(
         cfg,
         keys=args.keys,
