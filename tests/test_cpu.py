@@ -554,3 +554,28 @@ def test_mexen_hard_round_loss_matches_playing_it_out() -> None:
                 s = rules.apply(s, Throw((rng.randint(1, 6), rng.randint(1, 6))))
         total += s.last_round.loss if s.last_round.loser == 0 else 0
     assert abs(total / n - expected) < 8.0 / n**0.5, (total / n, expected)
+
+
+def test_mexen_round_and_limit_options_have_a_ceiling() -> None:
+    """A game nobody could finish is an option error, not a simulation that runs for ever."""
+    from table.rules import get_rules
+    from table.rules.base import OptionError, parse_options
+
+    specs = get_rules("mexen").options
+    for option in ("rounds", "limit"):
+        assert parse_options(specs, {option: 1000}, "mexen")[option] == 1000
+        with pytest.raises(OptionError, match="from 0 to 1000"):
+            parse_options(specs, {option: 1001}, "mexen")
+
+
+def test_a_game_that_does_not_end_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from table.cpu import simulate as sim
+
+    monkeypatch.setattr(sim, "MAX_EVENTS", 5)
+    argv = ["simulate", "--rules", "mexen", "--players", "cpu:hard,cpu:easy", "--games", "1"]
+    assert cli.main([*argv, "--option", "rounds=50"]) == 2
+    err = capsys.readouterr().err
+    assert "mexen: a game ran past 5 events; give options that end a game sooner" in err
+    assert "internal error" not in err

@@ -42,6 +42,12 @@ from table.rules.base import (
 
 BREAKDOWN_GAMES = 2000  # games whose events --breakdown keeps and replays
 MAX_EVENTS = 1_000_000  # per game; more means a game that cannot end
+
+
+class GameTooLong(RuntimeError):
+    """A simulated game ran past MAX_EVENTS: its options (or a strategy) never end it."""
+
+
 Z95 = 1.959963984540054
 
 
@@ -245,7 +251,7 @@ def play_game(
         state = new
         events += 1
         if events > MAX_EVENTS:
-            raise RuntimeError(f"{rules.name}: a game ran past {MAX_EVENTS} events")
+            raise GameTooLong(f"{rules.name}: a game ran past {MAX_EVENTS} events")
     return state, events
 
 
@@ -334,6 +340,7 @@ class Progress:
         if self.tty and self.shown != self.started:
             self.stream.write("\r" + " " * 70 + "\r")
             self.stream.flush()
+            self.shown = self.started  # cleared: a second close writes nothing
 
 
 def report(setup: Setup, results: Sequence[GameResult], timing: Timing) -> str:
@@ -385,6 +392,10 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(setup.games, sys.stderr)
     try:
         results, timing = simulate(setup, progress)
+    except GameTooLong as exc:
+        progress.close()
+        print(f"dicetable simulate: {exc}; give options that end a game sooner", file=sys.stderr)
+        return 2
     finally:
         progress.close()
     print(report(setup, results, timing))

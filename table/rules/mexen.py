@@ -173,8 +173,10 @@ class MexenRules:
     options: tuple[OptionSpec, ...] = (
         OptionSpec("stake", "points", ("points", "sips"), doc="what the pot is counted in"),
         OptionSpec("variant", "normal", ("normal", "extreme"), doc="MN-12 extreme variant"),
-        OptionSpec("rounds", 0, low=0, doc="end after this many rounds (0 = until stopped)"),
-        OptionSpec("limit", 0, low=0, doc="end once someone holds this many (0 = none)"),
+        OptionSpec(
+            "rounds", 0, low=0, high=1000, doc="end after this many rounds (0 = until stopped)"
+        ),
+        OptionSpec("limit", 0, low=0, high=1000, doc="end once someone holds this many (0 = none)"),
     )
 
     # -- setup ---------------------------------------------------------------
