@@ -8,6 +8,8 @@ Rules MN-1..MN-12 and E-1 of docs/RULES.md. How each **[choice]** is made:
   play until stopped) ends the game once that many pots have been taken;
   ``limit`` (default 0 = none) ends it once, right after a pot is taken,
   someone holds at least that many. Both may be set; whichever comes first.
+  Each is at most 1000 (no game at a table comes near it; a game that long
+  is a typing error).
   Nobody is ever eliminated (``out`` is always false).
 - MN-5 any value may be left lying from the previous player's last throw (not
   only a 1), by the same rule as within a turn: only a die that was thrown in
