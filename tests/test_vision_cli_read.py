@@ -166,6 +166,16 @@ def test_annotate_into_a_file_is_a_bad_argument(tmp_path: Path) -> None:
     code, lines, err = run(["--annotate", str(clash), a], FakeReader())
     assert code == 2 and lines == []
     assert "--annotate" in err and err.endswith("\n") and err.count("\n") == 1
+    assert "(a file, not a folder)" in err
+
+
+def test_an_annotated_image_that_cannot_be_written_says_why(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.png", 64, 48)
+    out_dir = tmp_path / "out"
+    (out_dir / "a.read.jpg").mkdir(parents=True)  # where the drawn image would go
+    code, lines, err = run(["--annotate", str(out_dir), a], FakeReader())
+    assert code == 1 and len(lines) == 1
+    assert f"could not write {out_dir / 'a.read.jpg'} (Is a directory)" in err
 
 
 def test_reader_failing_on_one_photo_does_not_stop_the_others(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ says why, the others still go), 2 for bad arguments.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -135,7 +137,12 @@ def run(
     annotate_dir: Path | None = args.annotate
     if annotate_dir is not None:
         try:
+            if annotate_dir.exists() and not annotate_dir.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, "a file, not a folder")
             annotate_dir.mkdir(parents=True, exist_ok=True)
+            probe = annotate_dir / f".dicetable-write-test-{os.getpid()}"
+            probe.write_bytes(b"")  # a folder that cannot be written: found out now
+            probe.unlink()
         except OSError as exc:
             why = exc.strerror or str(exc)
             _emit(stderr, f"dicetable read: cannot use {annotate_dir} for --annotate ({why})")
@@ -172,18 +179,20 @@ def run(
         if annotate_dir is not None:
             target = _annotated_path(annotate_dir, file, taken)
             drawn = annotate(image, reading, title=Path(file).name)
-            if not _write_image(target, drawn):
+            why = _write_image(target, drawn)
+            if why:
                 failed = True
-                _emit(stderr, f"dicetable read: could not write {target}")
+                _emit(stderr, f"dicetable read: could not write {target} ({why})")
     return 1 if failed else 0
 
 
-def _write_image(path: Path, image: Any) -> bool:
+def _write_image(path: Path, image: Any) -> str:
+    """Write the image; "" when written, else why not."""
     ok, data = cv2.imencode(path.suffix, image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     if not ok:
-        return False
+        return f"OpenCV cannot encode {path.suffix or 'a file without a suffix'}"
     try:
         path.write_bytes(data.tobytes())
-    except OSError:
-        return False
-    return True
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return ""
