@@ -423,3 +423,14 @@ def test_output_paths_that_cannot_be_written_are_refused_before_the_table_starts
     assert f"--state-json: cannot write to {a_file}" in err
     err = _run_fails(tmp_path, capsys, "--gif", str(a_file / "d.gif"))
     assert f"--gif: cannot write to {a_file}" in err
+
+
+def test_an_empty_data_folder_is_refused_not_taken_as_here(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from table.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--data", ""])
+    assert stop.value.code == 2
+    assert "--data: an empty path is no folder" in capsys.readouterr().err

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--frames", metavar="DIR", type=Path, help="replay these dice frames instead of a camera"
     )
-    parser.add_argument("--data", metavar="DIR", type=Path, help="data folder (logs, settings)")
+    parser.add_argument("--data", metavar="DIR", type=_folder, help="data folder (logs, settings)")
     parser.add_argument("--png-dir", metavar="DIR", type=Path, help="save every screen as PNG")
     parser.add_argument("--gif", metavar="PATH", type=Path, help="save the screens as a GIF")
     parser.add_argument("--seconds", metavar="N", type=float, help="stop after N seconds")
@@ -73,6 +73,13 @@ def initial_settings(cfg: Config, saved: Mapping[str, Any] | None) -> Any:
         names=tuple(p.name for p in game.players if p.cpu is None),
         cpu_names=tuple(p.name for p in game.players if p.cpu is not None),
     )
+
+
+def _folder(text: str) -> Path:
+    """A folder argument; an empty one (an unset shell variable) is no folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path is no folder")
+    return Path(text)
 
 
 def _fail(text: str) -> int:
