@@ -228,6 +228,23 @@ def test_a_log_the_rules_cannot_play_on_is_not_called_resumed(tmp_path: Path, vi
     assert path.is_file()  # kept as it is
 
 
+def test_a_mythical_log_is_not_played_on_at_the_table(tmp_path: Path, vision: Any) -> None:
+    """mythical's dice are not pip dice: its games are replayed, not resumed."""
+    from table.gamelog import LogWriter
+
+    example = load(Path(__file__).resolve().parents[1] / "table/examples/mythical_bonuses.json")
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    with data.new_log(example.header) as log:
+        log.append_all(list(example.events[:3]))
+    assert isinstance(log, LogWriter)
+    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop.run(seconds=30)
+    assert loop.resumed is None
+    assert "mythical is not played at the table" in display.texts[0]
+    assert loop.referee is not None and loop.referee.game is None
+
+
 class FailingCamera:
     def __init__(self) -> None:
         self.put: Put | None = None

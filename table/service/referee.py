@@ -358,6 +358,11 @@ class Referee:
             msg = Message("cannot resume", cannot_resume, "any button: menu")
             return replace(ref, screen=msg, dismiss=True), replace(out, screen=msg)
         try:
+            if resume.header.rules not in MENU_RULES:
+                raise SetupError(
+                    f"{resume.header.rules} is not played at the table "
+                    "(replay its game with 'dicetable replay')"
+                )
             game = replay(resume.header, resume.events)
         except (SetupError, ValueError, KeyError) as exc:
             # The log cannot be played on: it is finished as it is (the loop
