@@ -175,11 +175,13 @@ class LoadedGame:
 
 def loads(text: str) -> LoadedGame:
     """Parse a game from text in either form."""
+    whole_error: ValueError | None = None
     try:
         whole = _json(text)
-    except ValueError:
+    except ValueError as exc:
         whole = None
         is_json = False
+        whole_error = exc
     else:
         is_json = True
     if is_json:
@@ -190,6 +192,14 @@ def loads(text: str) -> LoadedGame:
             raise LogError('"events" must be a list')
         events = tuple(parse_event(e, f"event {i}") for i, e in enumerate(raw_events))
         return LoadedGame(header, events)
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    if first.strip() == "{" and isinstance(whole_error, json.JSONDecodeError):
+        # A game written as one object over many lines (never a header line of its own):
+        # the fault is where the object's parse stopped, not on its first line.
+        raise LogError(
+            f"not valid JSON (line {whole_error.lineno} column {whole_error.colno}: "
+            f"{whole_error.msg})"
+        )
     return _loads_lines(text)
 
 

@@ -242,3 +242,10 @@ def test_generic_refusals_do_not_change_the_state() -> None:
         assert after.state == game.state
         assert after.refused[-1].event == event
     assert "7" in game.apply(Throw((7, 1)))[1].reason  # type: ignore[union-attr]
+
+
+def test_a_pretty_printed_game_with_a_fault_names_where_it_is() -> None:
+    text = json.dumps({**HEADER, "events": [{"throw": [6, 3]}]}, indent=1)
+    broken = text.replace("]\n}", "],\n}")  # a trailing comma before the last brace
+    with pytest.raises(LogError, match=r"not valid JSON \(line 1[0-9] column 1: "):
+        loads(broken)
