@@ -378,3 +378,15 @@ def test_usb_driver_error_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> 
     with open_source("usb:0") as src, pytest.raises(CameraError, match="capture failed") as info:
         src.read()
     assert str(info.value) == "usb:0: capture failed [VIDIOC_DQBUF: No such device]"
+
+
+def test_a_photo_opencv_cannot_decode_says_so_without_its_warnings(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """OpenCV's decoders write warnings straight to stderr ("[ WARN:0@..."), which would
+    break dicetable read's one line per image: they are kept quiet, the error said once."""
+    path = tmp_path / "f32.tiff"
+    assert cv2.imwrite(str(path), np.zeros((16, 16, 3), np.float32))
+    with pytest.raises(CameraError, match="not an image OpenCV can read"):
+        load_image(path)
+    assert "WARN" not in capfd.readouterr().err

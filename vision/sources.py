@@ -133,11 +133,14 @@ def load_image(path: str | Path) -> Frame:
     if data.size == 0:
         raise CameraError(f"{p}: file is empty")
     try:
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        with _quiet_opencv():  # its decoders' warnings would break the one line per image
+            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     except cv2.error:
         image = None
     if image is None or image.size == 0:
-        raise CameraError(f"{p}: not an image OpenCV can read")
+        raise CameraError(
+            f"{p}: not an image OpenCV can read (damaged, another format, or over a gigapixel)"
+        )
     return as_bgr(image, str(p))
 
 
