@@ -52,6 +52,15 @@ def _top_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     top = _top_parser()
+    first = args_in[0] if args_in else ""
+    if first.startswith("-") and first not in ("-h", "--help", "--version"):
+        named = next((a for a in args_in if a in COMMANDS), "COMMAND")
+        print(
+            f"dicetable: {first}: not an option of dicetable itself; a command's options go "
+            f"after it ('dicetable {named} --help' lists them)",
+            file=sys.stderr,
+        )
+        return 2
     if not args_in or args_in[0].startswith("-") or args_in[0] not in COMMANDS:
         try:
             top.parse_args(args_in[:1] if args_in else [])

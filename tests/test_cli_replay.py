@@ -98,3 +98,14 @@ def test_console_entry_point_runs_without_a_traceback(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"dicetable replay: {tmp_path / 'nope.json'}: no such file"
+
+
+def test_an_option_before_the_command_says_where_options_go(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--json", "replay", "g.json"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "dicetable: --json: not an option of dicetable itself; a command's options go "
+        "after it ('dicetable replay --help' lists them)\n"
+    )
