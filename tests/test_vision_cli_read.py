@@ -125,6 +125,19 @@ def test_all_read_is_exit_zero_and_expect_reaches_the_reader(tmp_path: Path) -> 
     assert reader.calls == [((48, 64, 3), None)]
 
 
+def test_a_folder_without_photos_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("no photo")
+    good = write(tmp_path / "good.png", 64, 48)
+    code, lines, _ = run(["--json", str(empty), good], FakeReader())
+    assert code == 1 and len(lines) == 2
+    first = json.loads(lines[0])
+    assert first["file"] == str(empty) and first["status"] == "error"
+    assert first["reason"].startswith("no images in this folder (looked for ")
+    assert json.loads(lines[1])["status"] == "ok"
+
+
 def test_a_folder_stands_for_its_photos_in_name_order(tmp_path: Path) -> None:
     for name in ("shot10.png", "shot2.png", "shot1.jpg"):
         write(tmp_path / "throws" / name, 64, 48)

@@ -25,7 +25,7 @@ import cv2
 
 from vision.annotate import annotate
 from vision.settle import FrameReader
-from vision.sources import CameraError, list_images, load_image
+from vision.sources import IMAGE_SUFFIXES, CameraError, list_images, load_image
 from vision.types import FrameReading
 
 
@@ -60,20 +60,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _inputs(names: list[str]) -> list[str]:
-    """The files to read, in order: folders are replaced by the photos in them."""
-    out: list[str] = []
+def _inputs(names: list[str]) -> list[tuple[str, str]]:
+    """The files to read, in order, each with "" or why it cannot be read: folders are
+    replaced by the photos in them (one with none, or that cannot be listed, stays as
+    itself, with the reason)."""
+    out: list[tuple[str, str]] = []
     for name in names:
         path = Path(name)
-        if path.is_dir():
-            try:
-                found = [str(p) for p in list_images(path)]
-            except OSError:
-                found = []
-            # An empty folder stays as itself, so its line says it is not an image.
-            out.extend(found or [name])
-        else:
-            out.append(name)
+        if not path.is_dir():
+            out.append((name, ""))
+            continue
+        try:
+            found = [str(p) for p in list_images(path)]
+        except OSError as exc:
+            out.append((name, f"cannot list this folder ({exc.strerror or exc})"))
+            continue
+        if not found:
+            suffixes = ", ".join(sorted(IMAGE_SUFFIXES))
+            out.append((name, f"no images in this folder (looked for {suffixes})"))
+        out.extend((f, "") for f in found)
     return out
 
 
@@ -157,7 +162,11 @@ def run(
 
     failed = False
     taken: set[Path] = set()
-    for file in _inputs(list(args.images)):
+    for file, why_not in _inputs(list(args.images)):
+        if why_not:
+            failed = True
+            _emit(stdout, _error_line(file, why_not, args.json))
+            continue
         try:
             image = load_image(file)
         except CameraError as exc:
