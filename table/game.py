@@ -12,18 +12,13 @@ from typing import Any
 
 from table.rules import UnknownRules, get_rules
 from table.rules.base import (
-    EndGame,
-    EndRound,
     Event,
     EventKind,
-    Hold,
     OptionError,
     Outcome,
     Player,
     Refused,
     Rules,
-    Stand,
-    Throw,
     TurnInfo,
     parse_options,
 )
@@ -87,19 +82,6 @@ def check_players(players: tuple[Player, ...], rules: Rules[Any]) -> None:
             )
 
 
-def _generic_refusal(event: Event) -> str | None:
-    """Refusals that hold in every rule set, before the rules see the event."""
-    if isinstance(event, Stand | EndRound | EndGame) and not event.flag:
-        return f"{event.kind.value}: false means nothing; send true to do it"
-    if isinstance(event, Throw):
-        bad = [v for v in event.dice if not 1 <= v <= 6]
-        if bad:
-            return f"die value {bad[0]} is not possible (dice show 1 to 6)"
-    if isinstance(event, Hold) and not 1 <= event.value <= 6:
-        return f"hold: die value {event.value} is not possible (dice show 1 to 6)"
-    return None
-
-
 @dataclass(frozen=True)
 class Game:
     """A game: immutable; :meth:`apply` returns the next one."""
@@ -126,8 +108,7 @@ class Game:
         if self.rules.outcome(self.state) is not None:
             result: Any = Refused("game over")
         else:
-            reason = _generic_refusal(event)
-            result = Refused(reason) if reason else self.rules.apply(self.state, event)
+            result = self.rules.apply(self.state, event)
         if isinstance(result, Refused):
             entry = RefusedEvent(self.count, event, result.reason)
             return replace(self, count=self.count + 1, refused=self.refused + (entry,)), result

@@ -73,3 +73,37 @@ def test_examples_ship_one_game_per_rule_set() -> None:
         "mexen",
         "mythical",
     }
+
+
+@pytest.mark.parametrize("rules_name", ["mex", "mexico", "mexen", "mythical"])
+def test_every_rule_set_refuses_impossible_events_itself(rules_name: str) -> None:
+    """Rules.apply never raises and refuses, on its own (a simulator calls it without the
+    Game wrapper), a die value outside 1-6 and a flag of false."""
+    from table.rules import get_rules
+    from table.rules.base import (
+        EndGame,
+        EndRound,
+        Hold,
+        Player,
+        Refused,
+        Stand,
+        Throw,
+        parse_options,
+    )
+
+    rules = get_rules(rules_name)
+    state = rules.start(
+        (Player("Ann"), Player("Bob"), Player("Cid")), parse_options(rules.options, {}, rules_name)
+    )
+    for event in (
+        Throw((7, 1)),
+        Throw((0, 3)),
+        Throw((9,)),
+        Hold(7),
+        Stand(False),
+        EndRound(False),
+        EndGame(False),
+    ):
+        result = rules.apply(state, event)
+        assert isinstance(result, Refused), (event, result)
+        assert "not possible" in result.reason or "false means nothing" in result.reason

@@ -163,6 +163,20 @@ class Refused:
     reason: str
 
 
+def common_refusal(event: Event) -> Refused | None:
+    """Refusals that hold in every rule set: a flag of false, a die value outside 1-6.
+    Each rule set's ``apply`` starts with it, so it never sees such an event."""
+    if isinstance(event, Stand | EndRound | EndGame) and not event.flag:
+        return Refused(f"{event.kind.value}: false means nothing; send true to do it")
+    if isinstance(event, Throw):
+        bad = [v for v in event.dice if not 1 <= v <= 6]
+        if bad:
+            return Refused(f"die value {bad[0]} is not possible (dice show 1 to 6)")
+    if isinstance(event, Hold) and not 1 <= event.value <= 6:
+        return Refused(f"hold: die value {event.value} is not possible (dice show 1 to 6)")
+    return None
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a finished game ended. ``winner`` is None on a draw or a tie."""
@@ -292,7 +306,8 @@ class Rules(Protocol, Generic[S]):
         ...
 
     def apply(self, state: S, event: Event) -> S | Refused:
-        """The state after ``event``, or a refusal (the state is then unchanged)."""
+        """The state after ``event``, or a refusal (the state is then unchanged); never
+        raises, whatever the event (``common_refusal`` first)."""
         ...
 
     def allowed(self, state: S) -> frozenset[EventKind]:

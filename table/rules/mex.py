@@ -55,6 +55,7 @@ from table.rules.base import (
     Stand,
     Throw,
     TurnInfo,
+    common_refusal,
 )
 from table.rules.pairs import Pair
 
@@ -200,6 +201,9 @@ class MexRules:
     # -- events ------------------------------------------------------------
 
     def apply(self, state: MexState, event: Event) -> MexState | Refused:
+        refused = common_refusal(event)
+        if refused is not None:
+            return refused
         if state.over:
             return Refused("game over")
         if isinstance(event, EndGame):

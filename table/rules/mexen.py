@@ -52,6 +52,7 @@ from table.rules.base import (
     Rules,
     Throw,
     TurnInfo,
+    common_refusal,
 )
 from table.rules.pairs import Pair
 
@@ -198,6 +199,9 @@ class MexenRules:
     # -- events --------------------------------------------------------------
 
     def apply(self, state: MexenState, event: Event) -> MexenState | Refused:
+        refused = common_refusal(event)
+        if refused is not None:
+            return refused
         if state.phase is Phase.OVER:
             return Refused("game over")
         if isinstance(event, EndGame):

@@ -46,6 +46,7 @@ from table.rules.base import (
     Stand,
     Throw,
     TurnInfo,
+    common_refusal,
 )
 
 NAME = "mexico"
@@ -182,6 +183,9 @@ class MexicoRules:
     # -- events ------------------------------------------------------------
 
     def apply(self, state: MexicoState, event: Event) -> MexicoState | Refused:
+        refused = common_refusal(event)
+        if refused is not None:
+            return refused
         table = state.table
         if table.over:
             return Refused("game over")

@@ -64,6 +64,7 @@ from table.rules.base import (
     Refused,
     Roll,
     TurnInfo,
+    common_refusal,
 )
 
 NAME = "mythical"
@@ -364,6 +365,9 @@ class MythicalRules:
     # -- events ------------------------------------------------------------
 
     def apply(self, state: MythicalState, event: Event) -> MythicalState | Refused:
+        refused = common_refusal(event)
+        if refused is not None:
+            return refused
         if state.phase is Phase.OVER:
             return Refused("game over")
         if isinstance(event, EndGame):
