@@ -96,15 +96,19 @@ def test_MN_1_limit_is_only_checked_after_a_pot() -> None:
     [([3, 2], [4, 1]), ([6, 5], [1, 1]), ([5, 5], [6, 6]), ([6, 6], [2, 1]), ([4, 3], [5, 1])],
 )
 def test_MN_2_lowest_score_loses(low: list[int], high: list[int]) -> None:
-    def turn(last: list[int]) -> list[Any]:
-        if sorted(last) in ([1, 2], [2, 3]):
-            return [last]  # Mex and 32 end the turn at once
-        return [[6, 4], [6, 4], last]
+    def turn(last: list[int], limit: int = 3) -> list[Any]:
+        if sorted(last) in ([1, 2], [2, 3]) or limit == 1:
+            return [last]  # Mex and 32 end the turn at once; a limit of 1 allows one throw
+        return [[6, 4]] * (limit - 1) + [last]
 
-    g = play(turn(low) + turn(high), rounds=1)
-    assert g.view()["last_round"]["losers"] == ["Ann"]
-    g = play(turn(high) + turn(low), rounds=1)
-    assert g.view()["last_round"]["losers"] == ["Bob"]
+    for first, second, loser in ((low, high, "Ann"), (high, low, "Bob")):
+        ann = turn(first)
+        limit = len(ann) if sorted(first) == [1, 2] else 3  # MN-4: Ann's Mex sets a limit
+        g = play(ann + turn(second, limit), rounds=1)
+        assert g.refused == ()
+        assert g.view()["last_round"]["losers"] == [loser]
+        kept = {s["name"]: s["score"] for s in g.view()["last_round"]["scores"]}
+        assert kept["Ann"] != kept["Bob"]  # the two throws compared are the ones given
 
 
 def test_MN_2_31_is_no_score() -> None:
@@ -542,3 +546,22 @@ def test_refused_events_leave_state_identical() -> None:
         after, refused = g.apply(bad)
         assert refused is not None
         assert after.state is g.state
+
+
+def test_MN_10_a_tie_break_die_must_be_a_die_value() -> None:
+    """Straight through the rules, as a simulator calls them: a 9 is no die."""
+    from table.rules.base import Refused, Throw, parse_options
+    from table.rules.mexen import RULES
+
+    options = parse_options(RULES.options, {}, "mexen")
+    state = RULES.start((Player("Ann"), Player("Bob")), options)
+    for dice in ((6, 4), (6, 4), (6, 4), (6, 4), (6, 4), (6, 4)):
+        after = RULES.apply(state, Throw(dice))
+        assert not isinstance(after, Refused), after
+        state = after
+    assert state.phase is Phase.TIEBREAK
+    for bad in ((9,), (0,), (7,)):
+        assert RULES.apply(state, Throw(bad)) == Refused(
+            f"die value {bad[0]} is not possible (dice show 1 to 6)"
+        )
+    assert isinstance(RULES.apply(state, Throw((3,))), MexenState)
