@@ -871,3 +871,24 @@ def test_cpu_decisions_owed_at_a_power_cut_are_taken_on_resume() -> None:
                 owed += 1
             pos += len(out.log)
     assert owed >= 1  # the games above do owe such a decision
+
+
+@pytest.mark.parametrize(
+    ("rules", "shown"), [("mexico", "MEX!"), ("mex", "MEX!"), ("mexen", "600")]
+)
+def test_after_a_resume_the_screen_shows_the_throw_kept_and_that_stop_stands(
+    rules: str, shown: str
+) -> None:
+    t = start(Settings(rules, 2))
+    t.throw(*((2, 1) if rules != "mexen" else (6, 6)))
+    assert t.header is not None
+    r = Table.boot(Settings(), resume=LoadedGame(t.header, tuple(t.events)))
+    assert isinstance(r.out.screen, Resumed)
+    assert f"now {shown}" in r.out.screen.detail
+    if rules == "mexen":  # no standing early (MN-3)
+        return
+    assert r.out.screen.hint == "ROLL again  STOP stand"
+    # The turn as shown again once a notice is taken away: the throw still kept.
+    screen = r.ref._current()[1].screen
+    assert isinstance(screen, Turn) and f"now {shown}" in screen.info
+    assert screen.hint == "ROLL again  STOP stand"

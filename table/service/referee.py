@@ -385,6 +385,9 @@ class Referee:
         detail = f"round {view.get('round', 1)}"
         if turn is not None and turn.player:
             detail += f", {turn.player}'s {_throw_text(game)}"
+            kept = _kept_now(game)
+            if kept:
+                detail += f", now {kept}"
         if view.get("held") is not None:
             detail += f", the {view['held']} stays"
         if cpu_note:
@@ -597,6 +600,8 @@ class Referee:
         if _is_cpu(game):
             return "roll for it, then ROLL" if self.cpu_roll else "ROLL: CPU plays"
         allowed = game.allowed
+        if EventKind.STAND in allowed:  # a throw is kept already: as after that throw
+            return "ROLL again  STOP stand"
         if EventKind.COUNT in allowed:
             return "roll+ROLL  HOLD: count"
         if EventKind.HOLD in allowed:
@@ -827,12 +832,16 @@ class Referee:
             return ""
         view = game.view()
         if game.header.rules == "mexen":
-            text = f"pot {view.get('pot', 0)}"
+            now = _kept_now(game)
+            text = (f"now {now}  " if now else "") + f"pot {view.get('pot', 0)}"
             pirate = view.get("pirate")
             if isinstance(pirate, dict):
                 text += f"  pirate {pirate.get('name')}x{pirate.get('multiplier')}"
             return text
         parts: list[str] = []
+        now = _kept_now(game)
+        if now:
+            parts.append(f"now {now}")
         low = _lowest_kept(view)
         if low is not None:
             parts.append(f"to beat: {low[1]} {low[0]}")
@@ -1018,6 +1027,29 @@ def _throw_text(game: Game) -> str:
     if game.view().get("phase") == "tiebreak":
         return "tie-break"
     return f"throw {min(turn.throw + 1, max(1, turn.max_throws))}/{turn.max_throws}"
+
+
+def _kept_now(game: Game) -> str:
+    """The throw the current player has this turn, as shown (R-3); "" before their first.
+    A turn screen shown again after a notice or a power cut says it, as the throw's own
+    screen did."""
+    view = game.view()
+    turn = view.get("turn")
+    if not isinstance(turn, Mapping) or not turn.get("throw"):
+        return ""
+    if game.header.rules == "mexen":
+        table = view.get("table")
+        dice = tuple(table) if isinstance(table, list) and len(table) == 2 else ()
+    else:  # mexico names the pair ("21"), mex shows it already ("MEX", "600")
+        name = view.get("pair")
+        if not isinstance(name, str) or not name:
+            return ""
+        if not (len(name) == 2 and name.isdigit()):
+            return "MEX!" if name == "MEX" else name
+        dice = (int(name[0]), int(name[1]))
+    if len(dice) != 2 or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
+        return ""
+    return _shown(game.header.rules, dice)
 
 
 def _shown(rules: str, dice: tuple[int, ...]) -> str:
