@@ -309,6 +309,18 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a power cut leaves the old or the new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
 class LogWriter:
     """Appends events to a JSON Lines game log; each line is on disk on return."""
 
@@ -346,13 +358,7 @@ class LogWriter:
             game = loads(text)
             lines = [_line(game.header.to_json())] + [_line(e.to_json()) for e in game.events]
             data = b"".join(lines)
-            tmp = p.with_name(f".{p.name}.tmp")
-            with open(tmp, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, p)
-            fsync_dir(p.parent)
+            atomic_write(p, data)
         cut = torn_tail(data)
         if cut is not None:
             with open(p.with_suffix(p.suffix + ".torn"), "ab") as torn:

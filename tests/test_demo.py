@@ -18,16 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_demo_plays_every_game_and_saves_frames_gif_and_log(tmp_path: Path) -> None:
     out = tmp_path / "demo"
-    env = dict(os.environ, DICETABLE_CONFIG=os.devnull, DICETABLE_DATA=str(tmp_path / "unused"))
-    proc = subprocess.run(
-        [sys.executable, "-m", "table", "demo", "--out", str(out)],
-        cwd=REPO,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = _demo("--out", str(out), tmp=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     for rules in DEMO_PLAYS:

@@ -107,3 +107,29 @@ def test_every_rule_set_refuses_impossible_events_itself(rules_name: str) -> Non
         result = rules.apply(state, event)
         assert isinstance(result, Refused), (event, result)
         assert "not possible" in result.reason or "false means nothing" in result.reason
+
+
+# R-2 as RULES.md lists it, low to high; the engine's own rank table is not used here.
+R2_TEXT = "31 < 32 < 41 < 42 < 43 < 51 < 52 < 53 < 54 < 61 < 62 < 63 < 64 < 65 < 11 < 22 < 33 < 44 < 55 < 66 < 21"  # noqa: E501
+R2_LISTED = [name.strip() for name in R2_TEXT.split("<")]
+
+
+@pytest.mark.parametrize("rules_name", ["mex", "mexico"])
+@pytest.mark.parametrize(("low", "high"), list(zip(R2_LISTED, R2_LISTED[1:], strict=False)))
+def test_R_2_each_throw_loses_to_the_next_one_listed(rules_name: str, low: str, high: str) -> None:
+    """Ann and Bob each stand on one throw: whoever threw the lower loses, either order."""
+    from table.game import GameHeader, replay
+    from table.rules.base import Player, Stand, Throw
+
+    header = GameHeader(rules_name, (Player("Ann"), Player("Bob")), {})
+    start = {p["name"]: p["lives"] for p in replay(header, []).view()["players"]}
+    lo, hi = (int(low[0]), int(low[1])), (int(high[0]), int(high[1]))
+    for first, second, loser in ((lo, hi, "Ann"), (hi, lo, "Bob")):
+        # mex: Ann's one throw is everyone's limit (MX-4), so Bob's throw ends the round
+        events = [Throw(first), Stand(), Throw(second)]
+        if rules_name == "mexico":
+            events.append(Stand())
+        game = replay(header, events)
+        assert game.refused == ()
+        lost = {p["name"] for p in game.view()["players"] if p["lives"] < start[p["name"]]}
+        assert lost == {loser}, (first, second, game.view()["players"])

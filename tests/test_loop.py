@@ -347,8 +347,9 @@ def test_source_camera_thread_puts_frames_only_when_wanted_and_reports_failure()
 
 
 def test_a_failed_camera_is_opened_again_when_dice_are_next_wanted(tmp_path: Path) -> None:
-    """ "ROLL: try again" after a camera failure must try again: a camera plugged back in
-    (here: a folder of frames that appears) gives frames, one still missing fails again."""
+    """After a camera failure the table says "ROLL: try again", so a try must open the
+    camera again: one plugged back in (here: a folder of frames that appears) gives
+    frames, one still missing fails again."""
     import queue
     import shutil
 

@@ -94,14 +94,12 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
 
     from table.hw.script import ScriptError, load_script
-    from table.service.resume import DataDir
+    from table.service.resume import DataDir, check_writable
 
     data = DataDir(args.data if args.data is not None else cfg.table.data_dir)
     try:
         data.prepare()
-        probe = data.root / ".write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
+        check_writable(data.root)
     except OSError as exc:
         return _fail(
             f"cannot use the data folder {data.root} ({exc.strerror or exc}); "
@@ -127,10 +125,7 @@ def run(args: argparse.Namespace) -> int:
         if folder is None:
             continue
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            probe = folder / f".dicetable-write-test-{os.getpid()}"
-            probe.write_bytes(b"")
-            probe.unlink()
+            check_writable(folder)
         except OSError as exc:
             return _fail(f"{option}: cannot write to {folder} ({exc.strerror or exc})")
 

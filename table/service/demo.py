@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import shutil
 import sys
 import time
@@ -237,11 +236,10 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     out_dir: Path = args.out
+    from table.service.resume import check_writable
+
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        probe = out_dir / f".dicetable-demo-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
+        check_writable(out_dir)
     except OSError as exc:
         print(f"dicetable demo: cannot write to {out_dir} ({exc.strerror})", file=sys.stderr)
         return 2

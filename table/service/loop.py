@@ -33,7 +33,7 @@ from typing import Any, Protocol, TextIO
 
 from PIL import Image
 
-from table.gamelog import LogWriter
+from table.gamelog import LogWriter, atomic_write
 from table.notify import NullNotifier
 from table.service import screens
 from table.service.ports import (
@@ -49,7 +49,7 @@ from table.service.ports import (
     Tick,
 )
 from table.service.referee import Output, Referee, Settings
-from table.service.resume import DataDir, Unfinished, Unusable, atomic_write
+from table.service.resume import DataDir, Unfinished, Unusable
 from vision.types import FrameReading
 
 

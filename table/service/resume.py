@@ -23,21 +23,26 @@ from pathlib import Path
 from typing import Any
 
 from table.game import GameHeader
-from table.gamelog import LoadedGame, LogError, LogUnreadable, LogWriter, fsync_dir, load
+from table.gamelog import (
+    LoadedGame,
+    LogError,
+    LogUnreadable,
+    LogWriter,
+    atomic_write,
+    fsync_dir,
+    load,
+)
 
 CURRENT = "current"
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a power cut leaves the old or the new file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
+def check_writable(folder: Path) -> None:
+    """Make ``folder`` (and its parents) if needed and write and remove a file in it:
+    OSError now, before anything depends on writing there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    probe = folder / f".dicetable-write-test-{os.getpid()}"
+    probe.write_bytes(b"")
+    probe.unlink()
 
 
 @dataclass(frozen=True)
