@@ -42,6 +42,12 @@ class _Paced:
         with contextlib.suppress(ValueError):
             self._slots.release()
 
+    def _missed(self) -> None:
+        """No frame came for the turn taken (the source failed): give its slot back and
+        wait until the table next wants dice before trying again."""
+        self.frame_done()
+        self._wanted.clear()
+
     def _wait_turn(self) -> bool:
         """Wait until wanted and a slot is free; False when stopping."""
         while not self._stop.is_set():
@@ -104,8 +110,7 @@ class SourceCamera(_Paced):
             self._close_source()
 
     def _failed(self) -> None:
-        self.frame_done()  # the slot taken for the frame that did not come
-        self._wanted.clear()  # until the table asks again
+        self._missed()
         self._close_source()
 
     def _close_source(self) -> None:
@@ -176,8 +181,7 @@ class ScriptedCamera(_Paced):
             try:
                 image = self.image_for(dice)
             except CameraError as exc:  # reported; tried again when next wanted
-                self.frame_done()
-                self._wanted.clear()
+                self._missed()
                 put(CameraFailed(str(exc)))
                 continue
             put(Frame(image, time.monotonic()))
