@@ -355,7 +355,7 @@ class Referee:
             ref, out = ref._menu_at(0)
             if cannot_resume is None:
                 return ref, out
-            msg = Message("cannot resume", cannot_resume, "any button: menu")
+            msg = _cannot_resume(cannot_resume)
             return replace(ref, screen=msg, dismiss=True), replace(out, screen=msg)
         try:
             if resume.header.rules not in MENU_RULES:
@@ -368,7 +368,7 @@ class Referee:
             # The log cannot be played on: it is finished as it is (the loop
             # archives it) and the table starts at the menu.
             ref, out = ref._menu_at(0)
-            msg = Message("cannot resume", str(exc), "any button: menu")
+            msg = _cannot_resume(str(exc))
             ref = replace(ref, screen=msg, dismiss=True)
             return ref, replace(out, screen=msg, game_over=True)
         ref = replace(ref, mode=Mode.PLAY, game=game)
@@ -385,7 +385,7 @@ class Referee:
         detail = f"round {view.get('round', 1)}"
         if turn is not None and turn.player:
             detail += f", {turn.player}'s {_throw_text(game)}"
-            kept = _kept_now(game)
+            kept = _kept_now(game.header.rules, view)
             if kept:
                 detail += f", now {kept}"
         if view.get("held") is not None:
@@ -831,17 +831,14 @@ class Referee:
         if game is None:
             return ""
         view = game.view()
+        now = _kept_now(game.header.rules, view)
+        parts: list[str] = [f"now {now}"] if now else []
         if game.header.rules == "mexen":
-            now = _kept_now(game)
-            text = (f"now {now}  " if now else "") + f"pot {view.get('pot', 0)}"
+            parts.append(f"pot {view.get('pot', 0)}")
             pirate = view.get("pirate")
             if isinstance(pirate, dict):
-                text += f"  pirate {pirate.get('name')}x{pirate.get('multiplier')}"
-            return text
-        parts: list[str] = []
-        now = _kept_now(game)
-        if now:
-            parts.append(f"now {now}")
+                parts.append(f"pirate {pirate.get('name')}x{pirate.get('multiplier')}")
+            return "  ".join(parts)
         low = _lowest_kept(view)
         if low is not None:
             parts.append(f"to beat: {low[1]} {low[0]}")
@@ -1029,15 +1026,18 @@ def _throw_text(game: Game) -> str:
     return f"throw {min(turn.throw + 1, max(1, turn.max_throws))}/{turn.max_throws}"
 
 
-def _kept_now(game: Game) -> str:
+def _cannot_resume(why: str) -> Message:
+    return Message("cannot resume", why, "any button: menu")
+
+
+def _kept_now(rules: str, view: Mapping[str, Any]) -> str:
     """The throw the current player has this turn, as shown (R-3); "" before their first.
     A turn screen shown again after a notice or a power cut says it, as the throw's own
-    screen did."""
-    view = game.view()
+    screen did. ``view`` is the game's ``view()``."""
     turn = view.get("turn")
     if not isinstance(turn, Mapping) or not turn.get("throw"):
         return ""
-    if game.header.rules == "mexen":
+    if rules == "mexen":
         table = view.get("table")
         dice = tuple(table) if isinstance(table, list) and len(table) == 2 else ()
     else:  # mexico names the pair ("21"), mex shows it already ("MEX", "600")
@@ -1049,7 +1049,7 @@ def _kept_now(game: Game) -> str:
         dice = (int(name[0]), int(name[1]))
     if len(dice) != 2 or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
         return ""
-    return _shown(game.header.rules, dice)
+    return _shown(rules, dice)
 
 
 def _shown(rules: str, dice: tuple[int, ...]) -> str:
