@@ -348,6 +348,18 @@ def test_hand_reaching_in_is_a_hand_not_a_throw(which: str, request: pytest.Fixt
 
 
 @needs_photos
+def test_a_first_frame_is_never_settled_even_when_one_frame_is_enough(byler: Scene) -> None:
+    """The first frame after a reset has no frame before it to show whether the dice
+    still move: with ``consistent_frames=1`` it must not settle a throw in flight."""
+    frames, readings = throw(byler, 6, 3)
+    settler = Settler(SettleConfig(consistent_frames=1))
+    got = states([settler.update(f, r) for f, r in zip(frames, readings, strict=True)])
+    # Frames 0-5 fly, frame 6 is the first sharp one at rest (it differs from the last
+    # smeared one), frame 7 is the first still one.
+    assert got == [MOVING] * 7 + [SETTLED] * 2, got
+
+
+@needs_photos
 def test_hand_that_stops_moving_stays_a_hand(byler: Scene) -> None:
     dice = resting(byler)
     reading = byler.reading(dice)

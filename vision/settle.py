@@ -6,7 +6,8 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
 * ``MOVING``: the picture changes between frames, or the readings do not yet agree.
 * ``SETTLED``: the picture is still and the last ``consistent_frames`` readings agree
   (same dice, same values, centres within a fraction of a die's size). The event
-  carries that reading; ``entered`` is true on the first settled frame only.
+  carries that reading; ``entered`` is true on the first settled frame only. The
+  first frame after a reset is never SETTLED: nothing shows yet that it is still.
 * ``HAND``: one large foreign region, far bigger than any die: a hand (or a cup)
   reaching in. Seen as a big connected change between frames, or as a big region
   that differs from the *base* picture and is not a die, even when it keeps still.
@@ -302,7 +303,9 @@ class Settler:
                 self._streak = 1
             if not reading.dice:
                 state = SettleState.EMPTY
-            elif self._streak >= cfg.consistent_frames:
+            elif self._streak >= cfg.consistent_frames and prev is not None:
+                # A first frame (after a reset or a new size) is still only for want of
+                # a frame to compare with: the dice may be flying through it.
                 state = SettleState.SETTLED
             else:
                 state = SettleState.MOVING
