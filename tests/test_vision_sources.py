@@ -318,6 +318,26 @@ def test_picamera_module_missing_is_a_camera_error(monkeypatch: pytest.MonkeyPat
         open_source("picamera")
 
 
+def test_picamera2_that_fails_to_load_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """picamera2 is there but breaks as it loads (Raspberry Pi OS's build against the
+    venv's newer numpy raises ValueError): the camera thread only catches CameraError."""
+    real_import = __import__
+
+    def broken_import(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "picamera2":
+            raise ValueError(
+                "numpy.dtype size changed, may indicate binary incompatibility.\n"
+                "Expected 96 from C header, got 88 from PyObject"
+            )
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    monkeypatch.setattr("builtins.__import__", broken_import)
+    with pytest.raises(CameraError, match="picamera2 module cannot be loaded") as info:
+        open_source("picamera")
+    assert "\n" not in str(info.value) and "numpy.dtype size changed" in str(info.value)
+
+
 def test_picamera_without_camera_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:
     module = types.ModuleType("picamera2")
 

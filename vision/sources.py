@@ -329,6 +329,10 @@ class PiCameraSource(_Source):
                 "(on Raspberry Pi OS: apt install python3-picamera2, "
                 "and make the venv with --system-site-packages)"
             ) from None
+        except Exception as err:  # e.g. built against another numpy than the venv's
+            raise CameraError(
+                f"picamera: the picamera2 module cannot be loaded [{_short(err)}]"
+            ) from None
         try:
             cam = picamera2.Picamera2()
         except Exception as err:  # picamera2 raises IndexError/RuntimeError for no camera
