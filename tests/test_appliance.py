@@ -108,6 +108,61 @@ def test_systemd_analyze_verify_is_clean(tmp_path: Path) -> None:
     assert exposure <= 1.5, sec.stdout
 
 
+def _service_settings() -> dict[str, list[str]]:
+    """The unit's [Service] settings, each key with all its values in order."""
+    out: dict[str, list[str]] = {}
+    section = ""
+    for raw in _unit_text().splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line
+        elif section == "[Service]" and "=" in line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            out.setdefault(key, []).append(value)
+    return out
+
+
+def test_the_working_directory_is_one_the_service_may_write() -> None:
+    """lgpio (gpiozero's pin factory on a Pi) makes its notification pipes in the
+    working directory; with ProtectSystem=strict the default one, /, is read-only and
+    every button would fail."""
+    settings = _service_settings()
+    assert "WorkingDirectory" in settings, "no WorkingDirectory: the service would run in /"
+    cwd = settings["WorkingDirectory"][-1]
+    writable = [f"/run/{d}" for d in settings.get("RuntimeDirectory", [])]
+    writable += [f"%t/{d}" for d in settings.get("RuntimeDirectory", [])]
+    writable += [f"/var/lib/{d}" for d in settings.get("StateDirectory", [])]
+    writable += [f"%S/{d}" for d in settings.get("StateDirectory", [])]
+    assert cwd in writable, (cwd, writable)
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare"
+)
+def test_the_proc_the_service_sees_still_tells_gpiozero_which_pi_it_is(tmp_path: Path) -> None:
+    """gpiozero finds the board's revision (and so which GPIO chip to open) in
+    /proc/device-tree or /proc/cpuinfo. /proc is mounted here as the unit has it mounted."""
+    settings = _service_settings()
+    options = []
+    if settings.get("ProcSubset", ["all"])[-1] == "pid":
+        options.append("subset=pid")
+    hidepid = settings.get("ProtectProc", ["default"])[-1]
+    if hidepid != "default":
+        options.append(f"hidepid={hidepid}")
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    mount = f"mount -t proc -o {','.join(options) or 'defaults'} proc {proc}"
+    look = f"if [ -e {proc}/cpuinfo ]; then echo shown; else echo hidden; fi"
+    probe = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", f"{mount} && {look}"],
+        capture_output=True,
+        text=True,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"cannot mount a private /proc here: {probe.stderr.strip()}")
+    assert probe.stdout.strip() == "shown", "the unit's /proc hides /proc/cpuinfo"
+
+
 def _fake_root(path: Path) -> Path:
     (path / "etc").mkdir(parents=True)
     (path / "boot" / "firmware").mkdir(parents=True)
