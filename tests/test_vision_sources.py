@@ -21,6 +21,7 @@ from vision.sources import (
     SourceExhausted,
     VideoFileSource,
     iter_frames,
+    list_images,
     load_image,
     open_source,
 )
@@ -57,6 +58,17 @@ def test_folder_replays_images_in_natural_order_then_runs_out(tmp_path: Path) ->
     for f in frames:
         assert f.dtype == np.uint8 and f.shape == (48, 64, 3)
         assert tuple(int(v) for v in f[5, 5]) == (int(f[0, 0, 0]), 255 - int(f[0, 0, 0]), 7)
+
+
+def test_hidden_files_in_a_folder_are_not_photos(tmp_path: Path) -> None:
+    """A card written on a Mac holds ``._name.jpg`` beside each photo (AppleDouble
+    metadata, no image); hidden files are not the folder's photos."""
+    _write_folder(tmp_path, ["a.jpg", "b.jpg"])
+    (tmp_path / "._a.jpg").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X")
+    (tmp_path / ".thumb.png").write_bytes(b"")
+    assert [p.name for p in list_images(tmp_path)] == ["a.jpg", "b.jpg"]
+    with FolderSource(tmp_path) as src:
+        assert len(list(iter_frames(src))) == 2
 
 
 def test_folder_loop_starts_over(tmp_path: Path) -> None:

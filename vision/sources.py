@@ -150,9 +150,14 @@ def _natural_key(path: Path) -> list[Any]:
 
 
 def list_images(folder: str | Path) -> list[Path]:
-    """The image files directly in ``folder``, in natural name order."""
+    """The image files directly in ``folder``, in natural name order. Hidden files are
+    left out: a Mac writes a ``._name.jpg`` of metadata beside each photo it copies."""
     root = Path(folder)
-    files = [p for p in root.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES]
+    files = [
+        p
+        for p in root.iterdir()
+        if not p.name.startswith(".") and p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES
+    ]
     return sorted(files, key=_natural_key)
 
 
