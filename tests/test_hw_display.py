@@ -13,6 +13,8 @@ from table.hw.display import NullDisplay, TerminalDisplay, dummy_display
 from table.service import screens
 from table.service.ports import DISPLAY_SIZE
 
+FRAMES = Path(__file__).resolve().parents[1] / "table" / "data" / "frames"
+
 SCREENS: list[screens.Screen] = [
     screens.Menu("rules", "mexico", 1, 3),
     screens.Turn("P1", "round 2  throw 1/3", "roll, then press ROLL", "P1 3  P2 2"),
@@ -105,10 +107,170 @@ def test_off_a_pi_every_part_falls_back_and_says_so_in_one_line() -> None:
     try:
         summary = parts.summary
         assert "\n" not in summary
-        assert "no GPIO here: keyboard buttons" in summary
+        assert "no GPIO here (" in summary and "): keyboard buttons" in summary
         assert "display in the terminal" in summary
         assert "camera replays frames from" in summary and "no camera (picamera) here" in summary
         assert isinstance(parts.buttons, KeyButtons)
         assert isinstance(parts.display, TerminalDisplay)
     finally:
+        parts.display.close()
+
+
+# -- what the journal says when a part is missing, and a named camera that is not there
+
+
+def _no_pi(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GPIO as gpiozero fails on a Pi whose lgpio cannot start (first factory's warning)."""
+    import warnings
+
+    from gpiozero.exc import BadPinFactory, PinFactoryFallback
+
+    class NoPins:
+        def __init__(self, cfg: object) -> None:
+            warnings.warn(
+                PinFactoryFallback(
+                    "Falling back from lgpio: [Errno 2] No such file or directory: '.lgd-nfy-3'"
+                ),
+                stacklevel=1,
+            )
+            warnings.warn(PinFactoryFallback("Falling back from rpigpio: no RPi"), stacklevel=1)
+            raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.setattr("table.hw.buttons.GpioButtons", NoPins)
+
+
+def test_the_note_says_why_the_gpio_buttons_are_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    _no_pi(monkeypatch)
+    cfg = Config(
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+    )
+    parts = build(cfg, text_out=io.StringIO())
+    try:
+        assert (
+            "no GPIO here (lgpio: [Errno 2] No such file or directory: '.lgd-nfy-3'): "
+            "keyboard buttons" in parts.summary
+        )
+    finally:
+        parts.display.close()
+        if parts.camera is not None:
+            parts.camera.close()
+
+
+class _NoDeviceOnTheBus:
+    """luma's i2c interface with nothing answering at the address (a wrong i2c_address)."""
+
+    def __init__(self, port: int, address: int) -> None:
+        self.address = address
+
+    def command(self, *cmd: int) -> None:
+        from luma.core.error import DeviceNotFoundError
+
+        raise DeviceNotFoundError(f"I2C device not found on address: 0x{self.address:02X}")
+
+    data = command
+
+    def cleanup(self) -> None:
+        pass
+
+
+def test_a_missing_oled_is_named_in_the_note(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from table.hw import display
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config, DisplayConfig
+
+    _no_pi(monkeypatch)
+    camera = CameraConfig(source=f"folder:{FRAMES}")
+    # no bus at all (I2C off in the boot config)
+    monkeypatch.setattr(display, "I2C_DEV", str(tmp_path / "i2c-{port}"))
+    parts = build(Config(camera=camera), text_out=io.StringIO())
+    try:
+        assert f"display: no {tmp_path / 'i2c-1'} for the ssd1306 (is I2C on?" in parts.summary
+        assert "display in the terminal" in parts.summary
+    finally:
+        parts.display.close()
+        if parts.camera is not None:
+            parts.camera.close()
+    # the bus is there, nothing answers at the address configured
+    (tmp_path / "i2c-1").touch()
+    monkeypatch.setattr("luma.core.interface.serial.i2c", _NoDeviceOnTheBus)
+    cfg = Config(camera=camera, display=DisplayConfig(i2c_address=0x3D))
+    parts = build(cfg, text_out=io.StringIO())
+    try:
+        assert (
+            "display: ssd1306 at I2C bus 1 address 0x3D not answering (I2C device not found "
+            "on address: 0x3D; check the wiring and display.i2c_address): "
+            "display in the terminal" in parts.summary
+        )
+        assert "\n" not in parts.summary
+    finally:
+        parts.display.close()
+        if parts.camera is not None:
+            parts.camera.close()
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        ("usb:9", "usb:9: cannot open camera"),
+        ("folder:/nonexistent", "folder:/nonexistent: no such folder"),
+        ("video:{readme}", "not a video OpenCV can read"),
+    ],
+)
+def test_a_camera_named_in_the_config_that_is_not_there_stops_the_table(
+    source: str, why: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config, ConfigError, DisplayConfig
+    from table.service.config import DisplayDriver as Driver
+
+    if source == "usb:9" and Path("/dev/video9").exists():
+        pytest.skip("this machine has a /dev/video9")
+    _no_pi(monkeypatch)
+    readme = tmp_path / "notes.txt"
+    readme.write_text("not a video\n")
+    spec = source.format(readme=readme)
+    cfg = Config(
+        camera=CameraConfig(source=spec),
+        display=DisplayConfig(driver=Driver.NONE),
+        path=tmp_path / "dicetable.toml",
+    )
+    with pytest.raises(ConfigError) as err:
+        build(cfg, text_out=io.StringIO())
+    message = str(err.value)
+    assert message.startswith(f'{tmp_path / "dicetable.toml"}: camera.source: "{spec}" cannot ')
+    assert why in message and "(allowed: picamera, usb:N" in message and "\n" not in message
+
+
+def test_a_folder_camera_in_the_config_is_opened_and_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import queue
+
+    from table.hw.build import build
+    from table.hw.camera import SourceCamera
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+    from table.service.ports import Frame, TableEvent
+
+    _no_pi(monkeypatch)
+    cfg = Config(
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+    parts = build(cfg, text_out=io.StringIO())
+    camera = parts.camera
+    assert isinstance(camera, SourceCamera) and parts.scripted_camera is None
+    assert "camera replays" not in parts.summary
+    q: queue.Queue[TableEvent] = queue.Queue()
+    camera.start(q.put)
+    camera.want(True)
+    try:
+        assert isinstance(q.get(timeout=30), Frame)
+    finally:
+        camera.close()
         parts.display.close()

@@ -1,8 +1,11 @@
 """Build the table's buttons, display and camera from the config, in one place.
 
-Off a Raspberry Pi (no GPIO, no I2C display, no camera) each part falls back to
-a stand-in, and :attr:`Parts.notes` says so in one line, e.g. ``no GPIO here:
-keyboard buttons; display in the terminal; camera replays frames from ...``.
+Off a Raspberry Pi (no GPIO, no I2C display, no picamera2) each part falls back
+to a stand-in, and :attr:`Parts.notes` says so, and why, in one line, e.g. ``no
+GPIO here (lgpio: ...): keyboard buttons; display: no /dev/i2c-1 ...: display in
+the terminal; camera replays frames from ...``. A camera the config names
+(``usb:N``, ``folder:PATH``, ``video:PATH``) is opened at once and never replaced:
+one that cannot be opened is a :class:`ConfigError` naming ``camera.source``.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from table.hw.display import (
 from table.hw.keys import HELP as KEYS_HELP
 from table.hw.keys import KeyButtons
 from table.hw.script import ScriptButtons, Step, ThrowStep
-from table.service.config import Config, DisplayDriver
+from table.service.config import Config, ConfigError, DisplayDriver
 from table.service.ports import Buttons, Camera, Display
 
 FRAMES_DIR = Path(__file__).resolve().parents[1] / "data" / "frames"
@@ -81,12 +84,28 @@ class RandomThrows:
         return (self.rng.randint(1, 6), self.rng.randint(1, 6))
 
 
+class GpioUnavailable(RuntimeError):
+    """The GPIO buttons cannot be used here; ``str(err)`` says why, in one line."""
+
+
 def _gpio_buttons(cfg: Config) -> Buttons:
     from table.hw.buttons import GpioButtons
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # gpiozero warns about each pin factory it tries
-        return GpioButtons(cfg.buttons)
+    with warnings.catch_warnings(record=True) as tried:
+        warnings.simplefilter("always")  # gpiozero warns about each pin factory it tries
+        try:
+            return GpioButtons(cfg.buttons)
+        except Exception as exc:
+            # gpiozero's own error ("Unable to load any default pin factory!") hides why:
+            # that is in the warning of the first factory tried (lgpio on a Pi).
+            first = next((str(w.message) for w in tried if "Falling back" in str(w.message)), "")
+            why = first.removeprefix("Falling back from ") or f"{type(exc).__name__}: {exc}"
+            raise GpioUnavailable(_short(why)) from None
+
+
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= 120 else line[:117] + "..."
 
 
 def _has_picamera() -> bool:
@@ -95,14 +114,24 @@ def _has_picamera() -> bool:
     return False
 
 
-def _camera_present(spec: str) -> bool:
-    kind, _, rest = spec.partition(":")
-    if kind == "picamera":
-        return _has_picamera()
-    if kind == "usb":
-        dev = rest if rest.startswith("/dev/") else f"/dev/video{rest}"
-        return Path(dev).exists()
-    return True  # folder:/video: replays: open_source says what is wrong with them
+def _open_camera(cfg: Config, fps: float) -> SourceCamera:
+    """The camera the config names, opened now: one that cannot be opened (no webcam
+    at usb:N, a missing folder, a file that is no video) stops the table at the start
+    instead of being found out at the first throw, or replaced by made-up throws."""
+    from vision.sources import CameraError
+
+    spec = cfg.camera.source
+    camera = SourceCamera(spec, fps=fps)
+    try:
+        camera.open()
+    except CameraError as exc:
+        where = f"{cfg.path}: " if cfg.path is not None else ""
+        raise ConfigError(
+            f'{where}camera.source: "{spec}" cannot be used ({_short(str(exc))}) '
+            "(allowed: picamera, usb:N with a webcam plugged in, folder:PATH of photos, "
+            "video:PATH of a video file)"
+        ) from None
+    return camera
 
 
 def build(
@@ -125,7 +154,8 @@ def build(
     scripted: ScriptedCamera | None = None
     fps = cfg.camera.fps
     use_frames = frames is not None or script is not None or force_stand_ins
-    if not use_frames and not _camera_present(cfg.camera.source):
+    picamera = cfg.camera.source.partition(":")[0] == "picamera"
+    if not use_frames and picamera and not _has_picamera():
         notes.append(f"no camera ({cfg.camera.source}) here")
         use_frames = True
     if use_frames:
@@ -137,11 +167,13 @@ def build(
         else:
             notes.append(f"camera replays frames from {folder} (the script's throws)")
         camera = scripted
-    else:
+    elif picamera:  # opened at the first throw: a missing camera is said on the display
         spec = cfg.camera.source
         if spec == "picamera":
             spec = f"picamera:{cfg.camera.width}x{cfg.camera.height}"
         camera = SourceCamera(spec, fps=fps)
+    else:
+        camera = _open_camera(cfg, fps)
 
     # -- buttons
     buttons: Buttons | None
@@ -158,9 +190,9 @@ def build(
     else:
         try:
             buttons = _gpio_buttons(cfg)
-        except Exception:
+        except GpioUnavailable as exc:
             buttons = KeyButtons()
-            notes.append(f"no GPIO here: keyboard buttons ({KEYS_HELP})")
+            notes.append(f"no GPIO here ({exc}): keyboard buttons ({KEYS_HELP})")
 
     # -- display
     display: Display
@@ -168,17 +200,15 @@ def build(
     driver = cfg.display.driver
     if driver in (DisplayDriver.SSD1306, DisplayDriver.SH1106) and not force_stand_ins:
         try:
-            if not Path(f"/dev/i2c-{cfg.display.i2c_port}").exists():
-                raise DisplayError(f"no /dev/i2c-{cfg.display.i2c_port}")
             oled: LumaDisplay = open_oled(cfg.display)
             display = oled
             if png_dir is not None or gif_path is not None:
                 recorder = TerminalDisplay(out=None, png_dir=png_dir, gif_path=gif_path)
                 display = TeeDisplay(oled, recorder)
-        except DisplayError:
+        except DisplayError as exc:
             recorder = TerminalDisplay(out=text_out, png_dir=png_dir, gif_path=gif_path)
             display = recorder
-            notes.append("display in the terminal")
+            notes.append(f"{exc}: display in the terminal")
     elif driver is DisplayDriver.NONE and png_dir is None and gif_path is None:
         display = NullDisplay()
     else:

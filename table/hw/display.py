@@ -21,6 +21,8 @@ from PIL import Image
 from table.service.config import DisplayConfig, DisplayDriver
 from table.service.ports import DISPLAY_SIZE
 
+I2C_DEV = "/dev/i2c-{port}"
+
 
 class DisplayError(RuntimeError):
     """The display cannot be opened; ``str(err)`` is one line for people."""
@@ -68,6 +70,12 @@ def open_oled(cfg: DisplayConfig) -> LumaDisplay:
     except ImportError as exc:
         raise DisplayError(f"display: luma.oled is missing ({exc})") from None
     where = f"I2C bus {cfg.i2c_port} address 0x{cfg.i2c_address:02X}"
+    bus = Path(I2C_DEV.format(port=cfg.i2c_port))
+    if not bus.exists():
+        raise DisplayError(
+            f"display: no {bus} for the {cfg.driver.value} (is I2C on? "
+            "dtparam=i2c_arm=on in the boot config; display.i2c_port)"
+        )
     try:
         serial = i2c(port=cfg.i2c_port, address=cfg.i2c_address)
     except Exception as exc:
@@ -77,7 +85,8 @@ def open_oled(cfg: DisplayConfig) -> LumaDisplay:
         device = kind(serial, width=DISPLAY_SIZE[0], height=DISPLAY_SIZE[1], rotate=cfg.rotate)
     except Exception as exc:
         raise DisplayError(
-            f"display: {cfg.driver.value} at {where} not answering ({_short(exc)})"
+            f"display: {cfg.driver.value} at {where} not answering ({_short(exc)}; "
+            "check the wiring and display.i2c_address)"
         ) from None
     return LumaDisplay(device)
 
