@@ -185,6 +185,29 @@ BAD: list[tuple[str, str]] = [
     ("[gpio]\nroll = 4", "gpio: unknown section (known: buttons, display, camera, table, game)"),
     ("buttons = 3", "buttons: must be a table ([buttons]), got 3"),
     ("[buttons\nroll = 4", "not valid TOML"),
+    (
+        "[buttons]\nroll = 2",
+        "buttons.roll: pin 2 is I2C bus 1's SDA, which the ssd1306 display uses "
+        "(allowed: 4-27 with this display)",
+    ),
+    (
+        '[buttons]\nstop = 3\n[display]\ndriver = "sh1106"',
+        "buttons.stop: pin 3 is I2C bus 1's SCL, which the sh1106 display uses",
+    ),
+    (
+        '[camera]\nsource = "usb:cam"',
+        'camera.source: "usb:cam" is not allowed (allowed: usb:N with N the webcam\'s number '
+        "(usb:0), or usb:/dev/videoN)",
+    ),
+    (
+        '[camera]\nsource = "picamera:big"',
+        'camera.source: "picamera:big" is not allowed (allowed: picamera, or '
+        "picamera:WIDTHxHEIGHT like picamera:1280x960)",
+    ),
+    (
+        '[table]\ndata_dir = "/var/lib/a\\u0000b"',
+        "table.data_dir: '/var/lib/a\\x00b' holds a control character (allowed: a folder path)",
+    ),
 ]
 
 
@@ -242,3 +265,24 @@ def test_a_config_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_bytes("\ufeff[display]\nrotate = 2\n".encode())
     assert load_config(path, env={}).display.rotate == 2
+
+
+def test_i2c_pins_are_buttons_when_no_oled_uses_bus_1() -> None:
+    for display in ('driver = "terminal"', 'driver = "none"', "i2c_port = 3"):
+        cfg = loads_config(f"[buttons]\nroll = 2\nhold = 3\n[display]\n{display}", env={})
+        assert (cfg.buttons.roll, cfg.buttons.hold) == (2, 3)
+
+
+def test_camera_sources_in_every_allowed_form() -> None:
+    for source in ("picamera", "picamera:640x480", "usb:0", "usb:/dev/video2", "folder:/x"):
+        assert loads_config(f'[camera]\nsource = "{source}"', env={}).camera.source == source
+
+
+def test_a_config_that_is_not_utf8_names_the_byte_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_bytes('[game]\nplayers = ["Jos\xe9", "Bob"]\n'.encode("latin-1"))
+    with pytest.raises(ConfigError) as err:
+        load_config(path, env={})
+    assert str(err.value) == (
+        f"{path}: byte 0xe9 on line 2 is not UTF-8 text (allowed: a text file saved as UTF-8)"
+    )

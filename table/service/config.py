@@ -13,6 +13,7 @@ what is allowed, e.g. ``buttons.roll: 41 is not a GPIO pin (allowed: 2-27)``.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -200,9 +201,17 @@ def _camera_source(key: str, value: object) -> str:
     text = _str(key, value).strip()
     allowed = "picamera, usb:N, folder:PATH, video:PATH"
     kind, sep, rest = text.partition(":")
-    if text == "picamera" or (kind == "picamera" and sep):
+    if text == "picamera":
         return text
-    if kind in ("usb", "folder", "video") and sep and rest.strip():
+    if kind == "picamera" and sep:
+        if not re.fullmatch(r"[1-9][0-9]*[xX][1-9][0-9]*", rest):
+            raise _bad(key, value, "picamera, or picamera:WIDTHxHEIGHT like picamera:1280x960")
+        return text
+    if kind == "usb" and sep:
+        if not (rest.isdigit() or rest.startswith("/dev/")):
+            raise _bad(key, value, "usb:N with N the webcam's number (usb:0), or usb:/dev/videoN")
+        return text
+    if kind in ("folder", "video") and sep and rest.strip():
         return text
     raise _bad(key, value, allowed)
 
@@ -323,6 +332,11 @@ def _table(raw: object, env: Mapping[str, str]) -> TableConfig:
     data_dir = Path(_str(s.key("data_dir"), r["data_dir"])) if s.has("data_dir") else d.data_dir
     if s.has("data_dir") and not str(r["data_dir"]).strip():
         raise _bad(s.key("data_dir"), r["data_dir"], "a folder path")
+    if s.has("data_dir") and not str(r["data_dir"]).isprintable():
+        raise ConfigError(
+            f"{s.key('data_dir')}: {str(r['data_dir'])!r} holds a control character "
+            "(allowed: a folder path)"
+        )
     if env.get("DICETABLE_DATA"):
         data_dir = Path(env["DICETABLE_DATA"])
     return TableConfig(
@@ -411,6 +425,24 @@ def _check_game(game: GameConfig) -> None:
         raise ConfigError(f"game: {exc}") from None
 
 
+I2C1_PINS = {2: "SDA", 3: "SCL"}
+"""The pins of I2C bus 1 (the OLED's, on the header's pins 3 and 5)."""
+
+
+def _pins_free_of_the_display(buttons: ButtonsConfig, display: DisplayConfig) -> None:
+    """A button on GPIO 2 or 3 would take the OLED's I2C bus 1 from it."""
+    if display.driver not in (DisplayDriver.SSD1306, DisplayDriver.SH1106) or display.i2c_port != 1:
+        return
+    for name in ("roll", "hold", "stop"):
+        pin = getattr(buttons, name)
+        if pin in I2C1_PINS:
+            raise ConfigError(
+                f"buttons.{name}: pin {pin} is I2C bus 1's {I2C1_PINS[pin]}, which the "
+                f"{display.driver.value} display uses (allowed: "
+                f"{GPIO_PINS.start + len(I2C1_PINS)}-{GPIO_PINS.stop - 1} with this display)"
+            )
+
+
 # ---------------------------------------------------------------------------
 # Loading
 
@@ -425,9 +457,12 @@ def parse_config(
     for key in data:
         if key not in SECTIONS:
             raise ConfigError(f"{key}: unknown section (known: {', '.join(SECTIONS)})")
+    buttons = _buttons(data.get("buttons", {}))
+    display = _display(data.get("display", {}))
+    _pins_free_of_the_display(buttons, display)
     return Config(
-        buttons=_buttons(data.get("buttons", {})),
-        display=_display(data.get("display", {})),
+        buttons=buttons,
+        display=display,
         camera=_camera(data.get("camera", {})),
         table=_table(data.get("table", {}), environ),
         game=_game(data.get("game", {})),
@@ -468,8 +503,14 @@ def load_config(
         raise ConfigError(f"{path}: no such config file") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a folder, not a config file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read ({exc})") from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{path}: byte 0x{exc.object[exc.start]:02x} on line {line} is not UTF-8 text "
+            "(allowed: a text file saved as UTF-8)"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
