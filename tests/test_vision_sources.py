@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from pathlib import Path
@@ -129,6 +130,21 @@ def test_load_image_errors_are_one_line(tmp_path: Path) -> None:
         with pytest.raises(CameraError, match=words) as info:
             load_image(path)
         assert "\n" not in str(info.value)
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd on this system")
+def test_a_photo_given_through_a_pipe_is_read() -> None:
+    """``dicetable read <(ssh pi cat photo.jpg)`` names a pipe: it cannot seek."""
+    ok, png = cv2.imencode(".png", _frame(40))
+    assert ok and png.size < 4096  # fits the pipe's buffer: written before it is read
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, png.tobytes())
+        os.close(write_end)
+        image = load_image(f"/dev/fd/{read_end}")
+    finally:
+        os.close(read_end)
+    assert image.shape == (48, 64, 3) and int(image[0, 0, 0]) == 40
 
 
 # -- video ----------------------------------------------------------------

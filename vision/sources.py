@@ -127,7 +127,7 @@ def load_image(path: str | Path) -> Frame:
     if p.is_dir():
         raise CameraError(f"{p}: is a folder, not an image")
     try:
-        data = np.fromfile(p, dtype=np.uint8)
+        data = np.frombuffer(p.read_bytes(), dtype=np.uint8)  # a pipe too: no seeking
     except OSError as err:
         raise CameraError(f"{p}: cannot open ({err.strerror or err})") from None
     if data.size == 0:
