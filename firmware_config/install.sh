@@ -75,7 +75,7 @@ if [ ! -x "$(R $VENV)/bin/python" ]; then
 fi
 cp "$SRC/README.md" "$(R $PREFIX)/README.md"
 if [ "$DO_PIP" = 1 ]; then
-    "$(R $VENV)/bin/pip" install -q --upgrade "$SRC[pi]"
+    "$(R $VENV)/bin/pip" install -q --upgrade "${SRC}[pi]"
     say "installed dicetable into $VENV"
 fi
 

@@ -236,6 +236,30 @@ def test_install_leaves_the_boot_config_alone_without_consent(tmp_path: Path) ->
     assert "left /boot/firmware/config.txt alone" in proc.stdout
 
 
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
+)
+def test_the_boot_block_applies_to_every_pi_after_a_model_section(tmp_path: Path) -> None:
+    """config.txt often ends inside a model filter ([cm4], [pi4]): lines appended there
+    would apply to that model only."""
+    root = _fake_root(tmp_path / "pi")
+    boot = root / "boot/firmware/config.txt"
+    boot.write_text("[all]\ndtoverlay=vc4-kms-v3d\n\n[cm4]\notg_mode=1\n")
+    proc = _install(root, "--boot-config", "yes")
+    assert proc.returncode == 0, proc.stderr
+    section = "[all]"
+    applies: dict[str, str] = {}
+    for line in boot.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("["):
+            section = line
+        elif line:
+            applies[line] = section
+    for setting in ("dtparam=i2c_arm=on", "camera_auto_detect=1", "gpio=17,27,22=ip,pu"):
+        assert applies[setting] == "[all]", (setting, applies[setting])
+    assert applies["otg_mode=1"] == "[cm4]"
+
+
 def test_install_rejects_unknown_arguments(tmp_path: Path) -> None:
     proc = _install(tmp_path, "--frobnicate")
     assert proc.returncode == 2
