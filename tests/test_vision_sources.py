@@ -147,6 +147,14 @@ def test_a_photo_given_through_a_pipe_is_read() -> None:
     assert image.shape == (48, 64, 3) and int(image[0, 0, 0]) == 40
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero on this system")
+def test_a_device_is_not_read_as_a_photo() -> None:
+    """``/dev/zero`` never ends: it is refused, not read until memory runs out."""
+    with pytest.raises(CameraError, match="not a file") as info:
+        load_image("/dev/zero")
+    assert "\n" not in str(info.value)
+
+
 # -- video ----------------------------------------------------------------
 
 

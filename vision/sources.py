@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -119,6 +120,25 @@ def as_bgr(image: npt.NDArray[Any], what: str) -> Frame:
     raise CameraError(f"{what}: unexpected frame shape {image.shape}")
 
 
+MAX_PIPED_BYTES = 256 << 20
+"""The most read from a pipe (``dicetable read <(cat photo.jpg)``): a photo is a few MB."""
+
+
+def _file_bytes(p: Path) -> bytes:
+    """All of a regular file, or of a pipe up to ``MAX_PIPED_BYTES`` (a pipe cannot seek);
+    a device (``/dev/zero`` never ends) is refused."""
+    mode = p.stat().st_mode
+    if stat.S_ISREG(mode):
+        return p.read_bytes()
+    if not stat.S_ISFIFO(mode):
+        raise CameraError(f"{p}: not a file (a device or a socket)")
+    with p.open("rb") as f:
+        data = f.read(MAX_PIPED_BYTES + 1)
+    if len(data) > MAX_PIPED_BYTES:
+        raise CameraError(f"{p}: more than {MAX_PIPED_BYTES >> 20} MB from a pipe")
+    return data
+
+
 def load_image(path: str | Path) -> Frame:
     """Read one photo as BGR uint8, or raise :class:`CameraError` saying why not."""
     p = Path(path)
@@ -127,7 +147,7 @@ def load_image(path: str | Path) -> Frame:
     if p.is_dir():
         raise CameraError(f"{p}: is a folder, not an image")
     try:
-        data = np.frombuffer(p.read_bytes(), dtype=np.uint8)  # a pipe too: no seeking
+        data = np.frombuffer(_file_bytes(p), dtype=np.uint8)
     except OSError as err:
         raise CameraError(f"{p}: cannot open ({err.strerror or err})") from None
     if data.size == 0:
