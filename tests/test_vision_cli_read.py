@@ -151,6 +151,29 @@ def test_a_folder_stands_for_its_photos_in_name_order(tmp_path: Path) -> None:
     ]
 
 
+def test_an_empty_path_is_no_image_not_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``dicetable read "$PHOTO"`` with the variable unset: Path("") is the current
+    folder, whose photos must not be read in its place."""
+    here = tmp_path / "here"
+    write(here / "stray.png", 64, 48)
+    a = write(tmp_path / "a.png", 64, 48)
+    monkeypatch.chdir(here)
+    reader = FakeReader()
+    code, lines, _ = run(["--json", "", a], reader)
+    assert code == 1 and len(reader.calls) == 1
+    first, second = (json.loads(line) for line in lines)
+    assert first == {
+        "file": "",
+        "status": "error",
+        "reason": "an empty path is no image",
+        "dice": [],
+        "ms": 0.0,
+    }
+    assert second["file"] == a and second["status"] == "ok"
+
+
 def test_annotate_writes_one_drawn_image_per_input(tmp_path: Path) -> None:
     a = write(tmp_path / "one" / "throw.png", 320, 240, level=90)
     b = write(tmp_path / "two" / "throw.png", 240, 320, level=90)  # same name, other folder
@@ -224,7 +247,14 @@ def test_reader_that_cannot_start_is_one_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv", [[], ["--expect", "two", "a.jpg"], ["--expect", "0", "a.jpg"], ["--bogus", "a.jpg"]]
+    "argv",
+    [
+        [],
+        ["--expect", "two", "a.jpg"],
+        ["--expect", "0", "a.jpg"],
+        ["--bogus", "a.jpg"],
+        ["--annotate", "", "a.jpg"],  # an unset shell variable: not the current folder
+    ],
 )
 def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:

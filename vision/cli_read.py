@@ -39,6 +39,13 @@ def _count(text: str) -> int:
     return n
 
 
+def _folder(text: str) -> Path:
+    """A folder argument; an empty one (an unset shell variable) is no folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path is no folder")
+    return Path(text)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "images", nargs="+", metavar="IMAGE", help="photos to read (a folder: all photos in it)"
@@ -54,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--annotate",
-        type=Path,
+        type=_folder,
         metavar="DIR",
         help="also write each photo with the dice and the verdict drawn on, into DIR",
     )
@@ -66,6 +73,9 @@ def _inputs(names: list[str]) -> list[tuple[str, str]]:
     itself, with the reason)."""
     out: list[tuple[str, str]] = []
     for name in names:
+        if not name.strip():  # Path("") is the current folder: not what was meant
+            out.append((name, "an empty path is no image"))
+            continue
         path = Path(name)
         if not path.is_dir():
             out.append((name, ""))
