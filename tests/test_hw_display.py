@@ -274,3 +274,35 @@ def test_a_folder_camera_in_the_config_is_opened_and_read(
     finally:
         camera.close()
         parts.display.close()
+
+
+def test_a_webcam_is_asked_for_the_frame_size_in_the_config(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from table.hw.build import build
+    from table.hw.camera import SourceCamera
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    opened: list[tuple[str, tuple[int, int] | None]] = []
+
+    class Webcam:
+        def __init__(self, device: str, *, size: tuple[int, int] | None = None) -> None:
+            opened.append((device, size))
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr("vision.sources.DeviceSource", Webcam)
+    _no_pi(monkeypatch)
+    cfg = Config(
+        camera=CameraConfig(source="usb:2", width=640, height=480),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+    parts = build(cfg, text_out=io.StringIO())
+    try:
+        assert isinstance(parts.camera, SourceCamera)
+        assert opened == [("2", (640, 480))]
+    finally:
+        parts.display.close()
+        if parts.camera is not None:
+            parts.camera.close()

@@ -121,7 +121,7 @@ def _open_camera(cfg: Config, fps: float) -> SourceCamera:
     from vision.sources import CameraError
 
     spec = cfg.camera.source
-    camera = SourceCamera(spec, fps=fps)
+    camera = SourceCamera(spec, fps=fps, size=(cfg.camera.width, cfg.camera.height))
     try:
         camera.open()
     except CameraError as exc:

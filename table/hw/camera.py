@@ -74,18 +74,31 @@ class _Paced:
 class SourceCamera(_Paced):
     """A ``vision.sources`` spec (picamera, usb:N, folder:PATH, video:PATH) read in a thread."""
 
-    def __init__(self, spec: str, *, fps: float = 10.0, loop: bool = True) -> None:
+    def __init__(
+        self,
+        spec: str,
+        *,
+        fps: float = 10.0,
+        loop: bool = True,
+        size: tuple[int, int] | None = None,
+    ) -> None:
         super().__init__(fps)
         self.spec = spec
         self.loop = loop
+        self.size = size
+        """The frame size asked of a webcam (``usb:``); a picamera spec carries its own."""
         self.source: Any = None
 
     def open(self) -> None:
         """Open the source now (raises ``vision.sources.CameraError``)."""
-        from vision.sources import open_source
+        from vision.sources import DeviceSource, open_source
 
         if self.source is None:
-            self.source = open_source(self.spec, loop=self.loop)
+            kind, sep, rest = self.spec.strip().partition(":")
+            if kind == "usb" and sep and rest and self.size is not None:
+                self.source = DeviceSource(rest, size=self.size)
+            else:
+                self.source = open_source(self.spec, loop=self.loop)
 
     def _run(self, put: Put) -> None:
         """Frames while wanted. A source that fails (unplugged, a missing folder) is
