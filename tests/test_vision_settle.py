@@ -486,6 +486,31 @@ def test_frames_of_a_new_size_start_over() -> None:
     assert got == [MOVING, SETTLED, MOVING, SETTLED]
 
 
+def test_bgra_and_grey_frames_settle_as_their_bgr_picture() -> None:
+    """The reader takes grey and BGRA frames; so does the settler (a 4-channel frame
+    used to be measured as if it had 3: at this size it could not even be reshaped)."""
+    reading = _frame(_die(5, 600, 480, 60))
+    still = np.full((964, 1282, 3), 90, np.uint8)
+    moved = still.copy()
+    cv2.rectangle(moved, (500, 400), (700, 560), (200, 210, 220), -1)
+    frames = [still, still, moved, moved, moved, moved]
+
+    def events(convert: int | None) -> list[tuple[SettleState, float]]:
+        settler = Settler()
+        out = []
+        for f in frames:
+            shown = f if convert is None else cv2.cvtColor(f, convert)
+            e = settler.update(shown, reading)
+            out.append((e.state, round(e.motion, 4)))
+        return out
+
+    bgr = events(None)
+    assert [s for s, _ in bgr] == [MOVING, MOVING, MOVING, MOVING, MOVING, SETTLED]
+    assert events(cv2.COLOR_BGR2BGRA) == bgr
+    grey = events(cv2.COLOR_BGR2GRAY)
+    assert [s for s, _ in grey] == [s for s, _ in bgr]
+
+
 # -- with the real pip reader ---------------------------------------------------
 
 

@@ -181,7 +181,8 @@ class Settler:
         """The working copy: shrunk, slightly blurred, still in colour (skin and wood
         can be equally bright)."""
         scale = self._scale(frame.shape)
-        img = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        # A BGRA frame's alpha channel is no picture.
+        img = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR) if frame.ndim == 2 else frame[:, :, :3]
         if scale < 1.0:
             size = (max(1, round(frame.shape[1] * scale)), max(1, round(frame.shape[0] * scale)))
             img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
