@@ -137,7 +137,17 @@ BAD: list[tuple[str, str]] = [
     ),
     ("[display]\ni2c_port = -1", "display.i2c_port: -1 is out of range (allowed: 0-22)"),
     ('[display]\ni2c_address = "3C"', 'display.i2c_address: "3C" is not an I2C address'),
-    ("[display]\ni2c_address = 200", "display.i2c_address: 200 is not an I2C address"),
+    ("[display]\ni2c_address = 201", "display.i2c_address: 201 (0xC9) is not an I2C address"),
+    (
+        "[display]\ni2c_address = 0x78",
+        "display.i2c_address: 120 (0x78) is not an I2C address (allowed: 0x03-0x77, as a "
+        'number or a string like "0x3C"; 0x78 is the 8-bit form of 0x3C)',
+    ),
+    (
+        '[display]\ni2c_address = "0x7A"',
+        'display.i2c_address: "0x7A" is not an I2C address (allowed: 0x03-0x77, as a '
+        'number or a string like "0x3C"; 0x7A is the 8-bit form of 0x3D)',
+    ),
     ("[display]\nrotate = 4", "display.rotate: 4 is out of range (allowed: 0-3)"),
     ("[display]\nrotate = 1", "display.rotate: 1 is not allowed (allowed: 0 or 2;"),
     ("[display]\nflip = true", "display.flip: unknown key"),

@@ -193,7 +193,13 @@ def _i2c_address(key: str, value: object) -> int:
         except ValueError:
             number = None
     if number is None or not 0x03 <= number <= 0x77:
-        raise _bad(key, value, allowed, "is not an I2C address")
+        shown = _show(value)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            shown = f"{value} (0x{value:02X})"  # TOML keeps no trace of 0x: show both
+        if number is not None and 0x03 <= number >> 1 <= 0x77 and number % 2 == 0:
+            # Many OLED boards print the 8-bit bus address (0x78, 0x7A) on the back.
+            allowed += f"; 0x{number:02X} is the 8-bit form of 0x{number >> 1:02X}"
+        raise ConfigError(f"{key}: {shown} is not an I2C address (allowed: {allowed})")
     return number
 
 
