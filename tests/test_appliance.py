@@ -122,6 +122,18 @@ def _service_settings() -> dict[str, list[str]]:
     return out
 
 
+def test_the_config_file_decides_the_data_folder_of_the_service() -> None:
+    """table.data_dir in /etc/dicetable/dicetable.toml is what a person edits: the unit
+    must not override it unseen (DICETABLE_DATA), and its default is the unit's state
+    directory, the one folder the sandbox lets the service write."""
+    from table.service.config import load_config
+
+    settings = _service_settings()
+    assert not any("DICETABLE_DATA" in e for e in settings.get("Environment", []))
+    shipped = load_config(ROOT / "firmware_config" / "dicetable.toml", env={})
+    assert shipped.table.data_dir == Path("/var/lib") / settings["StateDirectory"][-1]
+
+
 def test_the_working_directory_is_one_the_service_may_write() -> None:
     """lgpio (gpiozero's pin factory on a Pi) makes its notification pipes in the
     working directory; with ProtectSystem=strict the default one, /, is read-only and
