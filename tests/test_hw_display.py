@@ -97,11 +97,15 @@ def test_tee_and_null_displays() -> None:
 def test_off_a_pi_every_part_falls_back_and_says_so_in_one_line() -> None:
     import importlib.util
 
-    from table.hw.build import build
+    from table.hw.build import _on_a_pi, build
     from table.hw.keys import KeyButtons
     from table.service.config import Config
 
-    if Path("/dev/i2c-1").exists() or importlib.util.find_spec("picamera2") is not None:
+    if (
+        Path("/dev/i2c-1").exists()
+        or importlib.util.find_spec("picamera2") is not None
+        or _on_a_pi()
+    ):
         pytest.skip("this machine has Pi hardware")
     parts = build(Config(), text_out=io.StringIO())
     try:
@@ -306,3 +310,37 @@ def test_a_webcam_is_asked_for_the_frame_size_in_the_config(
         parts.display.close()
         if parts.camera is not None:
             parts.camera.close()
+
+
+def test_on_a_pi_without_picamera2_the_camera_fault_is_shown_not_replaced(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Replayed photos make up throws that are not the dice in the tray: on a Pi a
+    picamera that cannot be used is said at the first throw, never stood in for."""
+    import queue
+
+    from table.hw import build as build_module
+    from table.hw.camera import SourceCamera
+    from table.service.config import Config, DisplayConfig, DisplayDriver
+    from table.service.ports import CameraFailed, TableEvent
+
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
+    monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
+    monkeypatch.setattr(build_module, "_has_picamera", lambda: False)
+    _no_pi(monkeypatch)
+    parts = build_module.build(
+        Config(display=DisplayConfig(driver=DisplayDriver.NONE)), text_out=io.StringIO()
+    )
+    camera = parts.camera
+    assert isinstance(camera, SourceCamera) and parts.scripted_camera is None
+    assert "replays" not in parts.summary
+    q: queue.Queue[TableEvent] = queue.Queue()
+    camera.start(q.put)
+    camera.want(True)
+    try:
+        failed = q.get(timeout=30)
+        assert isinstance(failed, CameraFailed) and failed.reason.startswith("picamera: ")
+    finally:
+        camera.close()
+        parts.display.close()

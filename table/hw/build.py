@@ -114,6 +114,19 @@ def _has_picamera() -> bool:
     return False
 
 
+PI_MODEL_FILES = (Path("/sys/firmware/devicetree/base/model"), Path("/proc/device-tree/model"))
+
+
+def _on_a_pi() -> bool:
+    """A Raspberry Pi, by its device tree: there a missing camera is a fault to show,
+    never a reason to replay photos (their throws are not the dice in the tray)."""
+    for path in PI_MODEL_FILES:
+        with contextlib.suppress(OSError):
+            if b"Raspberry Pi" in path.read_bytes():
+                return True
+    return False
+
+
 def _open_camera(cfg: Config, fps: float) -> SourceCamera:
     """The camera the config names, opened now: one that cannot be opened (no webcam
     at usb:N, a missing folder, a file that is no video) stops the table at the start
@@ -155,7 +168,7 @@ def build(
     fps = cfg.camera.fps
     use_frames = frames is not None or script is not None or force_stand_ins
     picamera = cfg.camera.source.partition(":")[0] == "picamera"
-    if not use_frames and picamera and not _has_picamera():
+    if not use_frames and picamera and not _has_picamera() and not _on_a_pi():
         notes.append(f"no camera ({cfg.camera.source}) here")
         use_frames = True
     if use_frames:
