@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.annotate import annotate, die_label, place_labels
+from vision.annotate import annotate, banner_text, die_label, place_labels, status_line
 from vision.types import DieReading, FrameReading, FrameStatus
 
 
@@ -63,3 +64,22 @@ def test_annotate_draws_every_size_of_frame(shape: tuple[int, int, int]) -> None
     assert out.shape == frame.shape and out.dtype == np.uint8
     assert int(np.abs(out.astype(int) - frame).sum()) > 0
     assert np.array_equal(frame, np.full(shape, 128, np.uint8))  # the input is not drawn on
+
+
+@pytest.mark.parametrize(("width", "scale"), [(632, 0.88), (3992, 4.125)])
+def test_a_long_file_name_is_shortened_before_the_verdict(width: int, scale: float) -> None:
+    """The banner says why the throw is refused; a long file name must not push that
+    out of the picture (it used to be cut from the end: "REROLL - die 2 is ...").
+    ``width`` and ``scale`` are annotate's for a 640 x 640 and a 4000 x 3000 photo."""
+    reading = FrameReading(
+        FrameStatus.REROLL, "die 2 is unclear (pips and shape disagree)", (), 125.0
+    )
+    verdict = status_line(reading)
+    title = "holiday_2024_game_night_at_grandmas_house_table_photo_0001.jpg"
+    text, text_scale = banner_text(title, verdict, width, scale)
+    assert text.endswith(": " + verdict), text
+    assert text.startswith("holi") and "..." in text and text.count(".jpg") == 1
+    thickness = max(1, round(text_scale * 2))
+    assert cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, text_scale, thickness)[0][0] <= width
+    # A name that fits is kept whole.
+    assert banner_text("a.jpg", verdict, width * 2, scale) == (f"a.jpg: {verdict}", scale)

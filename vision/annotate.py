@@ -152,6 +152,26 @@ def _fit(text: str, width: int, scale: float) -> tuple[str, float]:
     return text, scale
 
 
+def banner_text(title: str, verdict: str, width: int, scale: float) -> tuple[str, float]:
+    """The banner's text ``title: verdict`` and its font scale, fitting ``width``. The
+    title (a file name) loses characters from its middle, down to none, before the
+    verdict loses any: the verdict is what the picture is for."""
+    if not title:
+        return _fit(verdict, width, scale)
+    keep = len(title)
+    name = title
+    while True:
+        full = f"{name}: {verdict}"
+        text, fitted = _fit(full, width, scale)
+        if text == full:
+            return text, fitted
+        if keep <= 8:
+            return _fit(verdict, width, scale)
+        keep -= max(1, keep // 10)
+        head = (keep + 1) // 2
+        name = title[:head] + "..." + title[len(title) - (keep - head) :]
+
+
 def annotate(image_bgr: Image, reading: FrameReading, *, title: str | None = None) -> Image:
     """A copy of ``image_bgr`` with the dice boxes, their values and the verdict drawn on.
 
@@ -164,12 +184,10 @@ def annotate(image_bgr: Image, reading: FrameReading, *, title: str | None = Non
     scale = _scale(canvas)
     line = max(1, round(scale * 3))
 
-    text = status_line(reading)
-    if title:
-        text = f"{ascii_text(title)}: {text}"
     banner_colour = GREEN if reading.is_ok else RED
     width = canvas.shape[1]
-    text, text_scale = _fit(text, width - 8, scale * 1.1)
+    verdict = status_line(reading)
+    text, text_scale = banner_text(ascii_text(title or ""), verdict, width - 8, scale * 1.1)
     (_, th), base = cv2.getTextSize(text, _FONT, text_scale, _thickness(text_scale))
     height = th + base + max(6, round(th * 0.6))
 
