@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -214,6 +215,32 @@ def test_unreadable_video_is_a_camera_error(tmp_path: Path) -> None:
         VideoFileSource(bad)
     assert "bad.mp4" in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_a_broken_video_is_one_line_without_ffmpegs_own_log(tmp_path: Path) -> None:
+    """FFmpeg logs a broken file itself ("[mjpeg @ 0x...] No JPEG data found"). Its level
+    is fixed when a process first opens a video, so this is checked in a fresh one."""
+    broken = tmp_path / "throw.jpg"  # FFmpeg opens it as a one-picture video, finds none
+    broken.write_text("not a video at all")
+    code = (
+        "import sys\n"
+        "from vision.sources import CameraError, open_source\n"
+        "try:\n"
+        f"    open_source({'video:' + str(broken)!r})\n"
+        "except CameraError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_FFMPEG_LOGLEVEL"}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.stdout.startswith(f"video:{broken}: ") and done.stdout.count("\n") == 1
+    assert done.stderr == ""
 
 
 def test_missing_video_is_a_camera_error(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ whose message is one line a person at the table can act on.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import stat
 from collections.abc import Iterator, Sequence
@@ -231,7 +232,13 @@ class FolderSource(ImageFilesSource):
 
 @contextlib.contextmanager
 def _quiet_opencv() -> Iterator[None]:
-    """Silence OpenCV's own warnings while probing devices; we report failures ourselves."""
+    """Silence OpenCV's own warnings while probing devices; we report failures ourselves.
+
+    FFmpeg, behind OpenCV's video files, logs on its own ("[mjpeg @ 0x...] No JPEG data
+    found in image") at a level OpenCV reads from the environment once, when it first
+    opens a video: quiet unless set otherwise.
+    """
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
     logging = getattr(getattr(cv2, "utils", None), "logging", None)
     if logging is None:
         yield
