@@ -8,7 +8,8 @@
 #
 # What it does, each step only if not done yet:
 #   1. apt: python3-venv, python3-picamera2, python3-libcamera, i2c-tools (--no-apt skips)
-#   2. a system user "dicetable" in the groups gpio, i2c, video
+#   2. a system user "dicetable" in the groups gpio, i2c, video; the sudo user
+#      in the group dicetable (to read the saved games)
 #   3. a venv in /opt/dicetable/venv that can see the apt picamera2/libcamera
 #      (--system-site-packages), with dicetable and its Pi extra installed (--no-pip skips)
 #   4. /etc/dicetable/dicetable.toml (only if absent: your edits are kept)
@@ -65,6 +66,13 @@ if ! grep -q '^dicetable:' "$(R /etc/passwd)" 2>/dev/null; then
     say "created user dicetable (groups gpio, i2c, video)"
 else
     usermod ${ROOT:+--prefix "$ROOT"} --append --groups gpio,i2c,video dicetable
+fi
+# The person installing (sudo) may read the games in /var/lib/dicetable (mode 0750).
+if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ] &&
+    grep -q "^$SUDO_USER:" "$(R /etc/passwd)" 2>/dev/null &&
+    ! grep -Eq "^dicetable:[^:]*:[^:]*:(.*,)?$SUDO_USER(,|\$)" "$(R /etc/group)"; then
+    usermod ${ROOT:+--prefix "$ROOT"} --append --groups dicetable "$SUDO_USER"
+    say "added $SUDO_USER to the group dicetable (to read the saved games; log in again)"
 fi
 
 # 3. the code, in a venv that sees the OS's picamera2

@@ -186,7 +186,9 @@ def _fake_root(path: Path) -> Path:
     return path
 
 
-def _install(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def _install(
+    root: Path, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [
             str(ROOT / "firmware_config" / "install.sh"),
@@ -199,7 +201,34 @@ def _install(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
+        env=env,
     )
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
+)
+def test_the_person_who_installs_may_read_the_saved_games(tmp_path: Path) -> None:
+    """README: scp -r pi@dicetable.local:/var/lib/dicetable/games; that folder is 0750
+    dicetable:dicetable, so the sudo user must be in the group dicetable."""
+    root = _fake_root(tmp_path / "pi")
+    with (root / "etc/passwd").open("a") as f:
+        f.write("pi:x:1000:1000::/home/pi:/bin/bash\n")
+    with (root / "etc/group").open("a") as f:
+        f.write("pi:x:1000:\n")
+    (root / "etc/shadow").write_text("root:*:19000:0:99999:7:::\npi:*:19000:0:99999:7:::\n")
+    (root / "etc/gshadow").write_text("root:*::\npi:!::\n")
+    env = dict(os.environ, SUDO_USER="pi")
+    for _ in range(2):  # and once only when run again
+        proc = _install(root, "--boot-config", "no", env=env)
+        assert proc.returncode == 0, proc.stderr
+    members = {
+        line.split(":")[0]: line.split(":")[3].split(",")
+        for line in (root / "etc/group").read_text().splitlines()
+    }
+    assert members["dicetable"] == ["pi"]
+    unit = _unit_text()
+    assert "StateDirectory=dicetable" in unit and "Group=dicetable" in unit
 
 
 @pytest.mark.skipif(
