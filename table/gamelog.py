@@ -53,6 +53,25 @@ def _json(text: str) -> object:
         raise ValueError(str(exc).split(";")[0]) from None
 
 
+_BOM = "\ufeff"
+
+
+def _no_bom(text: str) -> str:
+    """``text`` without the byte order mark some editors put first (RFC 8259 lets a
+    reader ignore it; ``json.loads`` refuses it)."""
+    return text[1:] if text.startswith(_BOM) else text
+
+
+def _is_text(value: str) -> bool:
+    """False for a string holding a lone surrogate: JSON can spell one (``"\\ud800"``),
+    but it is no Unicode text and cannot be printed or shown."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _why(exc: ValueError) -> str:
     return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
 
@@ -77,6 +96,9 @@ def parse_event(obj: object, where: str = "event") -> Event:
     def bad(expected: str) -> LogError:
         return LogError(f"{where}: {key!r} needs {expected}, got {_brief(value)}")
 
+    def not_text() -> LogError:
+        return LogError(f"{where}: {key!r} holds text that is not valid Unicode: {_brief(value)}")
+
     if key == "throw":
         if not isinstance(value, list) or not 1 <= len(value) <= 2 or not all(map(_is_int, value)):
             raise bad("a list of 1 or 2 integers")
@@ -94,10 +116,14 @@ def parse_event(obj: object, where: str = "event") -> Event:
     if key in ("count", "give"):
         if not isinstance(value, str):
             raise bad("a string")
+        if not _is_text(value):
+            raise not_text()
         return Count(value) if key == "count" else Give(value)
     if key == "bids":
         if not isinstance(value, dict) or not all(map(_is_int, value.values())):
             raise bad("an object of integers")
+        if not all(map(_is_text, value)):
+            raise not_text()
         return Bids(tuple((str(k), int(v)) for k, v in value.items()))
     if key == "roll":
         if (
@@ -107,6 +133,10 @@ def parse_event(obj: object, where: str = "event") -> Event:
             or not (_is_int(value["face"]) or isinstance(value["face"], str))
         ):
             raise bad('an object with exactly "die" (a string) and "face" (an integer or a string)')
+        if not _is_text(value["die"]) or (
+            isinstance(value["face"], str) and not _is_text(value["face"])
+        ):
+            raise not_text()
         return Roll(value["die"], value["face"])
     known = "throw, stand, end_round, hold, count, give, bids, roll, end_game"
     raise LogError(f"{where}: unknown event {key!r} (known: {known})")
@@ -124,11 +154,17 @@ def parse_header(obj: object) -> GameHeader:
     options = obj.get("options", {})
     if not isinstance(options, dict):
         raise LogError(f'"options" must be an object, got {_brief(options)}')
+    for key, value in options.items():
+        if not _is_text(key) or (isinstance(value, str) and not _is_text(value)):
+            raise LogError(f'"options" hold text that is not valid Unicode: {_brief({key: value})}')
     raw_players = obj.get("players")
     if not isinstance(raw_players, list):
         raise LogError('"players" must be a list of players, e.g. [{"name": "Ann"}, ...]')
     players: list[Player] = []
     for i, p in enumerate(raw_players):
+        name = p if isinstance(p, str) else p.get("name") if isinstance(p, dict) else None
+        if isinstance(name, str) and not _is_text(name):
+            raise LogError(f"player {i + 1}: the name is not valid Unicode text: {_brief(name)}")
         if isinstance(p, str):
             players.append(Player(p))
             continue
@@ -148,7 +184,10 @@ def parse_header(obj: object) -> GameHeader:
 
 
 def _brief(value: object) -> str:
-    text = json.dumps(value) if _jsonable(value) else repr(value)
+    try:
+        text = json.dumps(value) if _jsonable(value) else repr(value)
+    except RecursionError:  # parsed just short of the parser's limit, too deep to print
+        return "a value nested too deeply"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -175,6 +214,7 @@ class LoadedGame:
 
 def loads(text: str) -> LoadedGame:
     """Parse a game from text in either form."""
+    text = _no_bom(text)
     whole_error: ValueError | None = None
     try:
         whole = _json(text)
@@ -274,7 +314,7 @@ def torn_tail(data: bytes) -> int | None:
 
 def _whole_json(text: str) -> bool:
     try:
-        _json(text)
+        _json(_no_bom(text))
     except ValueError:
         return False
     return True

@@ -109,3 +109,27 @@ def test_an_option_before_the_command_says_where_options_go(
         "dicetable: --json: not an option of dicetable itself; a command's options go "
         "after it ('dicetable replay --help' lists them)\n"
     )
+
+
+def test_nesting_at_the_edge_of_what_python_parses_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Just under the depth where parsing gives up, quoting the value in the message
+    must not give up instead (it did: an internal error, exit 1)."""
+    header = {k: v for k, v in GAME.items() if k != "events"}
+    for depth in range(900, 1000, 2):
+        line = '{"hold": ' + "[" * depth + "]" * depth + "}"
+        path = _write(tmp_path, json.dumps(header) + "\n" + line + '\n{"stand": true}\n', "g.jsonl")
+        assert main(["replay", str(path)]) == 2, depth
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "internal error" not in err, (depth, err)
+
+
+def test_a_lone_surrogate_in_a_name_is_exit_2_not_an_internal_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name of "\\ud800" is valid JSON but no text: it cannot be printed."""
+    game = {**GAME, "players": [{"name": "Ann"}, {"name": "\ud800"}]}
+    assert main(["replay", str(_write(tmp_path, game))]) == 2
+    err = capsys.readouterr().err
+    assert "not valid Unicode" in err and err.count("\n") == 1 and "internal error" not in err

@@ -249,3 +249,72 @@ def test_a_pretty_printed_game_with_a_fault_names_where_it_is() -> None:
     broken = text.replace("]\n}", "],\n}")  # a trailing comma before the last brace
     with pytest.raises(LogError, match=r"not valid JSON \(line 1[0-9] column 1: "):
         loads(broken)
+
+
+def _nested(depth: int) -> object:
+    value: object = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_value_too_deep_to_show_is_a_fault_not_a_crash() -> None:
+    """The message quotes the bad value; one nested deeper than Python can print is
+    named, not a RecursionError."""
+    deep = _nested(5000)
+    with pytest.raises(LogError, match="'hold' needs an integer, got a value nested too deeply"):
+        parse_event({"hold": deep}, "event 0")
+    with pytest.raises(LogError, match="an event must be a JSON object"):
+        parse_event(deep, "event 0")
+    from table.gamelog import parse_header
+
+    with pytest.raises(LogError, match='player 1: needs a "name" string'):
+        parse_header({"rules": "mex", "players": [deep, "B"]})
+
+
+@pytest.mark.parametrize(
+    ("event", "words"),
+    [
+        ({"give": "\ud800"}, "'give'"),
+        ({"count": "pi\udfffps"}, "'count'"),
+        ({"bids": {"\ud800": 1}}, "'bids'"),
+        ({"roll": {"die": "\ud800", "face": 1}}, "'roll'"),
+        ({"roll": {"die": "red", "face": "\udc00"}}, "'roll'"),
+    ],
+)
+def test_text_with_a_lone_surrogate_is_a_fault(event: dict[str, object], words: str) -> None:
+    """JSON can spell a lone surrogate (\\ud800), which is no Unicode text: printing it
+    would fail, so the event is a structural fault like a file that is not UTF-8."""
+    with pytest.raises(LogError, match=f"{words} holds text that is not valid Unicode"):
+        parse_event(event, "event 0")
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"rules": "mex", "players": ["Ann", "\ud800"]},
+        {"rules": "mex", "players": [{"name": "Ann"}, {"name": "B\udc00b"}]},
+        {"rules": "mexen", "players": ["Ann", "Bob"], "options": {"stake": "\ud800"}},
+    ],
+)
+def test_header_text_with_a_lone_surrogate_is_a_fault(header: dict[str, object]) -> None:
+    with pytest.raises(LogError, match="not valid Unicode"):
+        loads(json.dumps(header))
+
+
+def test_a_byte_order_mark_before_the_game_is_ignored(tmp_path: Path) -> None:
+    """Some editors put a UTF-8 byte order mark first; the game is read all the same
+    (RFC 8259 lets a reader ignore it), in either form, and resuming keeps every event."""
+    bom = b"\xef\xbb\xbf"
+    events = [{"throw": [6, 3]}, {"stand": True}]
+    whole = tmp_path / "whole.json"
+    whole.write_bytes(bom + json.dumps({**HEADER, "events": events}, indent=1).encode())
+    lines = tmp_path / "lines.jsonl"
+    lines.write_bytes(bom + "\n".join(json.dumps(x) for x in [HEADER, *events]).encode() + b"\n")
+    want = (Throw((6, 3)), Stand())
+    assert load(whole).events == want and load(lines).events == want
+    for path in (whole, lines):
+        with LogWriter.reopen(path) as log:
+            log.append(Throw((2, 1)))
+        assert load(path).events == (*want, Throw((2, 1))) and load(path).torn is None
+        assert not path.with_suffix(path.suffix + ".torn").exists()
