@@ -150,6 +150,15 @@ def test_MX_6_lives_held_at_zero_out_and_next_active_starts() -> None:
     assert game.view()["over"] and game.view()["winner"] == "Ann" and turn(game) is None
 
 
+def test_MX_6_an_out_loser_is_followed_by_the_next_active_after_them() -> None:
+    """Cid, third of four, loses his last life: Dan (after Cid), not Bob (after the
+    round's first player), starts the next round."""
+    four = ("Ann", "Bob", "Cid", "Dan")
+    game = play([T(6, 6), S, T(5, 5), T(3, 1), T(4, 4)], lives=1, players=four)
+    assert game.view()["players"][2]["out"] is True
+    assert game.state.order == (3, 0, 1) and turn(game) == ("Dan", 0, 3)
+
+
 def test_MX_7_end_round_a_by_the_thrower_who_ties_loses_alone() -> None:
     players = ("Ann", "Bob", "Cid", "Dan")
     game = play([T(6, 3), S, T(4, 2), T(2, 4), E], players=players, max_throws=3)
