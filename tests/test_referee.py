@@ -892,3 +892,15 @@ def test_after_a_resume_the_screen_shows_the_throw_kept_and_that_stop_stands(
     screen = r.ref._current()[1].screen
     assert isinstance(screen, Turn) and f"now {shown}" in screen.info
     assert screen.hint == "ROLL again  STOP stand"
+
+
+def test_a_cpu_throw_that_goes_on_does_not_offer_stop_to_stand() -> None:
+    t = start(Settings("mexico", 2, cpus=("hard",)))
+    t.throw(6, 5)
+    out = t.press(STOP)
+    assert isinstance(out.screen, Turn) and out.screen.player == "CPU1"
+    out = t.press(ROLL)  # the CPU's first throw of three: its turn goes on
+    assert isinstance(out.screen, Result) and out.screen.player == "CPU1"
+    assert t.game.turn is not None and t.game.turn.player == "CPU1"
+    assert out.screen.hint == "ROLL: CPU plays"
+    assert isinstance(t.press(STOP).screen, Message)  # STOP would only be refused

@@ -874,7 +874,9 @@ class Referee:
         now = _player(game)
         if now == thrower:
             allowed = game.allowed
-            if EventKind.STAND in allowed:
+            if _is_cpu(game):  # its next step is the CPU's own: only ROLL lets it
+                hint = self._hint()
+            elif EventKind.STAND in allowed:
                 hint = "ROLL again  STOP stand"
             elif EventKind.HOLD in allowed:
                 hint = "HOLD a die or roll: ROLL"
