@@ -85,6 +85,12 @@ cp "$SRC/README.md" "$(R $PREFIX)/README.md"
 if [ "$DO_PIP" = 1 ]; then
     "$(R $VENV)/bin/pip" install -q --upgrade "${SRC}[pi]"
     say "installed dicetable into $VENV"
+    # The Camera Module is read through the OS's picamera2; say now if the venv cannot load
+    # it (a USB webcam, camera.source = "usb:0", works without it).
+    if [ -z "$ROOT" ] && ! picam_err=$("$VENV/bin/python" -c 'import picamera2' 2>&1); then
+        say "warning: picamera2 does not load in $VENV: $(printf '%s' "$picam_err" | tail -n 1)"
+        say "the Camera Module will not work until it does; a USB webcam still will"
+    fi
 fi
 
 # 4. config: a person's edits are never overwritten

@@ -552,3 +552,30 @@ def test_an_empty_data_folder_is_refused_not_taken_as_here(
 
     assert main(["run", "--data", ""]) == 2
     assert "--data: an empty path is no folder" in capsys.readouterr().err
+
+
+def _pi_extra() -> list[str]:
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extra: list[str] = data["project"]["optional-dependencies"]["pi"]
+    return extra
+
+
+@pytest.mark.parametrize(
+    ("machine", "wanted"),
+    [("aarch64", {"lgpio", "simplejpeg"}), ("armv7l", {"lgpio", "simplejpeg"}), ("x86_64", set())],
+)
+def test_pi_extra_brings_a_numpy_2_simplejpeg_only_on_a_pi(machine: str, wanted: set[str]) -> None:
+    """picamera2 from apt imports simplejpeg; the apt one is built against numpy 1.x and
+    fails beside the venv's numpy 2, so the Pi extra installs one into the venv. Off a Pi
+    the extra installs nothing."""
+    from packaging.requirements import Requirement
+
+    env = {"platform_machine": machine}
+    got = set()
+    for line in _pi_extra():
+        req = Requirement(line)
+        if req.marker is None or req.marker.evaluate(env):
+            got.add(req.name)
+    assert got == wanted
