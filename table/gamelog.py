@@ -39,12 +39,26 @@ class LogUnreadable(LogError):
     """The file could not be read at all (an I/O error), whatever it holds."""
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members as a dict; ValueError if a key comes twice (``json.loads``
+    would silently keep the last: an event's second key, a player's second bid)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {json.dumps(key)} appears twice in one object")
+            seen.add(key)
+    return out
+
+
 def _json(text: str) -> object:
     """``json.loads``, with every way a line can fail to be JSON as one ValueError:
     Python's own limits (nesting that runs out of stack, integers of thousands of
-    digits) raise other errors than a syntax fault does."""
+    digits) raise other errors than a syntax fault does, and so does a key that
+    comes twice in one object."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError:
         raise
     except RecursionError:
@@ -233,9 +247,11 @@ def loads(text: str) -> LoadedGame:
         events = tuple(parse_event(e, f"event {i}") for i, e in enumerate(raw_events))
         return LoadedGame(header, events)
     first = next((line for line in text.split("\n") if line.strip()), "")
-    if first.strip() == "{" and isinstance(whole_error, json.JSONDecodeError):
+    if first.strip() == "{" and whole_error is not None:
         # A game written as one object over many lines (never a header line of its own):
         # the fault is where the object's parse stopped, not on its first line.
+        if not isinstance(whole_error, json.JSONDecodeError):
+            raise LogError(f"not valid JSON ({whole_error})")
         raise LogError(
             f"not valid JSON (line {whole_error.lineno} column {whole_error.colno}: "
             f"{whole_error.msg})"

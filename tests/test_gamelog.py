@@ -318,3 +318,32 @@ def test_a_byte_order_mark_before_the_game_is_ignored(tmp_path: Path) -> None:
             log.append(Throw((2, 1)))
         assert load(path).events == (*want, Throw((2, 1))) and load(path).torn is None
         assert not path.with_suffix(path.suffix + ".torn").exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n".join([json.dumps(HEADER), '{"throw": [6, 3], "throw": [5, 1]}', '{"stand": true}']),
+        json.dumps({**HEADER, "events": []}).replace(
+            '"rules": "mexico"', '"rules": "mex", "rules": "mexico"'
+        ),
+        json.dumps(
+            {"rules": "mythical", "players": ["Ann", "Bob"], "events": [{"bids": {"Ann": 1}}]}
+        ).replace('"Ann": 1', '"Ann": 1, "Ann": 0'),
+    ],
+)
+def test_a_key_twice_in_one_object_is_a_fault(text: str) -> None:
+    """An event is one key (GAME_LOG.md); JSON read by Python keeps only the last of two
+    equal keys, which would hide an event's second key (or a second bid for one
+    player, which MY-3 refuses) without a word."""
+    with pytest.raises(LogError, match="appears twice"):
+        loads(text)
+
+
+def test_a_pretty_printed_game_python_cannot_parse_names_why() -> None:
+    """Not the misleading fault of its first line alone ("{")."""
+    text = json.dumps({**HEADER, "seed": 1, "events": []}, indent=1).replace(
+        '"seed": 1', '"seed": ' + "9" * 5000
+    )
+    with pytest.raises(LogError, match="Exceeds the limit"):
+        loads(text)
