@@ -87,6 +87,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the machine said no (a full disk, an I/O error): no bug of ours
+        if os.environ.get("DICETABLE_DEBUG"):
+            traceback.print_exc()
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"dicetable {name}: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
     except Exception as exc:  # the last line of defence: one line, no traceback
         if os.environ.get("DICETABLE_DEBUG"):
             traceback.print_exc()

@@ -1,0 +1,29 @@
+"""The command dispatcher's last line of defence (table/cli.py)."""
+
+from __future__ import annotations
+
+import errno
+import io
+from pathlib import Path
+
+import pytest
+
+from table.cli import main
+
+GAME = Path(__file__).resolve().parent / "games" / "mex_tiebreak.json"
+
+
+class _FullDisk(io.StringIO):
+    def write(self, s: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_output_to_a_full_disk_is_the_machines_reason_not_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`dicetable replay g.json > /dev/full` said "internal error: OSError ..."."""
+    monkeypatch.setattr("sys.stdout", _FullDisk())
+    code = main(["replay", str(GAME)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err == "dicetable replay: No space left on device\n"
