@@ -904,3 +904,42 @@ def test_a_cpu_throw_that_goes_on_does_not_offer_stop_to_stand() -> None:
     assert t.game.turn is not None and t.game.turn.player == "CPU1"
     assert out.screen.hint == "ROLL: CPU plays"
     assert isinstance(t.press(STOP).screen, Message)  # STOP would only be refused
+
+
+def mex_tie_break(*, pips: bool) -> Table:
+    """P1 and P2 tie with 31 (MX-8); P2, the tie-break's last player, chooses the count."""
+    t = start(Settings("mex", 2, options=opts(lives=2)))
+    t.throw(3, 1)
+    t.press(STOP)
+    t.throw(3, 1)
+    assert t.game.view()["phase"] == "tiebreak"
+    if pips:
+        t.press(HOLD)
+        t.press(HOLD)
+        assert t.press(ROLL).log == (Count("pips"),)
+    return t
+
+
+def test_MX_9_a_tie_break_counted_in_pips_shows_the_pips() -> None:
+    t = mex_tie_break(pips=True)
+    screen = t.ref._turn_screen()
+    assert isinstance(screen, Turn) and "count: pips" in screen.info
+    assert overflow(screen) == ()
+    out = t.throw(2, 1)  # 3 pips, no Mex (MX-9)
+    assert isinstance(out.screen, Result) and out.screen.shown == "3 pips"
+    screen = t.ref._turn_screen()  # P2 has 3 pips to beat, not the main round's 31
+    assert isinstance(screen, Turn) and "to beat: 3 pips P1" in screen.info
+    assert overflow(screen) == ()
+    out = t.throw(6, 5)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P1 loses 1 life"
+    assert "P2 11 pips" in out.screen.extra
+
+
+def test_MX_8_the_tie_break_s_own_throws_are_the_ones_to_beat() -> None:
+    t = mex_tie_break(pips=False)
+    screen = t.ref._turn_screen()
+    assert isinstance(screen, Turn) and "to beat" not in screen.info  # nobody threw yet
+    out = t.throw(2, 1)
+    assert isinstance(out.screen, Result) and out.screen.shown == "MEX!"
+    screen = t.ref._turn_screen()
+    assert isinstance(screen, Turn) and "to beat: MEX P1" in screen.info

@@ -390,6 +390,8 @@ class Referee:
                 detail += f", now {kept}"
         if view.get("held") is not None:
             detail += f", the {view['held']} stays"
+        if _counts_pips(view):
+            detail += ", count: pips"
         if cpu_note:
             detail += f"; {cpu_note}"
         if resume.torn:
@@ -839,9 +841,15 @@ class Referee:
             if isinstance(pirate, dict):
                 parts.append(f"pirate {pirate.get('name')}x{pirate.get('multiplier')}")
             return "  ".join(parts)
-        low = _lowest_kept(view)
+        tiebreak = _tiebreak(view)
+        pips = _counts_pips(view)
+        # MX-8: in a tie-break only its own throws count, not the main round's
+        kept = view.get("kept") if tiebreak is None else tiebreak.get("thrown")
+        low = _lowest_kept(kept, pips)
         if low is not None:
-            parts.append(f"to beat: {low[1]} {low[0]}")
+            parts.append(f"to beat: {low[1]} {low[0]}")  # "3 pips" says the count
+        elif pips:
+            parts.append("count: pips")
         if view.get("mexx"):
             parts.append(f"Mexx x{view['mexx']}")
         if view.get("double"):
@@ -870,7 +878,7 @@ class Referee:
         game = self.game
         assert game is not None
         thrower = _player(before)
-        shown = _shown(game.header.rules, thrown)
+        shown = _shown(game.header.rules, thrown, pips=_counts_pips(before.view()))
         now = _player(game)
         if now == thrower:
             allowed = game.allowed
@@ -883,7 +891,8 @@ class Referee:
             else:
                 hint = "roll again, then ROLL"
             return Result(thrower, shown, _throw_text(before), hint)
-        if game.view().get("phase") == "tiebreak" and before.view().get("phase") != "tiebreak":
+        view, was = game.view(), before.view()
+        if view.get("phase") == "tiebreak" and was.get("phase") != "tiebreak":
             return Result(thrower, shown, "tie-break!", note or f"tie-break: {now} first")
         return Result(thrower, shown, "turn over", note or f"next: {now}")
 
@@ -910,7 +919,8 @@ class Referee:
         # Most important first: the screen leaves out the parts that do not fit.
         extras: list[str] = [note] if note else []
         if thrown:
-            extras.append(f"{_player(before)} {_shown(rules, thrown)}")
+            shown = _shown(rules, thrown, pips=_counts_pips(before.view()))
+            extras.append(f"{_player(before)} {shown}")
         if rules == "mexen" and isinstance(view.get("pirate"), dict):
             extras.append(f"pirate {view['pirate'].get('name')}")
         if rules == "mex" and last.get("mexx"):
@@ -1054,10 +1064,13 @@ def _kept_now(rules: str, view: Mapping[str, Any]) -> str:
     return _shown(rules, dice)
 
 
-def _shown(rules: str, dice: tuple[int, ...]) -> str:
-    """R-3: "MEX!" for 21; doubles as hundreds except in mexico; one die as itself."""
+def _shown(rules: str, dice: tuple[int, ...], pips: bool = False) -> str:
+    """R-3: "MEX!" for 21; doubles as hundreds except in mexico; one die as itself;
+    the sum in a mex tie-break counted in pips (MX-9: "3 pips", no Mex)."""
     if len(dice) != 2:
         return " ".join(str(d) for d in dice)
+    if pips:
+        return f"{dice[0] + dice[1]} pips"
     pair = Pair.of(dice[0], dice[1])
     text = pair.shown(doubles_as_hundreds=rules != "mexico")
     return "MEX!" if text == "MEX" else text
@@ -1103,30 +1116,50 @@ def _press_name(press: ButtonPress) -> str:
     return name
 
 
-def _lowest_kept(view: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(name, shown pair) of the lowest pair kept so far this round (mex, mexico)."""
+def _tiebreak(view: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The tie-break in progress (its view), or None."""
+    tiebreak = view.get("tiebreak")
+    if view.get("phase") != "tiebreak" or not isinstance(tiebreak, Mapping):
+        return None
+    return tiebreak
+
+
+def _counts_pips(view: Mapping[str, Any]) -> bool:
+    """A mex tie-break in progress is counted in pips (MX-9)."""
+    tiebreak = _tiebreak(view)
+    return tiebreak is not None and tiebreak.get("count") == "pips"
+
+
+def _lowest_kept(kept: object, pips: bool = False) -> tuple[str, str] | None:
+    """(name, shown value) of the lowest of ``kept`` (a view's ``[{name, pair}]``): by
+    R-2, or by the sum of the pips in a tie-break counted so (MX-9)."""
     best: tuple[int, str, str] | None = None
-    for k in view.get("kept") or []:
+    for k in kept if isinstance(kept, list) else []:
         if not isinstance(k, Mapping):
             continue
         shown = str(k.get("pair", ""))
-        rank = _rank_of_shown(shown)
-        if rank is not None and (best is None or rank < best[0]):
+        pair = _pair_of_shown(shown)
+        if pair is None:
+            continue
+        rank = pair.pips if pips else pair.rank
+        if pips:
+            shown = f"{pair.pips} pips"
+        if best is None or rank < best[0]:
             best = (rank, str(k.get("name", "")), shown)
     return None if best is None else (best[1], best[2])
 
 
-def _rank_of_shown(shown: str) -> int | None:
-    """R-2 rank of a shown pair: "MEX", "400" (R-3 hundreds) or a name like "63"."""
+def _pair_of_shown(shown: str) -> Pair | None:
+    """The pair shown as "MEX", "400" (R-3 hundreds) or a name like "63"."""
     if shown.upper().startswith("MEX"):
-        return Pair(2, 1).rank
+        return Pair(2, 1)
     if not shown.isdigit():
         return None
     n = int(shown)
     if n >= 100 and n % 100 == 0:
         n = n // 100 * 11
     try:
-        return Pair.of(n // 10, n % 10).rank
+        return Pair.of(n // 10, n % 10)
     except ValueError:
         return None
 
