@@ -943,3 +943,20 @@ def test_MX_8_the_tie_break_s_own_throws_are_the_ones_to_beat() -> None:
     assert isinstance(out.screen, Result) and out.screen.shown == "MEX!"
     screen = t.ref._turn_screen()
     assert isinstance(screen, Turn) and "to beat: MEX P1" in screen.info
+
+
+@pytest.mark.parametrize("rules", ["mex", "mexen"])
+def test_a_tie_break_tied_again_says_so(rules: str) -> None:
+    if rules == "mex":  # MX-8: the tied players repeat
+        t = mex_tie_break(pips=False)
+        t.throw(5, 2)
+        out = t.throw(2, 5)
+    else:  # MN-10: tied again, only those throw again
+        t = start(Settings("mexen", 2, options=opts(rounds=1, variant="extreme")))
+        for pair in ((5, 3), (6, 5), (4, 2), (4, 1), (6, 5), (4, 2)):
+            t.throw(*pair)
+        t.throw(6)
+        out = t.throw(6)
+    assert t.game.view()["phase"] == "tiebreak"
+    assert isinstance(out.screen, Result)
+    assert "again" in out.screen.header and out.screen.hint == "tie-break again: P1 first"

@@ -894,6 +894,9 @@ class Referee:
         view, was = game.view(), before.view()
         if view.get("phase") == "tiebreak" and was.get("phase") != "tiebreak":
             return Result(thrower, shown, "tie-break!", note or f"tie-break: {now} first")
+        if view.get("phase") == "tiebreak" and not _tiebreak_thrown(view):
+            # MX-8, MN-10: still tied for lowest, those players throw again
+            return Result(thrower, shown, "tied again!", note or f"tie-break again: {now} first")
         return Result(thrower, shown, "turn over", note or f"next: {now}")
 
     def _round_screen(self, before: Game, thrown: tuple[int, ...], note: str = "") -> Screen:
@@ -1128,6 +1131,14 @@ def _counts_pips(view: Mapping[str, Any]) -> bool:
     """A mex tie-break in progress is counted in pips (MX-9)."""
     tiebreak = _tiebreak(view)
     return tiebreak is not None and tiebreak.get("count") == "pips"
+
+
+def _tiebreak_thrown(view: Mapping[str, Any]) -> int:
+    """How many have thrown in the tie-break's pass in progress (mex ``thrown``, mexen
+    ``dice``); 0 when none is, or when one has just started again."""
+    tiebreak = _tiebreak(view) or {}
+    thrown = tiebreak.get("thrown", tiebreak.get("dice"))
+    return len(thrown) if isinstance(thrown, list) else 0
 
 
 def _lowest_kept(kept: object, pips: bool = False) -> tuple[str, str] | None:
