@@ -960,3 +960,16 @@ def test_a_tie_break_tied_again_says_so(rules: str) -> None:
     assert t.game.view()["phase"] == "tiebreak"
     assert isinstance(out.screen, Result)
     assert "again" in out.screen.header and out.screen.hint == "tie-break again: P1 first"
+
+
+def test_MN_6_after_a_31_the_turn_shows_the_throw_that_counts() -> None:
+    t = start(Settings("mexen", 3, options=opts(rounds=2)))
+    t.throw(6, 4)
+    out = t.throw(3, 1)  # void (MN-6): the 64 still counts
+    assert isinstance(out.screen, Choose)
+    out = t.press(ROLL)  # the point to P2
+    assert isinstance(out.screen, Turn)
+    assert "now 64" in out.screen.info and "31" not in out.screen.info
+    assert t.header is not None
+    r = Table.boot(Settings(), resume=LoadedGame(t.header, tuple(t.events)))
+    assert isinstance(r.out.screen, Resumed) and "now 64" in r.out.screen.detail

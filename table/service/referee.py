@@ -51,6 +51,7 @@ from table.rules.base import (
     Stand,
     Throw,
 )
+from table.rules.mexen import MexenState
 from table.rules.pairs import Pair
 from table.service.ports import Button, ButtonPress, Press
 from table.service.screens import (
@@ -385,7 +386,7 @@ class Referee:
         detail = f"round {view.get('round', 1)}"
         if turn is not None and turn.player:
             detail += f", {turn.player}'s {_throw_text(game)}"
-            kept = _kept_now(game.header.rules, view)
+            kept = _kept_now(game)
             if kept:
                 detail += f", now {kept}"
         if view.get("held") is not None:
@@ -833,7 +834,7 @@ class Referee:
         if game is None:
             return ""
         view = game.view()
-        now = _kept_now(game.header.rules, view)
+        now = _kept_now(game)
         parts: list[str] = [f"now {now}"] if now else []
         if game.header.rules == "mexen":
             parts.append(f"pot {view.get('pot', 0)}")
@@ -1045,16 +1046,20 @@ def _cannot_resume(why: str) -> Message:
     return Message("cannot resume", why, "any button: menu")
 
 
-def _kept_now(rules: str, view: Mapping[str, Any]) -> str:
+def _kept_now(game: Game) -> str:
     """The throw the current player has this turn, as shown (R-3); "" before their first.
     A turn screen shown again after a notice or a power cut says it, as the throw's own
-    screen did. ``view`` is the game's ``view()``."""
+    screen did."""
+    rules, view = game.header.rules, game.view()
     turn = view.get("turn")
     if not isinstance(turn, Mapping) or not turn.get("throw"):
         return ""
     if rules == "mexen":
-        table = view.get("table")
-        dice = tuple(table) if isinstance(table, list) and len(table) == 2 else ()
+        # The dice lying may be a 31, which never counts (MN-6): the turn's latest
+        # counted throw is the state's own.
+        state = game.state
+        last = state.last if isinstance(state, MexenState) else None
+        dice = (last.high, last.low) if isinstance(last, Pair) else ()
     else:  # mexico names the pair ("21"), mex shows it already ("MEX", "600")
         name = view.get("pair")
         if not isinstance(name, str) or not name:
