@@ -973,3 +973,11 @@ def test_MN_6_after_a_31_the_turn_shows_the_throw_that_counts() -> None:
     assert t.header is not None
     r = Table.boot(Settings(), resume=LoadedGame(t.header, tuple(t.events)))
     assert isinstance(r.out.screen, Resumed) and "now 64" in r.out.screen.detail
+
+
+@pytest.mark.parametrize(("stake", "word"), [("points", "point"), ("sips", "sip")])
+def test_MN_9_a_pot_of_one_is_taken_as_one_point_or_sip(stake: str, word: str) -> None:
+    t = start(Settings("mexen", 2, options=opts(rounds=2, stake=stake)))
+    for pair in ((6, 4), (6, 4), (6, 4), (5, 4), (5, 4), (5, 4)):
+        out = t.throw(*pair)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == f"P2 takes 1 {word}"

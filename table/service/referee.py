@@ -911,7 +911,8 @@ class Referee:
         who = ", ".join(losers) or "nobody"
         lives = "lives" if loss != 1 else "life"
         if rules == "mexen":
-            lost = f"{who} takes {loss} {view.get('stake', 'points')}"
+            stake = str(view.get("stake", "points"))
+            lost = f"{who} takes {loss} {stake if loss != 1 else stake.rstrip('s')}"
         elif len(losers) > 1 and len(losers) == len(_in_game(before.view())):
             lost = f"all lose {loss} {lives}"
         elif len(losers) > 3:
