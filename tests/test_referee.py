@@ -981,3 +981,17 @@ def test_MN_9_a_pot_of_one_is_taken_as_one_point_or_sip(stake: str, word: str) -
     for pair in ((6, 4), (6, 4), (6, 4), (5, 4), (5, 4), (5, 4)):
         out = t.throw(*pair)
     assert isinstance(out.screen, RoundEnd) and out.screen.lost == f"P2 takes 1 {word}"
+
+
+def test_MN_5_with_a_die_held_the_turn_says_to_roll_the_other() -> None:
+    t = mexen()
+    t.throw(5, 3, xs=(100.0, 300.0))
+    t.press(HOLD)
+    t.press(ROLL)  # the 5 stays
+    assert t.game.view()["held"] == 5
+    t.press(ROLL)
+    out = t.press(STOP)  # the reading is cancelled: the 5 still lies
+    assert isinstance(out.screen, Turn) and out.screen.hint == "roll the other, ROLL"
+    assert t.header is not None
+    r = Table.boot(Settings(), resume=LoadedGame(t.header, tuple(t.events)))
+    assert isinstance(r.out.screen, Resumed) and r.out.screen.hint == "roll the other, ROLL"

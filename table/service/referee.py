@@ -609,6 +609,8 @@ class Referee:
             return "roll+ROLL  HOLD: count"
         if EventKind.HOLD in allowed:
             return "roll+ROLL  HOLD: keep"
+        if game.view().get("held") is not None:  # MN-5: that die stays lying
+            return "roll the other, ROLL"
         if _dice_wanted(game) == 1:
             return "roll one die, ROLL"
         return "roll, then press ROLL"
@@ -616,8 +618,8 @@ class Referee:
     def _press_while_reading(self, press: ButtonPress) -> tuple[Referee, Output]:
         player = _player(self.game)
         if press.button is Button.STOP:
-            screen = self._turn(player, "reading cancelled", "roll, then press ROLL")
-            return self._show(screen, wait=False)
+            ref = replace(self, waiting=False)
+            return ref._show(ref._turn(player, "reading cancelled", ref._hint()))
         name = "ROLL" if press.button is Button.ROLL else "HOLD"
         return self._show(Reading(player, f"{name}: still reading"), wait=True)
 
