@@ -10,7 +10,7 @@ A script is a JSON list of strings, or a text file with one step per line
 * ``throw A B`` (or ``throw A`` for one die): the dice now lying in the tray;
   the scripted camera shows them (a real camera ignores these steps);
 * ``wait S``: pause S seconds;
-* ``quit``: stop the table (the script's end also stops it, unless ``--keep``).
+* ``quit``: stop the table (the script's end also stops it).
 
 Each step waits until the table has dealt with the one before (the loop is
 idle and not waiting for dice), so a script plays the same game at any speed.
