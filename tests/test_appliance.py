@@ -545,6 +545,20 @@ def test_output_paths_that_cannot_be_written_are_refused_before_the_table_starts
     assert f"--gif: cannot write to {a_file}" in err
 
 
+def test_a_camera_in_the_config_that_cannot_be_opened_is_a_config_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It used to be "internal error: ConfigError: ..." with exit 1."""
+    from table.cli import main
+
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text('[camera]\nsource = "folder:/nonexistent"\n[display]\ndriver = "none"\n')
+    code = main(["run", "--config", str(conf), "--data", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "internal error" not in err, err
+    assert err.startswith(f'dicetable run: {conf}: camera.source: "folder:/nonexistent" cannot')
+
+
 def test_an_empty_data_folder_is_refused_not_taken_as_here(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -141,16 +141,19 @@ def run(args: argparse.Namespace) -> int:
     from table.hw.build import build
     from table.notify import SystemdNotifier
 
-    parts = build(
-        cfg,
-        keys=args.keys,
-        script=script,
-        frames=args.frames,
-        png_dir=args.png_dir,
-        gif_path=gif,
-        force_stand_ins=args.stand_ins,
-        seed=args.seed,
-    )
+    try:
+        parts = build(
+            cfg,
+            keys=args.keys,
+            script=script,
+            frames=args.frames,
+            png_dir=args.png_dir,
+            gif_path=gif,
+            force_stand_ins=args.stand_ins,
+            seed=args.seed,
+        )
+    except ConfigError as exc:  # a camera the config names that cannot be opened
+        return _fail(str(exc))
     if parts.notes:
         print(f"dicetable: {parts.summary}", file=sys.stderr, flush=True)
 
