@@ -436,3 +436,34 @@ def test_a_full_disk_acknowledges_nothing_and_loses_nothing(tmp_path: Path) -> N
     assert [e.to_json() for e in loaded.events] == [{"throw": [6, 3]}]
     assert loop.referee is not None and loop.referee.game is not None
     assert replay(loaded.header, loaded.events).state == loop.referee.game.state
+
+
+def test_a_display_that_fails_once_is_said_and_the_game_goes_on(tmp_path: Path) -> None:
+    """An I2C write that fails mid-game (a loose wire) used to escape the fault handler,
+    which tried to show "table error" on the same display, and end the loop."""
+    import errno
+
+    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
+    loop.camera = None
+    loop.settler = None
+    loop.boot()
+    real_show = display.show
+    fail = [True]
+
+    def flaky(image: Image.Image) -> None:
+        if fail[0]:
+            raise OSError(errno.EREMOTEIO, "Remote I/O error")
+        real_show(image)
+
+    display.show = flaky  # type: ignore[method-assign]
+    shown = len(display.images)
+    assert loop.handle(ButtonPress(Button.HOLD)) is True
+    assert loop.handle(ButtonPress(Button.HOLD)) is True
+    errors = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert errors.count("display: OSError") == 1 and "Remote I/O error" in errors
+    assert loop.faults == 0 and len(display.images) == shown
+    fail[0] = False
+    loop.handle(ButtonPress(Button.HOLD))
+    assert len(display.images) == shown + 1
+    assert display.images[-1].tobytes() == screens.render(loop.referee.screen).tobytes()  # type: ignore[union-attr]
+    assert "display: working again" in loop.errors.getvalue()  # type: ignore[union-attr]

@@ -125,6 +125,7 @@ class TableLoop:
         self.outputs = 0
         self.frames_read = 0
         self.faults = 0
+        self.display_fault: str | None = None  # why the display last failed, until it works
         self.on_show: Callable[[screens.Screen, float], None] | None = None
         self._lock = threading.Lock()
         self._pending = 0
@@ -255,13 +256,25 @@ class TableLoop:
         return False
 
     def show(self, screen: screens.Screen) -> None:
-        if self.shown is not None and self.shown.screen == screen:
+        """Put ``screen`` on the display. A display that fails to take it (a loose I2C
+        wire: "Remote I/O error") is said once in the journal and the table goes on; the
+        screen is sent again at the next call, and the journal says when it works again."""
+        if self.shown is not None and self.shown.screen == screen and self.display_fault is None:
             return
         image: Image.Image = screens.render(screen)
-        show_text = getattr(self.display, "show_text", None)
-        if callable(show_text):
-            show_text(screens.render_text(screen))
-        self.display.show(image)
+        try:
+            show_text = getattr(self.display, "show_text", None)
+            if callable(show_text):
+                show_text(screens.render_text(screen))
+            self.display.show(image)
+        except Exception as exc:
+            if self.display_fault is None:
+                self._error(f"display: {type(exc).__name__}: {exc} (the game goes on)")
+            self.display_fault = f"{type(exc).__name__}: {exc}"
+        else:
+            if self.display_fault is not None:
+                self._error("display: working again")
+            self.display_fault = None
         t = self.clock()
         self.shown = Shown(screen, t)
         if self.on_show is not None:
