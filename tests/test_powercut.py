@@ -151,3 +151,22 @@ def test_sigterm_stops_cleanly(tmp_path: Path) -> None:
     assert final["mode"] == "play" and final["game"]["over"] is False
     path = data.current()
     assert path is not None and path.read_bytes().endswith(b"\n")
+
+
+def test_logs_started_in_the_same_second_are_listed_oldest_first(tmp_path: Path) -> None:
+    """`STAMP-2.jsonl` sorted before `STAMP.jsonl` ('-' < '.'), so "oldest first" put the
+    second game of a second first, and `STAMP-10` before `STAMP-2`."""
+    from table.game import GameHeader, Player
+    from table.service.resume import DataDir
+
+    data = DataDir(tmp_path / "data")
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
+    made = []
+    for _ in range(11):
+        writer = data.new_log(header, now=1_780_000_000.0)
+        made.append(writer.path)
+        writer.close()
+    later = data.new_log(header, now=1_780_000_001.0)
+    made.append(later.path)
+    later.close()
+    assert [p.name for p in data.logs()] == [p.name for p in made]
