@@ -467,3 +467,31 @@ def test_a_display_that_fails_once_is_said_and_the_game_goes_on(tmp_path: Path) 
     assert len(display.images) == shown + 1
     assert display.images[-1].tobytes() == screens.render(loop.referee.screen).tobytes()  # type: ignore[union-attr]
     assert "display: working again" in loop.errors.getvalue()  # type: ignore[union-attr]
+
+
+def test_keyboard_play_throws_what_the_table_wants(tmp_path: Path, vision: Any) -> None:
+    """Off a Pi with the keys, the replayed camera picks a random throw per ROLL. It
+    used to be two dice always: a one-die tie-break (MN-10) could never be thrown, and a
+    die left lying (MN-5) was thrown again. Now it asks the table what it waits for."""
+    from table.hw.build import RandomThrows
+    from table.rules.base import EventKind
+
+    steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexen"]) + ["roll", "hold", "roll"]
+    steps += ["roll"] * 40
+    loop, display, _ = make_loop(tmp_path, "mexen", steps, vision)
+    assert isinstance(loop.camera, ScriptedCamera)
+    pick = RandomThrows(seed=4)  # a game with a hold and a one-die tie-break
+    pick.ask = loop.dice_wanted
+    loop.camera.pick = pick
+    loop.run(seconds=120)
+    first = load(loop.data.logs()[0])
+    game = replay(first.header, first.events)
+    assert game.is_over, display.texts[-1]
+    assert game.refused == ()
+    kinds = [e.kind for e in first.events]
+    assert EventKind.HOLD in kinds, "\n---\n".join(display.texts[:14])
+    held = kinds.index(EventKind.HOLD)
+    assert first.events[held].value in first.events[held + 1].dice  # type: ignore[union-attr]
+    assert any(len(e.dice) == 1 for e in first.events if e.kind is EventKind.THROW)  # type: ignore[union-attr]
+    said = "\n".join(display.texts)
+    assert "moved" not in said and "need 1 die" not in said and "roll again" not in said

@@ -19,6 +19,7 @@ from table.rules.base import Count, EndGame, EndRound, Event, Give, Hold, Stand,
 from table.service.ports import Button, ButtonPress, Press
 from table.service.referee import (
     MENU_RULES,
+    DiceWanted,
     Output,
     Referee,
     Settings,
@@ -509,6 +510,7 @@ def test_whole_game_of_mexen_with_31_give_and_one_die_tie_break() -> None:
     assert t.game.view()["phase"] == "tiebreak"
     out = t.press(ROLL)
     assert out.want_dice and "die" in render_text(out.screen)
+    assert t.ref.dice_wanted() == DiceWanted(1)  # what a replayed camera must show
     out = t.read(dice(3, 5))  # two dice in a one-die tie-break: not a throw
     assert out.log == () and out.want_dice
     out = t.read(dice(3))
@@ -533,8 +535,11 @@ def test_mexen_hold_chooses_the_die_and_checks_it_stays() -> None:
     assert isinstance(out.screen, Turn) and "5" in out.screen.header
     out = t.press(HOLD)  # one hold per throw
     assert isinstance(out.screen, Message) and out.log == ()
+    assert t.ref.dice_wanted() is None  # not waiting for dice yet
+    assert t.press(ROLL).want_dice
+    assert t.ref.dice_wanted() == DiceWanted(2, held=5)
     # the 5 moved to the other side of the tray: refused, not logged
-    out = t.throw(5, 1, xs=(400.0, 300.0))
+    out = t.read(dice(5, 1, xs=(400.0, 300.0)))
     assert out.log == () and out.want_dice
     assert isinstance(out.screen, Refusal) and "moved" in out.screen.reason
     # the 5 was turned over where it lay

@@ -17,7 +17,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from PIL import Image
 
@@ -34,6 +34,11 @@ from table.hw.keys import KeyButtons
 from table.hw.script import ScriptButtons, Step, ThrowStep
 from table.service.config import Config, ConfigError, DisplayDriver
 from table.service.ports import Buttons, Camera, Display
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from table.service.referee import DiceWanted
 
 FRAMES_DIR = Path(__file__).resolve().parents[1] / "data" / "frames"
 
@@ -75,13 +80,23 @@ class Parts:
 
 
 class RandomThrows:
-    """Picks a throw for the scripted camera each time the table waits for dice."""
+    """Picks a throw for the scripted camera each time the table waits for dice: as
+    many dice as the table wants (one in a mexen tie-break, MN-10), the die left lying
+    kept as it lay (MN-5). ``ask`` tells what the table wants (the loop's
+    ``dice_wanted``); without it, two dice."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
+        self.ask: Callable[[], DiceWanted | None] | None = None
 
     def __call__(self) -> tuple[int, ...]:
-        return (self.rng.randint(1, 6), self.rng.randint(1, 6))
+        wanted = self.ask() if self.ask is not None else None
+        if wanted is None:
+            return (self.rng.randint(1, 6), self.rng.randint(1, 6))
+        if wanted.held is not None:
+            rest = tuple(self.rng.randint(1, 6) for _ in range(wanted.count - 1))
+            return (wanted.held, *rest)
+        return tuple(self.rng.randint(1, 6) for _ in range(wanted.count))
 
 
 class GpioUnavailable(RuntimeError):

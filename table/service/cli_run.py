@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # e.g. a model file missing or unreadable
         return _fail(f"the pip reader cannot start ({type(exc).__name__}: {exc})")
 
-    from table.hw.build import build
+    from table.hw.build import RandomThrows, build
     from table.notify import SystemdNotifier
 
     try:
@@ -175,6 +175,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if parts.script is not None:
         parts.script.wait_idle = loop.wait_idle
+    pick = getattr(parts.camera, "pick", None)
+    if isinstance(pick, RandomThrows):  # keyboard play: throws as the table wants them
+        pick.ask = loop.dice_wanted
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         loop.stop(signal.Signals(signum).name)

@@ -48,7 +48,7 @@ from table.service.ports import (
     TableEvent,
     Tick,
 )
-from table.service.referee import Output, Referee, Settings
+from table.service.referee import DiceWanted, Output, Referee, Settings
 from table.service.resume import DataDir, Unfinished, Unusable
 from vision.types import FrameReading
 
@@ -321,6 +321,10 @@ class TableLoop:
                 self.notifier.status(f"camera gave no frame for {self.camera_stall_s:.0f} s")
                 return
             self.notifier.watchdog()
+
+    def dice_wanted(self) -> DiceWanted | None:
+        """What the table waits for in the tray (the referee's ``dice_wanted``)."""
+        return self.referee.dice_wanted() if self.referee is not None else None
 
     def camera_stalled(self) -> bool:
         """Dice are wanted and the camera has delivered nothing for too long."""

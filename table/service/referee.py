@@ -296,6 +296,14 @@ class Spot:
 
 
 @dataclass(frozen=True)
+class DiceWanted:
+    """The throw the table waits for: ``count`` dice, one of them ``held`` if not None."""
+
+    count: int
+    held: int | None = None
+
+
+@dataclass(frozen=True)
 class HeldDie:
     """The die left lying: its value and where it may be (any of ``spots``)."""
 
@@ -460,6 +468,14 @@ class Referee:
         table = reading.dice if want == 2 else ()
         ref = replace(self, game=after, waiting=False, table=table, held=None, cpu_roll=False)
         return ref._after_event(game, (event,), thrown=values)
+
+    def dice_wanted(self) -> DiceWanted | None:
+        """What the tray should hold for the throw the table waits for (None: it waits
+        for none): how many dice, and the die left lying (MN-5), if one is."""
+        if self.mode is not Mode.PLAY or self.game is None or not self.waiting:
+            return None
+        held = self.held.value if self.held is not None else None
+        return DiceWanted(_dice_wanted(self.game), held)
 
     def on_camera_failed(self, reason: str) -> tuple[Referee, Output]:
         in_play = self.mode is Mode.PLAY and self.chooser is None
