@@ -85,6 +85,23 @@ def test_terminal_display_prints_text_and_keeps_distinct_frames(tmp_path: Path) 
         assert anim.size == (DISPLAY_SIZE[0] * 4, DISPLAY_SIZE[1] * 4)
 
 
+def test_a_table_started_again_numbers_its_pngs_on_after_the_last_runs(tmp_path: Path) -> None:
+    """They were written from frame_0001.png again, over the screens of the last run."""
+    png = tmp_path / "png"
+    first = TerminalDisplay(out=None, png_dir=png)
+    for s in SCREENS[:2]:
+        first.show(screens.render(s))
+    second = TerminalDisplay(out=None, png_dir=png)
+    second.show(screens.render(SCREENS[2]))
+    assert [p.name for p in second.pngs] == ["frame_0003.png"]
+    assert sorted(p.name for p in png.glob("*.png")) == [
+        "frame_0001.png",
+        "frame_0002.png",
+        "frame_0003.png",
+    ]
+    assert same(Image.open(png / "frame_0001.png"), screens.render(SCREENS[0]))
+
+
 def test_tee_and_null_displays() -> None:
     a, b = dummy_display(), dummy_display()
     tee = TeeDisplay(a, b, NullDisplay())

@@ -124,8 +124,15 @@ class TerminalDisplay:
         self.frames: list[tuple[float, Image.Image]] = []
         self.pngs: list[Path] = []
         self._last_text: str | None = None
+        self._first_png = 1
         if png_dir is not None:
             png_dir.mkdir(parents=True, exist_ok=True)
+            # A table started again (after a power cut, or q) numbers on after the PNGs
+            # already there instead of writing over the screens of the last run.
+            self._first_png = 1 + max(
+                (int(p.stem[6:]) for p in png_dir.glob("frame_*.png") if p.stem[6:].isdigit()),
+                default=0,
+            )
 
     def show_text(self, text: str) -> None:
         """The screen as text (from ``screens.render_text``); printed when it changes."""
@@ -147,7 +154,7 @@ class TerminalDisplay:
             return
         self.frames.append((self.clock(), mono))
         if self.png_dir is not None:
-            path = self.png_dir / f"frame_{len(self.frames):04d}.png"
+            path = self.png_dir / f"frame_{self._first_png + len(self.frames) - 1:04d}.png"
             mono.save(path)
             self.pngs.append(path)
 
