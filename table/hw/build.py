@@ -3,9 +3,11 @@
 Off a Raspberry Pi (no GPIO, no I2C display, no picamera2) each part falls back
 to a stand-in, and :attr:`Parts.notes` says so, and why, in one line, e.g. ``no
 GPIO here (lgpio: ...): keyboard buttons; display: no /dev/i2c-1 ...: display in
-the terminal; camera replays frames from ...``. A camera the config names
-(``usb:N``, ``folder:PATH``, ``video:PATH``) is opened at once and never replaced:
-one that cannot be opened is a :class:`ConfigError` naming ``camera.source``.
+the terminal; camera replays frames from ...``. A camera the config names is never
+replaced by replayed photos: a ``folder:PATH`` or ``video:PATH`` is opened at once,
+and one that cannot be opened is a :class:`ConfigError` naming ``camera.source``;
+a ``usb:N`` webcam, like the Pi's camera, is opened when dice are first wanted, and
+one that is not there is said on the display and tried again at the next ROLL.
 """
 
 from __future__ import annotations
@@ -143,9 +145,10 @@ def _on_a_pi() -> bool:
 
 
 def _open_camera(cfg: Config, fps: float) -> SourceCamera:
-    """The camera the config names, opened now: one that cannot be opened (no webcam
-    at usb:N, a missing folder, a file that is no video) stops the table at the start
-    instead of being found out at the first throw, or replaced by made-up throws."""
+    """The replay camera the config names, opened now: one that cannot be opened (a
+    missing folder, a file that is no video) is a mistake in the config, and stops the
+    table at the start instead of being found out at the first throw, or replaced by
+    made-up throws."""
     from vision.sources import CameraError
 
     spec = cfg.camera.source
@@ -200,6 +203,13 @@ def build(
         if spec == "picamera":
             spec = f"picamera:{cfg.camera.width}x{cfg.camera.height}"
         camera = SourceCamera(spec, fps=fps)
+    elif cfg.camera.source.startswith("usb:"):
+        # A webcam can be plugged in later: like the picamera, it is opened when dice are
+        # wanted, a missing one is said on the display ("ROLL: try again") and opened
+        # again at the next ROLL. Stopping the service instead would leave the display
+        # blank, and systemd gives up on a unit that keeps stopping.
+        size = (cfg.camera.width, cfg.camera.height)
+        camera = SourceCamera(cfg.camera.source, fps=fps, size=size)
     else:
         camera = _open_camera(cfg, fps)
 
