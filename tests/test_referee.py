@@ -1000,3 +1000,19 @@ def test_MN_5_with_a_die_held_the_turn_says_to_roll_the_other() -> None:
     assert t.header is not None
     r = Table.boot(Settings(), resume=LoadedGame(t.header, tuple(t.events)))
     assert isinstance(r.out.screen, Resumed) and r.out.screen.hint == "roll the other, ROLL"
+
+
+@pytest.mark.parametrize("rules", ["mex", "mexen"])
+def test_stop_in_a_tie_break_says_there_is_no_standing(rules: str) -> None:
+    if rules == "mex":  # MX-8: one throw each
+        t = mex_tie_break(pips=False)
+        words = "one throw each"
+    else:  # MN-10: one die each
+        t = start(Settings("mexen", 2, options=opts(rounds=1, variant="extreme")))
+        for pair in ((5, 3), (6, 5), (4, 2), (4, 1), (6, 5), (4, 2)):
+            t.throw(*pair)
+        words = "one die each"
+    assert t.game.view()["phase"] == "tiebreak"
+    out = t.press(STOP)
+    assert isinstance(out.screen, Message) and out.log == ()
+    assert out.screen.text == f"tie-break: {words}, no standing"

@@ -656,6 +656,9 @@ class Referee:
         assert game is not None
         if EventKind.STAND not in game.allowed:
             rules = game.header.rules
+            if _tiebreak(game.view()) is not None:  # MX-8, MN-10: nobody stands
+                each = "one die each" if _dice_wanted(game) == 1 else "one throw each"
+                return self._note("STOP", f"tie-break: {each}, no standing")
             if rules == "mexen":
                 return self._note("STOP", "no standing in mexen: three throws")
             if game.turn is not None and game.turn.throw == 0:
