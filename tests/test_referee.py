@@ -1016,3 +1016,31 @@ def test_stop_in_a_tie_break_says_there_is_no_standing(rules: str) -> None:
     out = t.press(STOP)
     assert isinstance(out.screen, Message) and out.log == ()
     assert out.screen.text == f"tie-break: {words}, no standing"
+
+
+def test_MN_5_a_cpu_die_left_lying_is_not_rolled_by_the_person_rolling_for_it() -> None:
+    t = start(Settings("mexen", 2, cpus=("normal",)), by_hand=True)
+    for pair in ((5, 2), (4, 3), (6, 4)):
+        t.throw(*pair)
+    out = t.press(ROLL)  # CPU1 leaves P1's 6 lying (MN-5)
+    assert out.log == (Hold(6),)
+    assert isinstance(out.screen, Turn) and out.screen.hint == "ROLL: CPU plays"
+    out = t.press(ROLL)  # CPU1 throws: a person rolls the other die for it
+    assert out.log == () and isinstance(out.screen, Turn)
+    assert out.screen.header == "CPU1 throws" and out.screen.hint == "roll the other die, ROLL"
+    out = t.press(ROLL)
+    assert out.want_dice and t.ref.dice_wanted() == DiceWanted(2, held=6)
+    out = t.press(STOP)  # reading cancelled: still only the other die
+    assert isinstance(out.screen, Turn) and out.screen.hint == "roll the other die, ROLL"
+    t.press(ROLL)
+    out = t.read(dice(6, 2))
+    assert out.log == (Throw((6, 2)),)
+
+
+def test_a_cpu_throw_rolled_by_a_person_with_no_die_lying_rolls_the_dice() -> None:
+    t = start(Settings("mexen", 2, cpus=("normal",)), by_hand=True)
+    for pair in ((5, 2), (4, 3), (3, 2)):
+        t.throw(*pair)
+    out = t.press(ROLL)  # no 6 or 5 to leave lying: CPU1 throws both
+    assert out.log == () and isinstance(out.screen, Turn)
+    assert out.screen.hint == "roll the dice, then ROLL"

@@ -617,7 +617,11 @@ class Referee:
         if self.waiting:
             return "reading... STOP cancels"
         if _is_cpu(game):
-            return "roll for it, then ROLL" if self.cpu_roll else "ROLL: CPU plays"
+            if not self.cpu_roll:
+                return "ROLL: CPU plays"
+            if game.view().get("held") is not None:  # MN-5: only the other die
+                return "roll the other die, ROLL"
+            return "roll for it, then ROLL"
         allowed = game.allowed
         if EventKind.STAND in allowed:  # a throw is kept already: as after that throw
             return "ROLL again  STOP stand"
@@ -729,7 +733,9 @@ class Referee:
         spots = tuple(_spot(d) for d in self.table if d.value == value)
         ref = replace(self, game=after, held=HeldDie(value, spots), chooser=None)
         player = _player(after)
-        screen = ref._turn(player, f"the {value} stays", "roll the other, ROLL")
+        # a CPU's next step is its own (ROLL lets it), even when a person rolls for it
+        hint = ref._hint() if _is_cpu(after) else "roll the other, ROLL"
+        screen = ref._turn(player, f"the {value} stays", hint)
         return ref._show(screen, log=(event,))
 
     def _ask_end(self) -> tuple[Referee, Output]:
@@ -965,8 +971,10 @@ class Referee:
         event = _cpu_event(game) or _cpu_fallback(game)
         if self.cpu_dice_by_hand and isinstance(event, Throw):
             me = _player(game)
-            what = "one die" if len(event.dice) == 1 else "the dice"
             ref = replace(self, cpu_roll=True)
+            if game.view().get("held") is not None:  # MN-5: that die stays lying
+                return ref._show(ref._turn(me, f"{me} throws", ref._hint()))
+            what = "one die" if len(event.dice) == 1 else "the dice"
             return ref._show(ref._turn(me, f"{me} throws", f"roll {what}, then ROLL"))
         if self.cpu_dice_by_hand and isinstance(event, Hold):
             return self._do_hold(event.value)  # the die read last stays where it lies
