@@ -70,6 +70,7 @@ def test_unit_has_the_appliance_settings() -> None:
     for line in (
         "Type=notify",
         "Restart=always",
+        "RestartPreventExitStatus=2",  # a config fault: restarting would change nothing
         "StateDirectory=dicetable",
         "User=dicetable",
         "SupplementaryGroups=gpio i2c video",
@@ -557,6 +558,54 @@ def test_a_camera_in_the_config_that_cannot_be_opened_is_a_config_line(
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "internal error" not in err, err
     assert err.startswith(f'dicetable run: {conf}: camera.source: "folder:/nonexistent" cannot')
+
+
+@pytest.mark.parametrize(
+    ("toml", "shown_at"),
+    [
+        ('[display]\ni2c_address = "0x3D"\n[buttons]\nroll = 99\n', 0x3D),
+        ('[display]\ndriver = "ssd1307"\n', 0x3C),  # the display itself: the defaults
+        ("[buttons\n", 0x3C),  # not TOML at all
+    ],
+)
+def test_a_config_the_table_cannot_start_with_is_left_on_the_oled(
+    toml: str,
+    shown_at: int,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The service stopped with the reason in the journal only: at the table the display
+    stayed blank. The reason is now drawn on the OLED and kept after the process ends."""
+    from table.cli import main
+    from table.hw import build as build_module
+    from table.hw.display import dummy_display
+    from table.service.config import DisplayConfig
+
+    opened: list[tuple[int, Any]] = []
+
+    def oled(cfg: DisplayConfig) -> Any:
+        display = dummy_display()
+        display.device.persist = False
+        opened.append((cfg.i2c_address, display))
+        return display
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text(toml)
+    code = main(["run", "--config", str(conf), "--data", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith(f"dicetable run: {conf}: ")
+    assert [a for a, _ in opened] == [shown_at]
+    display = opened[0][1]
+    assert display.device.persist is True
+    from table.service import screens
+
+    text = err.removeprefix(f"dicetable run: {conf}: ").strip()
+    if screens.overflow(screens.Message("config error", text, "fix it, restart")):
+        text = text.split(" (allowed:")[0]
+    want = screens.render(screens.Message("config error", text, "fix it, restart"))
+    assert display.device.image.convert("1").tobytes() == want.convert("1").tobytes()
 
 
 def test_an_empty_data_folder_is_refused_not_taken_as_here(

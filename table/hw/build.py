@@ -34,7 +34,7 @@ from table.hw.display import (
 from table.hw.keys import HELP as KEYS_HELP
 from table.hw.keys import KeyButtons
 from table.hw.script import ScriptButtons, Step, ThrowStep
-from table.service.config import Config, ConfigError, DisplayDriver
+from table.service.config import Config, ConfigError, DisplayConfig, DisplayDriver
 from table.service.ports import Buttons, Camera, Display
 
 if TYPE_CHECKING:
@@ -264,3 +264,23 @@ def build(
         scripted_camera=scripted,
         recorder=recorder,
     )
+
+
+def show_fault(cfg: DisplayConfig, title: str, text: str, hint: str) -> bool:
+    """Say a fault that stops the table on its OLED, and leave it there after the
+    process ends (luma's ``persist``): a person at the table sees why the table does not
+    start, not a blank screen. False when there is no OLED to say it on."""
+    from table.service import screens
+
+    if cfg.driver not in (DisplayDriver.SSD1306, DisplayDriver.SH1106):
+        return False
+    try:
+        oled = open_oled(cfg)
+    except DisplayError:
+        return False
+    try:
+        oled.show(screens.render(screens.Message(title, text, hint)))
+        oled.device.persist = True  # cleanup at exit would blank it
+        return True
+    except Exception:
+        return False

@@ -25,7 +25,14 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from table.service.config import Config, ConfigError, CpuDice, load_config
+from table.service.config import (
+    Config,
+    ConfigError,
+    CpuDice,
+    config_path,
+    display_for_faults,
+    load_config,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,11 +94,29 @@ def _fail(text: str) -> int:
     return 2
 
 
+def _config_fault(explicit: str | None, exc: ConfigError) -> int:
+    """A config the table cannot start with: one line for the journal, and the same,
+    shortened, left on the OLED (if there is one) for the person at the table."""
+    from table.hw.build import show_fault
+
+    text = str(exc)
+    path = config_path(explicit, os.environ)
+    if path is not None:
+        text = text.removeprefix(f"{path}: ")
+    from table.service.screens import Message, overflow
+
+    title, hint = "config error", "fix it, restart"
+    if overflow(Message(title, text, hint)):  # what is allowed only if there is room
+        text = text.split(" (allowed:", 1)[0]
+    show_fault(display_for_faults(explicit), title, text, hint)
+    return _fail(str(exc))
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config)
     except ConfigError as exc:
-        return _fail(str(exc))
+        return _config_fault(args.config, exc)
 
     from table.hw.script import ScriptError, load_script
     from table.service.resume import DataDir, check_writable
@@ -153,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
         )
     except ConfigError as exc:  # a camera the config names that cannot be opened
-        return _fail(str(exc))
+        return _config_fault(args.config, exc)
     if parts.notes:
         print(f"dicetable: {parts.summary}", file=sys.stderr, flush=True)
 

@@ -525,3 +525,19 @@ def load_config(
         return parse_config(data, path=path, env=environ)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+
+
+def display_for_faults(
+    explicit: str | os.PathLike[str] | None = None, *, env: Mapping[str, str] | None = None
+) -> DisplayConfig:
+    """The display to say a config fault on: the file's own ``[display]`` if that
+    section can be read, else the defaults (the usual SSD1306 at 0x3C). Never raises."""
+    environ = os.environ if env is None else env
+    try:
+        path = config_path(explicit, environ)
+        if path is None:
+            return DisplayConfig()
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        return _display(data.get("display", {}))
+    except (ConfigError, OSError, ValueError, TypeError, AttributeError):
+        return DisplayConfig()
