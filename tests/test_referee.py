@@ -1044,3 +1044,32 @@ def test_a_cpu_throw_rolled_by_a_person_with_no_die_lying_rolls_the_dice() -> No
     out = t.press(ROLL)  # no 6 or 5 to leave lying: CPU1 throws both
     assert out.log == () and isinstance(out.screen, Turn)
     assert out.screen.hint == "roll the dice, then ROLL"
+
+
+def test_MX_6_MX_7_the_round_end_says_who_ended_it_and_who_is_out() -> None:
+    t = start(Settings("mex", 3, options=opts(lives=1, max_throws=1)))
+    t.throw(4, 2)
+    t.throw(5, 4)  # P2 threw, and is not the round's first player
+    out = t.press(STOP_LONG)  # P2 ends the round (MX-7 b): P3 does not throw
+    assert out.log == (EndRound(),)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P1 loses 1 life"
+    assert out.screen.extra == "P1 is out  ended by P2"  # MX-6: 0 lives is out
+    assert not out.game_over
+    t.throw(6, 3)  # round 2: P2 and P3 only
+    out = t.throw(6, 4)
+    assert out.game_over and isinstance(out.screen, GameEnd)
+
+
+def test_MX_7_a_round_ended_by_a_cpu_names_the_player_who_ended_it() -> None:
+    s = Settings("mex", 4, cpus=("normal", "normal"), options=opts(lives=3, max_throws=2))
+    t = start(s)
+    t.throw(3, 1)
+    t.press(STOP)  # P1 stands after one throw: one throw each for the others (MX-4)
+    t.throw(6, 5)
+    out = t.press(ROLL)  # CPU1 throws (software dice); its one throw ends its turn
+    assert isinstance(out.screen, Result) and t.game.turn is not None
+    assert t.game.turn.player == "CPU2" and t.game.turn.throw == 0
+    out = t.press(ROLL)  # CPU2, before throwing, lets CPU1's throw end the round (MX-7 b)
+    assert out.log == (EndRound(),)
+    assert t.game.view()["last_round"]["ended_by"] == "CPU1"
+    assert isinstance(out.screen, RoundEnd) and out.screen.extra == "ended by CPU1"

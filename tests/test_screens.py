@@ -197,3 +197,22 @@ def test_names_with_accents_are_drawn_in_their_ascii_letters() -> None:
         assert drawn.tobytes() == render(Turn(plain, "throw 1/3", "ROLL: throw", "", 3)).tobytes()
     box = render(Message("\U0010ffff", "", ""))  # a letter no font here has
     assert box.tobytes() == render(Message("?", "", "")).tobytes()
+
+
+def _widest_gap(image: Image.Image, top: int, bottom: int) -> int:
+    """The widest run of empty columns between ink in the rows top..bottom."""
+    band = image.crop((0, top, image.width, bottom))
+    inked = [band.crop((x, 0, x + 1, band.height)).getbbox() is not None for x in range(128)]
+    first, last = inked.index(True), 127 - inked[::-1].index(True)
+    widest = run = 0
+    for ink_here in inked[first : last + 1]:
+        run = 0 if ink_here else run + 1
+        widest = max(widest, run)
+    return widest
+
+
+def test_the_parts_of_a_round_end_s_extra_line_stand_apart() -> None:
+    rows = (("P1", "0"), ("P2", "1"), ("P3", "1"))
+    two = render(RoundEnd("round 1 over", "P1 loses 1 life", rows, "P1 is out  ended by P2"))
+    one = render(RoundEnd("round 1 over", "P1 loses 1 life", rows, "P1 is out ended by P2"))
+    assert _widest_gap(two, 27, 37) >= 6 > _widest_gap(one, 27, 37)

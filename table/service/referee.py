@@ -51,6 +51,7 @@ from table.rules.base import (
     Stand,
     Throw,
 )
+from table.rules.mex import MexState
 from table.rules.mexen import MexenState
 from table.rules.pairs import Pair
 from table.service.ports import Button, ButtonPress, Press
@@ -949,7 +950,14 @@ class Referee:
         else:
             lost = f"{who} loses {loss} {lives}"
         # Most important first: the screen leaves out the parts that do not fit.
-        extras: list[str] = [note] if note else []
+        extras: list[str] = []
+        gone = [n for n in _in_game(before.view()) if n not in _in_game(view)]
+        if gone:  # MX-6, MC-4: at 0 lives
+            extras.append(f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} out")
+        if last.get("ended_by"):  # MX-7
+            extras.append(f"ended by {last['ended_by']}")
+        if note:
+            extras.append(note)
         if thrown:
             shown = _shown(rules, thrown, pips=_counts_pips(before.view()))
             extras.append(f"{_player(before)} {shown}")
@@ -984,7 +992,12 @@ class Referee:
             return replace(self, game=after)._refused(refused, (event,))
         thrown = event.dice if isinstance(event, Throw) else ()
         ref = replace(self, game=after, table=(), held=None)
-        note = "" if thrown else _describe(event, _player(before))
+        if thrown:
+            note = ""
+        elif isinstance(event, EndRound):
+            note = _end_note(after)
+        else:
+            note = _describe(event, _player(before))
         return ref._after_event(before, (event,), thrown=thrown, note=note)
 
     def _run_cpus(self, log: tuple[Event, ...]) -> tuple[Referee, tuple[Event, ...], str]:
@@ -1000,8 +1013,13 @@ class Referee:
             after, refused = game.apply(event)
             log += (event,)
             ref = replace(ref, game=after)
-            notes.append(_describe(event, "CPU") if refused is None else refused.reason)
-        return ref, log, "; ".join(notes)
+            if refused is not None:
+                notes.append(refused.reason)
+            elif isinstance(event, EndRound):
+                notes.append(_end_note(after))
+            else:
+                notes.append(_describe(event, "CPU"))
+        return ref, log, "; ".join(n for n in notes if n)
 
 
 # ---------------------------------------------------------------------------
@@ -1042,6 +1060,15 @@ def _describe(event: Event, who: str) -> str:
     if isinstance(event, Throw):
         return f"{who} threw " + "".join(map(str, event.dice))
     return f"{who}: {event.kind.value}"
+
+
+def _end_note(game: Game) -> str:
+    """ "P2 ends the round" (MX-7) while the round it ended is still on (a tie-break among
+    the others); "" once it is scored: the round's screen says who ended it."""
+    state = game.state
+    if isinstance(state, MexState) and state.ender is not None and not game.is_over:
+        return f"{state.config.names[state.ender]} ends the round"
+    return ""
 
 
 def _player(game: Game | None) -> str:

@@ -281,12 +281,35 @@ class _Canvas:
 _LINE = _SMALL + 1  # pitch of the standings' lines
 
 
-def _first_parts(text: str, width: int, size: int = _SMALL) -> str:
-    """As many of the text's parts (joined by two spaces, most important first) as fit."""
-    parts = text.split("  ")
-    while len(parts) > 1 and _width("  ".join(parts), size) > width:
-        parts.pop()
-    return "  ".join(parts)
+_GAP = 8  # between the parts of a line: the font's space is too narrow to part them
+
+
+def _first_parts(text: str, sizes: tuple[int, ...] = (_SMALL, 9)) -> tuple[list[str], int]:
+    """As many of the text's parts (joined by two spaces, most important first) as fit
+    the width with a gap between them, at the largest size of ``sizes`` that takes the
+    most of them."""
+    parts = [p for p in text.split("  ") if p]
+    for k in range(len(parts), 1, -1):
+        for size in sizes:
+            if sum(_width(p, size) for p in parts[:k]) + _GAP * (k - 1) <= WIDTH:
+                return parts[:k], size
+    return parts[:1], sizes[0]
+
+
+def _parts(c: _Canvas, y: int, text: str, center: bool = False) -> int:
+    """The most important parts of ``text`` that fit one line, a gap between them."""
+    parts, size = _first_parts(text)
+    if not parts:
+        return y
+    if len(parts) == 1:
+        return c.text(y, parts[0], (_SMALL, 9), center=center)
+    widths = [_width(p, size) + 1 for p in parts]
+    x = (WIDTH - sum(widths) - _GAP * (len(parts) - 1)) // 2 if center else 0
+    below = y
+    for part, w in zip(parts, widths, strict=True):
+        below = c.text(y, part, (size,), x=x, width=w)
+        x += w + _GAP
+    return below
 
 
 _VALUE_W3 = 22  # room for a value in one of three columns
@@ -406,7 +429,7 @@ def _draw(screen: Screen, c: _Canvas) -> None:
             c.text(0, screen.hint, (size,), x=WIDTH - hint_w, width=hint_w)
         y = c.text(11, screen.lost, (_MEDIUM, _SMALL))
         if screen.extra:
-            y = c.text(y, _first_parts(screen.extra, WIDTH))
+            y = _parts(c, y, screen.extra)
         _standings(c, y, screen.standings)
     elif isinstance(screen, GameEnd):
         y = c.text(0, screen.headline, (_LARGE, _MEDIUM, _SMALL), center=True)
