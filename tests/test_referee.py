@@ -15,7 +15,17 @@ from hypothesis import strategies as st
 
 from table.game import Game, GameHeader, replay
 from table.gamelog import LoadedGame
-from table.rules.base import Count, EndGame, EndRound, Event, Give, Hold, Stand, Throw
+from table.rules.base import (
+    Count,
+    EndGame,
+    EndRound,
+    Event,
+    Give,
+    Hold,
+    Player,
+    Stand,
+    Throw,
+)
 from table.service.ports import Button, ButtonPress, Press
 from table.service.referee import (
     MENU_RULES,
@@ -1073,3 +1083,27 @@ def test_MX_7_a_round_ended_by_a_cpu_names_the_player_who_ended_it() -> None:
     assert out.log == (EndRound(),)
     assert t.game.view()["last_round"]["ended_by"] == "CPU1"
     assert isinstance(out.screen, RoundEnd) and out.screen.extra == "ended by CPU1"
+
+
+@pytest.mark.parametrize(("stake", "word"), [("points", "point"), ("sips", "sip")])
+def test_MN_6_the_31_give_is_confirmed(stake: str, word: str) -> None:
+    t = start(Settings("mexen", 3, names=("Ann", "Bob", "Cy"), options=opts(stake=stake)))
+    t.throw(3, 1)
+    out = t.press(HOLD)  # Bob -> Cy
+    assert isinstance(out.screen, Choose) and out.screen.item == "Cy"
+    out = t.press(ROLL)
+    assert out.log == (Give("Cy"),)
+    assert isinstance(out.screen, Turn) and out.screen.player == "Ann"
+    assert out.screen.header == f"Ann gives 1 {word} to Cy"
+    assert dict(out.screen.standings)["Cy"] == "1"
+
+
+def test_MN_6_a_cpu_s_31_give_is_confirmed() -> None:
+    players = (Player("P1"), Player("CPU1", "normal"))
+    header = GameHeader("mexen", players, {}, 7)
+    events = (Throw((6, 4)), Throw((6, 4)), Throw((6, 4)), Throw((3, 1)))  # CPU1's 31
+    t = Table.boot(Settings(), resume=LoadedGame(header, events))
+    assert t.game.view()["phase"] == "give"
+    out = t.press(ROLL)  # CPU1 gives its point
+    assert out.log == (Give("P1"),)
+    assert isinstance(out.screen, Turn) and out.screen.header == "CPU1 gives 1 point to P1"

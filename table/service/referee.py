@@ -787,7 +787,8 @@ class Referee:
         after, refused = game.apply(event)
         if refused is not None:
             return replace(self, game=after)._refused(refused, (event,))
-        return replace(self, game=after)._after_event(game, (event,))
+        note = _give_note(game, after, event) if isinstance(event, Give) else ""
+        return replace(self, game=after)._after_event(game, (event,), note=note)
 
     def _refused(self, refused: Refused, log: tuple[Event, ...]) -> tuple[Referee, Output]:
         ref = self._auto_chooser()
@@ -939,8 +940,7 @@ class Referee:
         who = ", ".join(losers) or "nobody"
         lives = "lives" if loss != 1 else "life"
         if rules == "mexen":
-            stake = str(view.get("stake", "points"))
-            lost = f"{who} takes {loss} {stake if loss != 1 else stake.rstrip('s')}"
+            lost = f"{who} takes {_counted(loss, view)}"
         elif len(losers) > 1 and len(losers) == len(_in_game(before.view())):
             lost = f"all lose {loss} {lives}"
         elif len(losers) > 3:
@@ -996,6 +996,8 @@ class Referee:
             note = ""
         elif isinstance(event, EndRound):
             note = _end_note(after)
+        elif isinstance(event, Give):
+            note = _give_note(before, after, event)
         else:
             note = _describe(event, _player(before))
         return ref._after_event(before, (event,), thrown=thrown, note=note)
@@ -1069,6 +1071,22 @@ def _end_note(game: Game) -> str:
     if isinstance(state, MexState) and state.ender is not None and not game.is_over:
         return f"{state.config.names[state.ender]} ends the round"
     return ""
+
+
+def _give_note(before: Game, after: Game, event: Give) -> str:
+    """ "Ann gives 1 point to Bob" (MN-6): what the give added to the receiver's count."""
+    rows_before, rows_after = dict(_standings(before.view())), dict(_standings(after.view()))
+    try:
+        given = int(rows_after[event.to]) - int(rows_before[event.to])
+    except (KeyError, ValueError):
+        return f"{_player(before)} gives to {event.to}"
+    return f"{_player(before)} gives {_counted(given, after.view())} to {event.to}"
+
+
+def _counted(n: int, view: Mapping[str, Any]) -> str:
+    """ "1 point", "3 sips": ``n`` in the game's stake (MN-1, MN-11)."""
+    stake = str(view.get("stake", "points"))
+    return f"{n} {stake if n != 1 else stake.rstrip('s')}"
 
 
 def _player(game: Game | None) -> str:

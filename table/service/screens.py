@@ -391,7 +391,7 @@ def _draw(screen: Screen, c: _Canvas) -> None:
         c.text(24, screen.item, (_LARGE, _MEDIUM, _SMALL), center=True)
         c.text(_FOOT, screen.hint, center=True)
     elif isinstance(screen, Turn):
-        c.text(0, screen.header)
+        c.text(0, screen.header, (_SMALL, 9))
         name_w = WIDTH
         if screen.lives is not None:
             name_w = max(40, _hearts(c, WIDTH - 1, 16, max(0, screen.lives)) - 2)
