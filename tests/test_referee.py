@@ -1107,3 +1107,41 @@ def test_MN_6_a_cpu_s_31_give_is_confirmed() -> None:
     out = t.press(ROLL)  # CPU1 gives its point
     assert out.log == (Give("P1"),)
     assert isinstance(out.screen, Turn) and out.screen.header == "CPU1 gives 1 point to P1"
+
+
+def test_MN_8_the_pirate_is_named_raised_and_paid_on_the_throw_s_screen() -> None:
+    t = start(Settings("mexen", 3, options=opts(rounds=3)))
+    out = t.throw(1, 1)  # P1 becomes the pirate
+    assert isinstance(out.screen, Result) and out.screen.note == "P1 is the pirate"
+    out = t.throw(1, 1)  # the pirate's own double 1 raises the multiplier
+    assert isinstance(out.screen, Result) and out.screen.note == "pirate P1 now x2"
+    out = t.throw(4, 4)  # a double 2-6: the pirate takes 1 times the multiplier
+    assert isinstance(out.screen, Result) and out.screen.note == "pirate P1 takes 2"
+    assert out.screen.hint == "next: P2"
+    out = t.throw(6, 5)  # nothing happens to pirate or pot: nothing said
+    assert isinstance(out.screen, Result) and out.screen.note == ""
+    out = t.throw(1, 1)  # P2 takes over, at x1
+    assert isinstance(out.screen, Result) and out.screen.note == "P2 is the pirate"
+    out = t.throw(5, 5)  # P2's own double: P2 takes 1 (MN-8: by anyone, on any throw)
+    assert isinstance(out.screen, Result) and out.screen.note == "pirate P2 takes 1"
+    assert dict(t.game.view()["players"][1])["points"] == 1
+
+
+def test_MN_7_a_mex_says_3_went_into_the_pot() -> None:
+    t = start(Settings("mexen", 3, options=opts(rounds=3)))
+    out = t.throw(2, 1)  # Mex: P1's turn ends, 3 into the pot
+    assert isinstance(out.screen, Result) and out.screen.note == "pot +3 = 4"
+    t.throw(6, 4)  # one throw each after a first player's Mex on throw 1 (MN-4)
+    out = t.throw(2, 1)  # P3's Mex ends the round: P2 takes the pot of 7
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 takes 7 points"
+    assert out.screen.extra.split("  ")[:2] == ["P3 MEX!", "pot +3 = 7"]
+
+
+def test_MN_12_extreme_pot_doubling_and_growing_are_said() -> None:
+    t = start(Settings("mexen", 2, options=opts(rounds=3, variant="extreme")))
+    out = t.throw(1, 1)  # pirate P1; a double adds one of its dice: 1 + 1, twice 1
+    assert isinstance(out.screen, Result) and out.screen.note == "P1 is the pirate  pot x2 = 2"
+    out = t.throw(6, 5)  # 65 doubles the pot
+    assert isinstance(out.screen, Result) and out.screen.note == "pot x2 = 4"
+    out = t.throw(3, 3)  # the pirate takes 1, the pot grows by 3
+    assert isinstance(out.screen, Result) and out.screen.note == "pirate P1 takes 1  pot +3 = 7"

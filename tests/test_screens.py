@@ -35,6 +35,7 @@ EVERY_KIND: tuple[Screen, ...] = (
     Turn("P1", "round 2  throw 1/3", "roll, then press ROLL", "P1 3  P2 2", 3),
     Reading("P1", "reading..."),
     Result("P1", "63", "throw 1/3", "ROLL again  STOP stand"),
+    Result("P1", "300", "turn over", "next: P2", "pirate P1 takes 1  pot +3 = 7"),
     Refusal("die tilted: roll again", "P1: roll again"),
     Choose("31: give a point to", "P2", 0, 3),
     RoundEnd("round 1 over", "P2 loses 1 life", SIX[:2], "P2 31", "next: P2"),
@@ -51,6 +52,7 @@ CROWDED: tuple[Screen, ...] = (
     Reading(LONG, LONG),
     Result(LONG, "MEX!", LONG, LONG),
     Result(LONG, "600", "turn over", "next: " + LONG),
+    Result(LONG, "MEX!", LONG, LONG, f"{LONG}  {LONG}"),
     Refusal(" ".join([LONG] * 6), LONG),
     Choose(LONG, LONG, 5, 6, LONG),
     RoundEnd(LONG, LONG, SIX, LONG, LONG),
@@ -216,3 +218,13 @@ def test_the_parts_of_a_round_end_s_extra_line_stand_apart() -> None:
     two = render(RoundEnd("round 1 over", "P1 loses 1 life", rows, "P1 is out  ended by P2"))
     one = render(RoundEnd("round 1 over", "P1 loses 1 life", rows, "P1 is out ended by P2"))
     assert _widest_gap(two, 27, 37) >= 6 > _widest_gap(one, 27, 37)
+
+
+def test_a_throw_s_note_leaves_the_throw_big_and_drops_its_last_parts_first() -> None:
+    with_note = render(Result("P1", "300", "turn over", "next: P2", "P1 is the pirate"))
+    box = with_note.crop((0, 12, 128, 34)).getbbox()
+    assert box is not None and box[3] - box[1] >= 12  # the value, above the note
+    three = Result("P1", "300", "turn over", "next: P2", "pirate P1 takes 1  pot +3 = 7  x")
+    two = Result("P1", "300", "turn over", "next: P2", "pirate P1 takes 1  pot +3 = 7")
+    assert overflow(three) == () and render(three).tobytes() == render(two).tobytes()
+    assert "x" in render_text(three).splitlines()[2]

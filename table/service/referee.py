@@ -804,6 +804,8 @@ class Referee:
         note: str = "",
     ) -> tuple[Referee, Output]:
         """The screen after accepted events: game over, round over, a choice, or the turn."""
+        assert self.game is not None
+        news = _throw_news(before.view(), self.game.view()) if thrown else ""
         ref, log, cpu_note = self._run_cpus(log)
         note = "; ".join(n for n in (note, cpu_note) if n)
         game = ref.game
@@ -812,7 +814,7 @@ class Referee:
             return ref._game_over(game, log)
         if game.view().get("round") != before.view().get("round"):
             ref = replace(ref, table=(), held=None)
-            return ref._show(ref._round_screen(before, thrown, note), log=log)
+            return ref._show(ref._round_screen(before, thrown, note, news), log=log)
         ref = ref._auto_chooser()
         if ref.chooser is not None:
             screen: Screen = ref.chooser.screen()
@@ -822,7 +824,7 @@ class Referee:
                 screen = Choose(f"{shown}! {title}", *_rest(ref.chooser))
             return ref._show(screen, log=log)
         if thrown:
-            return ref._show(ref._result_screen(before, thrown, note), log=log)
+            return ref._show(ref._result_screen(before, thrown, note, news), log=log)
         return ref._show(ref._turn_screen(note), log=log)
 
     def _auto_chooser(self) -> Referee:
@@ -904,7 +906,9 @@ class Referee:
         header = note or f"round {view.get('round', 1)}  " + _throw_text(game)
         return self._turn(turn.player, header, self._hint())
 
-    def _result_screen(self, before: Game, thrown: tuple[int, ...], note: str = "") -> Screen:
+    def _result_screen(
+        self, before: Game, thrown: tuple[int, ...], note: str = "", news: str = ""
+    ) -> Screen:
         game = self.game
         assert game is not None
         thrower = _player(before)
@@ -920,16 +924,20 @@ class Referee:
                 hint = "HOLD a die or roll: ROLL"
             else:
                 hint = "roll again, then ROLL"
-            return Result(thrower, shown, _throw_text(before), hint)
+            return Result(thrower, shown, _throw_text(before), hint, news)
         view, was = game.view(), before.view()
         if view.get("phase") == "tiebreak" and was.get("phase") != "tiebreak":
-            return Result(thrower, shown, "tie-break!", note or f"tie-break: {now} first")
+            hint = note or f"tie-break: {now} first"
+            return Result(thrower, shown, "tie-break!", hint, news)
         if view.get("phase") == "tiebreak" and not _tiebreak_thrown(view):
             # MX-8, MN-10: still tied for lowest, those players throw again
-            return Result(thrower, shown, "tied again!", note or f"tie-break again: {now} first")
-        return Result(thrower, shown, "turn over", note or f"next: {now}")
+            hint = note or f"tie-break again: {now} first"
+            return Result(thrower, shown, "tied again!", hint, news)
+        return Result(thrower, shown, "turn over", note or f"next: {now}", news)
 
-    def _round_screen(self, before: Game, thrown: tuple[int, ...], note: str = "") -> Screen:
+    def _round_screen(
+        self, before: Game, thrown: tuple[int, ...], note: str = "", news: str = ""
+    ) -> Screen:
         game = self.game
         assert game is not None
         view = game.view()
@@ -961,6 +969,8 @@ class Referee:
         if thrown:
             shown = _shown(rules, thrown, pips=_counts_pips(before.view()))
             extras.append(f"{_player(before)} {shown}")
+        if news:
+            extras.append(news)
         if rules == "mexen" and isinstance(view.get("pirate"), dict):
             extras.append(f"pirate {view['pirate'].get('name')}")
         if rules == "mex" and last.get("mexx"):
@@ -1062,6 +1072,41 @@ def _describe(event: Event, who: str) -> str:
     if isinstance(event, Throw):
         return f"{who} threw " + "".join(map(str, event.dice))
     return f"{who}: {event.kind.value}"
+
+
+def _throw_news(was: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    """What a throw did to the pirate and the pot (mexen MN-7, MN-8, MN-12), read from the
+    game's view before and after it: "P1 is the pirate", "pirate P1 now x2", "pirate P1
+    takes 2", "pot +3 = 4", "pot x2 = 8"; parts by importance, "" for nothing."""
+    if "pot" not in now:  # not mexen
+        return ""
+    parts: list[str] = []
+    pirate_was, pirate = was.get("pirate"), now.get("pirate")
+    name = pirate.get("name") if isinstance(pirate, Mapping) else None
+    if isinstance(pirate, Mapping):
+        if not isinstance(pirate_was, Mapping) or pirate_was.get("name") != name:
+            parts.append(f"{name} is the pirate")
+        elif pirate.get("multiplier", 0) > pirate_was.get("multiplier", 0):
+            parts.append(f"pirate {name} now x{pirate.get('multiplier')}")
+    # A throw that ends the round also hands the pot out (MN-9): that is the round's news.
+    last = now.get("last_round")
+    scored = last if isinstance(last, Mapping) and last != was.get("last_round") else None
+    pot_taker = [str(x) for x in scored.get("losers", [])] if scored else []
+    loss = scored.get("loss", 0) if scored else 0
+    counts_was, counts = dict(_standings(was)), dict(_standings(now))
+    for who, count in counts.items():
+        try:
+            took = int(count) - int(counts_was.get(who, count))
+        except ValueError:
+            continue
+        took -= loss if who in pot_taker else 0
+        if took > 0:
+            parts.append(f"{'pirate ' if who == name else ''}{who} takes {took}")
+    pot_was, pot = was.get("pot"), scored.get("loss") if scored else now.get("pot")
+    if isinstance(pot_was, int) and isinstance(pot, int) and pot > pot_was:
+        grew = "x2" if pot == 2 * pot_was else f"+{pot - pot_was}"
+        parts.append(f"pot {grew} = {pot}")
+    return "  ".join(parts)
 
 
 def _end_note(game: Game) -> str:

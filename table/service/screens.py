@@ -63,6 +63,9 @@ class Result:
     shown: str  # "63", "MEX!", "600", "44", a single die "5"
     header: str = ""
     hint: str = ""
+    # what the throw did besides, by importance: "P1 is the pirate  pot +3 = 4"; the
+    # value is drawn smaller to make room, and the parts past the width go
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -413,7 +416,11 @@ def _draw(screen: Screen, c: _Canvas) -> None:
         if screen.header:
             w = min(WIDTH // 2, _width(screen.header, _SMALL) + 1)
             c.text(0, screen.header, x=WIDTH - w, width=w)
-        c.text(12, screen.shown, (_HUGE, _LARGE, _MEDIUM), center=True)
+        if screen.note:
+            c.text(12, screen.shown, (_LARGE, _MEDIUM), center=True)
+            _parts(c, 36, screen.note, center=True)
+        else:
+            c.text(12, screen.shown, (_HUGE, _LARGE, _MEDIUM), center=True)
         c.text(_FOOT, screen.hint, center=True)
     elif isinstance(screen, Refusal):
         c.invert_band(0, 11)
@@ -519,7 +526,8 @@ def render_text(screen: Screen) -> str:
     elif isinstance(screen, Reading):
         lines = [screen.player, screen.hint]
     elif isinstance(screen, Result):
-        lines = [f"{screen.player}  {screen.header}".strip(), f"  {screen.shown}", screen.hint]
+        lines = [f"{screen.player}  {screen.header}".strip(), f"  {screen.shown}", screen.note]
+        lines.append(screen.hint)
     elif isinstance(screen, Refusal):
         lines = [f"[{screen.title}]", screen.reason, screen.hint]
     elif isinstance(screen, RoundEnd):
