@@ -267,15 +267,29 @@ def test_a_camera_named_in_the_config_that_is_not_there_stops_the_table(
     assert why in message and "(allowed: picamera, usb:N" in message and "\n" not in message
 
 
+def _real_camera_started(parts: Any) -> tuple[Any, Any]:
+    """The config's own camera (no replayed photos in its place), started: it and the
+    queue its events go to."""
+    import queue
+
+    from table.hw.camera import SourceCamera
+    from table.service.ports import TableEvent
+
+    camera = parts.camera
+    assert isinstance(camera, SourceCamera) and parts.scripted_camera is None
+    assert "replays" not in parts.summary
+    q: queue.Queue[TableEvent] = queue.Queue()
+    camera.start(q.put)
+    return camera, q
+
+
 def test_a_folder_camera_in_the_config_is_opened_and_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import queue
 
     from table.hw.build import build
-    from table.hw.camera import SourceCamera
     from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
-    from table.service.ports import Frame, TableEvent
+    from table.service.ports import Frame
 
     _no_pi(monkeypatch)
     cfg = Config(
@@ -283,11 +297,7 @@ def test_a_folder_camera_in_the_config_is_opened_and_read(
         display=DisplayConfig(driver=DisplayDriver.NONE),
     )
     parts = build(cfg, text_out=io.StringIO())
-    camera = parts.camera
-    assert isinstance(camera, SourceCamera) and parts.scripted_camera is None
-    assert "camera replays" not in parts.summary
-    q: queue.Queue[TableEvent] = queue.Queue()
-    camera.start(q.put)
+    camera, q = _real_camera_started(parts)
     camera.want(True)
     try:
         assert isinstance(q.get(timeout=30), Frame)
@@ -302,12 +312,10 @@ def test_a_webcam_that_is_not_there_is_said_at_the_throw_and_tried_again(
     """A webcam unplugged at boot used to stop the service at every start (a blank
     display, and systemd gives up after 20 starts). It is now said on the display when
     dice are wanted, and opened again the next time: plugged in by then, it works."""
-    import queue
 
     from table.hw.build import build
-    from table.hw.camera import SourceCamera
     from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
-    from table.service.ports import CameraFailed, Frame, TableEvent
+    from table.service.ports import CameraFailed, Frame
     from vision.sources import CameraError
 
     plugged = [False]
@@ -329,11 +337,7 @@ def test_a_webcam_that_is_not_there_is_said_at_the_throw_and_tried_again(
         camera=CameraConfig(source="usb:9"), display=DisplayConfig(driver=DisplayDriver.NONE)
     )
     parts = build(cfg, text_out=io.StringIO())
-    camera = parts.camera
-    assert isinstance(camera, SourceCamera) and parts.scripted_camera is None
-    assert "replays" not in parts.summary
-    q: queue.Queue[TableEvent] = queue.Queue()
-    camera.start(q.put)
+    camera, q = _real_camera_started(parts)
     try:
         camera.want(True)
         failed = q.get(timeout=30)
@@ -386,12 +390,10 @@ def test_on_a_pi_without_picamera2_the_camera_fault_is_shown_not_replaced(
 ) -> None:
     """Replayed photos make up throws that are not the dice in the tray: on a Pi a
     picamera that cannot be used is said at the first throw, never stood in for."""
-    import queue
 
     from table.hw import build as build_module
-    from table.hw.camera import SourceCamera
     from table.service.config import Config, DisplayConfig, DisplayDriver
-    from table.service.ports import CameraFailed, TableEvent
+    from table.service.ports import CameraFailed
 
     model = tmp_path / "model"
     model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
@@ -401,11 +403,7 @@ def test_on_a_pi_without_picamera2_the_camera_fault_is_shown_not_replaced(
     parts = build_module.build(
         Config(display=DisplayConfig(driver=DisplayDriver.NONE)), text_out=io.StringIO()
     )
-    camera = parts.camera
-    assert isinstance(camera, SourceCamera) and parts.scripted_camera is None
-    assert "replays" not in parts.summary
-    q: queue.Queue[TableEvent] = queue.Queue()
-    camera.start(q.put)
+    camera, q = _real_camera_started(parts)
     camera.want(True)
     try:
         failed = q.get(timeout=30)
