@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from table.game import Game, GameHeader, replay
 from table.gamelog import LoadedGame
 from table.rules.base import (
+    Bids,
     Count,
     EndGame,
     EndRound,
@@ -23,6 +24,7 @@ from table.rules.base import (
     Give,
     Hold,
     Player,
+    Roll,
     Stand,
     Throw,
 )
@@ -1145,3 +1147,272 @@ def test_MN_12_extreme_pot_doubling_and_growing_are_said() -> None:
     assert isinstance(out.screen, Result) and out.screen.note == "pot x2 = 4"
     out = t.throw(3, 3)  # the pirate takes 1, the pot grows by 3
     assert isinstance(out.screen, Result) and out.screen.note == "pirate P1 takes 1  pot +3 = 7"
+
+
+# ---------------------------------------------------------------------------
+# mythical: dice entered with the buttons (MY-1..MY-9, E-1)
+
+
+@pytest.fixture
+def mythical_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The menu offers mythical to these tests (the table does not offer it yet)."""
+    from table.service import referee
+
+    monkeypatch.setattr(referee, "MENU_RULES", referee.MENU_RULES + ("mythical",))
+
+
+def mythical(players: int = 2, rounds: int = 2, names: tuple[str, ...] = ()) -> Table:
+    s = Settings("mythical", players, options=opts(rounds=rounds), names=names or ("Ann", "Bob"))
+    t = start(s)
+    assert t.header is not None and t.header.rules == "mythical"
+    return t
+
+
+def pick(t: Table, label: str) -> Output:
+    """HOLD (which also takes a notice away) until the chooser shows ``label``, then ROLL."""
+    for _ in range(20):
+        screen = t.out.screen
+        if isinstance(screen, Choose) and screen.item == label:
+            return t.press(ROLL)
+        t.press(HOLD)
+    raise AssertionError(f"{label!r} was never offered: {render_text(t.out.screen)}")
+
+
+def enter_bids(t: Table, *bids: int) -> Output:
+    out = t.out
+    for b in bids:
+        out = pick(t, str(b))
+    return out
+
+
+def enter_roll(t: Table, die: str, face: int | str) -> Output:
+    pick(t, die)
+    return pick(t, str(face))
+
+
+def offered(t: Table) -> list[str]:
+    """Every item of the chooser on screen (HOLD round once)."""
+    screen = t.out.screen
+    assert isinstance(screen, Choose), render_text(screen)
+    items = [screen.item]
+    for _ in range(screen.count - 1):
+        out = t.press(HOLD)
+        assert isinstance(out.screen, Choose)
+        items.append(out.screen.item)
+    t.press(HOLD)  # back where it was
+    return items
+
+
+@pytest.mark.usefixtures("mythical_offered")
+def test_MY_3_to_MY_9_a_whole_mythical_game_entered_with_the_buttons() -> None:
+    t = mythical(2, rounds=2)
+    assert t.header is not None
+    assert [p.name for p in t.header.players] == ["Ann", "Bob"]
+    assert all(p.cpu is None for p in t.header.players)
+    assert isinstance(t.out.screen, Turn) and "bids" in render_text(t.out.screen)
+    out = t.press(HOLD)  # takes the round's first screen away: Ann's bid
+    assert isinstance(out.screen, Choose) and out.screen.title == "Ann's bid, round 1"
+    assert offered(t) == ["0", "1"]  # MY-3: 0 to r
+    out = pick(t, "1")
+    assert out.log == () and isinstance(out.screen, Choose)
+    assert out.screen.title == "Bob's bid, round 1"
+    out = pick(t, "0")  # the last bid: one event for everyone's
+    assert out.log == (Bids((("Ann", 1), ("Bob", 0))),)
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Ann's die")
+    assert offered(t) == list(t.game.view()["dice_left"])  # every kind, in the bag's order
+    pick(t, "red")
+    assert isinstance(t.out.screen, Choose) and "Ann's red" in t.out.screen.title
+    assert offered(t) == ["5", "6", "7"]  # MY-1: that die's distinct faces
+    out = pick(t, "7")
+    assert out.log == (Roll("red", 7),)
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Bob's die")
+    out = enter_roll(t, "purple", 3)  # round 1's only trick: the round is scored
+    assert out.log == (Roll("purple", 3),)
+    assert isinstance(out.screen, RoundEnd) and out.screen.title == "round 1 over"
+    scores = t.game.view()["last_round"]["scores"]
+    assert out.screen.standings == tuple((n, f"{v:+d}") for n, v in scores.items())
+    assert "last trick: Ann" in out.screen.extra
+    # round 2: Bob leads (MY-2), a mermaid takes a minotaur (MY-5, MY-8)
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Choose) and out.screen.title == "Ann's bid, round 2"
+    enter_bids(t, 1, 1)
+    assert isinstance(t.out.screen, Choose) and t.out.screen.title.startswith("Bob's die")
+    enter_roll(t, "mermaid", "mermaid")
+    out = enter_roll(t, "minotaur", "minotaur")
+    assert isinstance(out.screen, Result)
+    assert out.screen.shown == "Bob" and "bonus +50" in out.screen.note
+    assert t.game.view()["last_trick"]["winner"] == "Bob"
+    out = t.press(ROLL)  # any button takes it away: the winner leads (MY-6)
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Bob's die")
+    assert "minotaur" not in offered(t)  # the bag's only one was rolled this round
+    enter_roll(t, "grey", "flag")
+    out = enter_roll(t, "yellow", 4)
+    assert out.game_over and isinstance(out.screen, GameEnd)
+    assert t.events == [
+        Bids((("Ann", 1), ("Bob", 0))),
+        Roll("red", 7),
+        Roll("purple", 3),
+        Bids((("Ann", 1), ("Bob", 1))),
+        Roll("mermaid", "mermaid"),
+        Roll("minotaur", "minotaur"),
+        Roll("grey", "flag"),
+        Roll("yellow", 4),
+    ]
+    engine = replay(t.header, t.events).view()  # the rules engine on the same events
+    assert engine["over"] and t.game.refused == ()
+    assert out.screen.standings == tuple((p["name"], str(p["points"])) for p in engine["players"])
+    assert out.screen.headline == f"{engine['winner']} wins!"
+    assert isinstance(t.press(ROLL).screen, Menu)
+
+
+@pytest.mark.usefixtures("mythical_offered")
+def test_mythical_stop_goes_back_one_step_and_logs_nothing() -> None:
+    t = mythical(3, rounds=2, names=("Ann", "Bob", "Cid"))
+    t.press(HOLD)
+    out = t.press(STOP)  # the first bid: nowhere to go back to
+    assert isinstance(out.screen, Choose) and out.screen.title == "Ann's bid, round 1"
+    assert "first bid" in out.screen.hint
+    enter_bids(t, 1)
+    out = t.press(STOP)  # back to Ann's bid, showing what was entered
+    assert isinstance(out.screen, Choose) and out.screen.title == "Ann's bid, round 1"
+    assert out.screen.item == "1"
+    enter_bids(t, 0, 1)
+    out = t.press(STOP)  # back from Cid to Bob
+    assert isinstance(out.screen, Choose) and out.screen.title == "Bob's bid, round 1"
+    assert out.screen.item == "1"
+    enter_bids(t, 0, 0)
+    assert t.events == [Bids((("Ann", 0), ("Bob", 0), ("Cid", 0)))]
+    pick(t, "griffin")
+    out = t.press(STOP)  # from the face back to the kind of die
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Ann's die")
+    assert out.screen.item == "griffin"
+    out = t.press(STOP)  # nothing before it in this entry
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Ann's die")
+    enter_roll(t, "yellow", 3)
+    out = t.press(STOP)  # Ann's roll is logged: it stays
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Bob's die")
+    assert out.log == () and len(t.events) == 2
+
+
+@pytest.mark.usefixtures("mythical_offered")
+def test_MY_1_a_refused_entry_is_shown_and_not_logged() -> None:
+    from table.service.referee import Chooser, Purpose
+
+    t = mythical(2, rounds=2)
+    enter_bids(t, 0, 1)
+    enter_roll(t, "minotaur", "minotaur")
+    enter_roll(t, "red", 5)
+    enter_bids(t, 1, 0)
+    assert t.game.view()["dice_left"]["minotaur"] == 1  # a new round, a full bag
+    enter_roll(t, "minotaur", "minotaur")
+    assert "minotaur" not in offered(t)  # the choosers offer only what the bag still has
+    # Should an entry still be one the rules refuse (a second minotaur this round) ...
+    events = list(t.events)
+    face = Chooser(Purpose.FACE, "Ann's minotaur", ("minotaur", "flag"), ("minotaur", "flag"))
+    t.ref = replace(t.ref, chooser=face, die="minotaur")
+    out = t.press(ROLL)
+    assert isinstance(out.screen, Refusal)
+    assert "minotaur" in out.screen.reason and "already rolled" in out.screen.reason
+    assert out.log == () and t.events == events and t.game.refused == ()
+    out = t.press(HOLD)  # ... and entered again
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Ann's die")
+    assert enter_roll(t, "mermaid", "flag").log == (Roll("mermaid", "flag"),)
+
+
+@pytest.mark.usefixtures("mythical_offered")
+def test_E_1_very_long_stop_opens_the_end_game_menu_in_mythical() -> None:
+    t = mythical(2, rounds=2)
+    enter_bids(t, 1)
+    out = t.press(STOP_VERY_LONG)
+    assert isinstance(out.screen, Choose) and out.screen.title == "end the game?"
+    out = t.press(ROLL)  # "no": back where it was, Ann's bid kept
+    assert isinstance(out.screen, Choose) and out.screen.title == "Bob's bid, round 1"
+    enter_bids(t, 0)
+    enter_roll(t, "red", 7)
+    pick(t, "purple")
+    t.press(STOP_VERY_LONG)
+    out = t.press(STOP)  # out of the question: the face is asked again
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Bob's purple")
+    t.press(STOP_VERY_LONG)
+    t.press(HOLD)  # yes
+    out = t.press(ROLL)
+    assert out.log == (EndGame(),) and out.game_over
+    assert isinstance(out.screen, GameEnd)
+    engine = replay(t.header, t.events).view() if t.header else {}
+    winner = engine["winner"]
+    assert out.screen.headline == (f"{winner} wins!" if winner else "no winner")
+    assert "round 1" in out.screen.detail
+
+
+@pytest.mark.usefixtures("mythical_offered")
+def test_mythical_resumes_where_it_was_and_half_entered_bids_are_entered_again() -> None:
+    t = mythical(2, rounds=2)
+    enter_bids(t, 1, 0)
+    enter_roll(t, "red", 7)
+    enter_roll(t, "purple", 3)
+    enter_bids(t, 1)  # Ann's bid for round 2 is entered, not logged: the power goes
+    assert t.header is not None and len(t.events) == 3
+    r = Table.boot(Settings(), resume=LoadedGame(t.header, tuple(t.events)))
+    assert r.game.state == t.game.state
+    assert isinstance(r.out.screen, Resumed) and r.out.screen.rules == "mythical"
+    assert "round 2" in r.out.screen.detail and "bids" in r.out.screen.detail
+    out = r.press(HOLD)  # the bids of round 2 from the first again
+    assert isinstance(out.screen, Choose) and out.screen.title == "Ann's bid, round 2"
+    assert enter_bids(r, 2, 0).log == (Bids((("Ann", 2), ("Bob", 0))),)
+    enter_roll(r, "griffin", "griffin")  # Bob leads round 2
+    # a cut in the middle of a trick: the next player rolls on
+    assert r.header is not None
+    r2 = Table.boot(Settings(), resume=LoadedGame(r.header, tuple(r.events)))
+    assert isinstance(r2.out.screen, Resumed) and "Ann rolls" in r2.out.screen.detail
+    out = r2.press(ROLL)
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Ann's die")
+    assert enter_roll(r2, "mermaid", "mermaid").log == (Roll("mermaid", "mermaid"),)
+    assert r2.game.view()["last_trick"]["winner"] == "Bob"  # MY-5: griffin beats mermaid
+
+
+@pytest.mark.usefixtures("mythical_offered")
+def test_mythical_menu_rounds_from_its_option_specs_no_cpus_two_to_six_players() -> None:
+    t = Table.boot(Settings("mythical", 3, cpus=("hard",)))
+    titles: list[str] = []
+    for _ in range(30):
+        screen = t.out.screen
+        assert isinstance(screen, Menu)
+        titles.append(screen.title)
+        if screen.title == "players":
+            assert offered_menu(t) == [f"{n} players" for n in range(2, 7)]
+        if screen.title == "rounds":
+            assert offered_menu(t) == ["auto"] + [str(n) for n in range(1, 9)]
+        if screen.title == "start game":
+            break
+        t.press(ROLL)
+    assert titles == ["rules", "players", "rounds", "start game"]  # no CPU step
+    out = t.press(ROLL)
+    assert out.new_game is not None
+    assert [p.cpu for p in out.new_game.players] == [None, None, None]
+
+
+def offered_menu(t: Table) -> list[str]:
+    screen = t.out.screen
+    assert isinstance(screen, Menu)
+    items = [screen.item]
+    for _ in range(screen.count):
+        out = t.press(HOLD)
+        assert isinstance(out.screen, Menu)
+        items.append(out.screen.item)
+    assert items[0] == items[-1]
+    return sorted(items[:-1], key=lambda s: (s != "auto", len(s), s))
+
+
+@pytest.mark.usefixtures("mythical_offered")
+def test_mythical_screens_fit_six_players() -> None:
+    names = ("Amelia", "Bruno", "Carla", "Dmitri", "Esther", "Farid")
+    t = mythical(6, rounds=1, names=names)  # Table checks every screen for cutting
+    enter_bids(t, 1, 0, 0, 0, 1, 0)
+    for die, face in (("mermaid", "mermaid"), ("minotaur", "minotaur"), ("red", 5)) + (
+        ("griffin", "flag"),
+        ("grey", 1),
+        ("purple", 2),
+    ):
+        out = enter_roll(t, die, face)
+    assert out.game_over and isinstance(out.screen, GameEnd)
+    assert len(t.events) == 7

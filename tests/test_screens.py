@@ -228,3 +228,10 @@ def test_a_throw_s_note_leaves_the_throw_big_and_drops_its_last_parts_first() ->
     two = Result("P1", "300", "turn over", "next: P2", "pirate P1 takes 1  pot +3 = 7")
     assert overflow(three) == () and render(three).tobytes() == render(two).tobytes()
     assert "x" in render_text(three).splitlines()[2]
+
+
+def test_six_names_that_a_third_would_cut_are_shown_whole_in_two_columns() -> None:
+    rows = (("Amelia", "20"), ("Bruno", "10"), ("Carla", "-10"))
+    rows += (("Dmitri", "120"), ("Esther", "-10"), ("Farid", "10"))
+    assert overflow(GameEnd("Amelia wins!", rows)) == ()
+    assert overflow(RoundEnd("round 1 over", "5 bids met", rows, "", "any button")) == ()

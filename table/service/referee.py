@@ -17,6 +17,13 @@ At the table:
   goes on waiting. A held die (mexen) must lie where it lay, within half its
   size, showing the same value, or the throw is not counted.
 - A mexen 31 opens the choice of who gets the sip/point (HOLD next, ROLL ok).
+- mythical (MY-1..MY-9) uses no camera: its dice are entered with the buttons. The
+  bids of a round are entered one player after the other in seat order (HOLD next,
+  ROLL ok, STOP back to the previous player's bid) and logged as one ``bids``
+  event; in a trick, the player to roll chooses the kind of die they rolled (only
+  kinds the bag still has this round), then its face on top, and that is one
+  ``roll`` event. What is offered, whose entry it is and what happened (the trick's
+  taker, the round's scores) all come from the rules engine's view.
 - CPU players (``table.cpu``): on a CPU's turn each ROLL press plays its next
   step (a decision, or a throw with software dice from the game's seed and the
   event's index); decisions a CPU may take off its turn (mex: end the round,
@@ -38,6 +45,7 @@ from table.game import CPU_LEVELS, Game, GameHeader, SetupError, replay
 from table.gamelog import LoadedGame
 from table.rules import get_rules
 from table.rules.base import (
+    Bids,
     Count,
     EndGame,
     EndRound,
@@ -48,11 +56,13 @@ from table.rules.base import (
     OptionSpec,
     Player,
     Refused,
+    Roll,
     Stand,
     Throw,
 )
 from table.rules.mex import MexState
 from table.rules.mexen import MexenState
+from table.rules.mythical import Face, MythicalRules, MythicalState
 from table.rules.pairs import Pair
 from table.service.ports import Button, ButtonPress, Press
 from table.service.screens import (
@@ -67,6 +77,7 @@ from table.service.screens import (
     RoundEnd,
     Screen,
     Turn,
+    overflow,
 )
 from vision.types import DieReading, FrameReading
 
@@ -141,6 +152,11 @@ def _cpu_event(game: Game) -> Event | None:
     return event if isinstance(event, Event) else None
 
 
+def _has_cpu_players(rules: str) -> bool:
+    """Whether ``table.cpu`` has CPU players for the rule set (none for mythical)."""
+    return rules in cpu_players.CPU_RULES
+
+
 def _seat_range(rules: str) -> tuple[int, int]:
     r = get_rules(rules)
     high = r.max_players if r.max_players is not None else MAX_SEATS
@@ -153,6 +169,8 @@ def normalize(settings: Settings) -> Settings:
     low, high = _seat_range(rules)
     players = max(low, min(high, settings.players))
     cpus = tuple(c for c in settings.cpus if c in CPU_LEVELS)[: players - 1]
+    if not _has_cpu_players(rules):  # mythical: people only
+        cpus = ()
     specs = {s.name: s for s in get_rules(rules).options}
     options: list[tuple[str, object]] = []
     for name, value in settings.options:
@@ -265,6 +283,9 @@ class Purpose(StrEnum):
     COUNT = "count"  # mex tie-break counting
     HOLD = "hold"  # mexen: which die stays lying
     END = "end"  # end the game? no/yes
+    BID = "bid"  # mythical: one player's bid (MY-3)
+    DIE = "die"  # mythical: the kind of die the player to roll rolled (MY-1, MY-4)
+    FACE = "face"  # mythical: the face on top of that die
 
 
 @dataclass(frozen=True)
@@ -343,6 +364,10 @@ class Referee:
     # by the camera (MC-6); ``cpu_roll`` is set once a CPU has decided to throw.
     cpu_dice_by_hand: bool = False
     cpu_roll: bool = False
+    # mythical: the bids entered so far this round, in seat order (logged only when
+    # the last is in: MY-3), and the kind of die chosen for the roll being entered.
+    bids: tuple[int, ...] = ()
+    die: str = ""
 
     # -- entry points ------------------------------------------------------
 
@@ -393,7 +418,9 @@ class Referee:
         turn = game.turn
         view = game.view()
         detail = f"round {view.get('round', 1)}"
-        if turn is not None and turn.player:
+        if _is_mythical(game):
+            detail = _mythical_where(game)
+        elif turn is not None and turn.player:
             detail += f", {turn.player}'s {_throw_text(game)}"
             kept = _kept_now(game)
             if kept:
@@ -421,6 +448,10 @@ class Referee:
             return self._menu_press(press)
         if self.mode is Mode.OVER or self.game is None:
             return self._menu_at(0)
+        if self.chooser is None and _is_mythical(self.game):
+            ref = self._auto_chooser()  # mythical is entered through its choosers only
+            if ref.chooser is not None:
+                return ref._choose_press(press)
         if self.chooser is not None:
             return self._choose_press(press)
         if press.button is Button.STOP and press.press is Press.VERY_LONG:
@@ -521,6 +552,8 @@ class Referee:
             return "game over"
         turn = game.turn
         rnd = game.view().get("round", 1)
+        if _is_mythical(game):
+            return f"{game.header.rules} {_mythical_where(game)}"
         if turn is None or turn.player is None:
             return f"{game.header.rules} round {rnd}"
         what = "reading" if self.waiting else f"throw {turn.throw + 1}/{turn.max_throws}"
@@ -547,7 +580,15 @@ class Referee:
         steps = self._steps()
         step = max(0, min(step, len(steps) - 1))
         ref = replace(
-            self, mode=Mode.MENU, step=step, game=None, waiting=False, chooser=None, cpu_roll=False
+            self,
+            mode=Mode.MENU,
+            step=step,
+            game=None,
+            waiting=False,
+            chooser=None,
+            cpu_roll=False,
+            bids=(),
+            die="",
         )
         ref = replace(ref, index=_current_index(steps[step], ref.draft), table=(), held=None)
         screen = ref._menu_screen(note)
@@ -604,9 +645,13 @@ class Referee:
             table=(),
             held=None,
             chooser=None,
+            bids=(),
+            die="",
         )
         screen = ref._turn_screen()
         ref = replace(ref, screen=screen)
+        if _is_mythical(game):  # the round's first screen, then its bids are entered
+            ref = replace(ref._auto_chooser(), dismiss=True)
         return ref, ref._out(screen, new_game=header, settings=changed)
 
     # -- play: buttons -----------------------------------------------------
@@ -617,6 +662,8 @@ class Referee:
             return ""
         if self.waiting:
             return "reading... STOP cancels"
+        if _is_mythical(game):
+            return "HOLD next  ROLL ok"
         if _is_cpu(game):
             if not self.cpu_roll:
                 return "ROLL: CPU plays"
@@ -759,6 +806,8 @@ class Referee:
         if press.button is Button.STOP:
             if chooser.purpose is Purpose.GIVE:
                 return self._show(chooser.screen("choose: HOLD, ROLL"))
+            if chooser.purpose in (Purpose.BID, Purpose.DIE, Purpose.FACE):
+                return self._step_back(chooser)
             ref = replace(self, chooser=None)
             ref = ref._auto_chooser()
             if ref.chooser is not None:
@@ -777,6 +826,12 @@ class Referee:
             return ref._do_hold(int(value))
         if chooser.purpose is Purpose.COUNT:
             return ref._apply_button(Count(value))
+        if chooser.purpose is Purpose.BID:
+            return ref._enter_bid(int(value))
+        if chooser.purpose is Purpose.DIE:
+            return ref._enter_die(value)
+        if chooser.purpose is Purpose.FACE:
+            return ref._enter_face(chooser.index)
         return ref._apply_button(Give(value))
 
     # -- play: events ------------------------------------------------------
@@ -832,6 +887,8 @@ class Referee:
         game = self.game
         if game is None or self.chooser is not None or game.is_over:
             return self
+        if _is_mythical(game):
+            return self._mythical_chooser()
         allowed = game.allowed
         if EventKind.GIVE in allowed and EventKind.THROW not in allowed and not _is_cpu(game):
             me = _player(game)
@@ -854,7 +911,10 @@ class Referee:
         if game.header.rules == "mex":  # MX-10: round points decide among the rest
             points = {p.get("name"): p.get("points") for p in view.get("players", [])}
             rows = tuple((n, f"{points.get(n, '')} pts") for n, _lives in rows)
-        screen = GameEnd(headline, rows, detail=_last_round_text(view, game.header.rules))
+        end = GameEnd(headline, rows, detail=_last_round_text(view, game.header.rules))
+        screen: Screen = end
+        if _is_mythical(game):  # MY-9: totals of up to six players, the detail if there is room
+            screen = _fitting(end, replace(end, detail=""))
         ref = replace(self, mode=Mode.OVER, game=game, waiting=False, chooser=None, screen=screen)
         return ref, Output(screen=screen, log=log, game_over=True, status="game over")
 
@@ -901,6 +961,8 @@ class Referee:
         assert game is not None
         turn = game.turn
         view = game.view()
+        if _is_mythical(game) and turn is not None:
+            return _mythical_turn(game)
         if turn is None or turn.player is None:
             return Message("game over")
         header = note or f"round {view.get('round', 1)}  " + _throw_text(game)
@@ -979,6 +1041,99 @@ class Referee:
             extras.append("21: x2")
         title = f"round {last.get('round', '?')} over"
         return RoundEnd(title, lost, _standings(view), "  ".join(extras), f"next: {_player(game)}")
+
+    # -- mythical: bids and dice entered with the buttons (MY-1..MY-9) ---------
+
+    def _mythical_chooser(self) -> Referee:
+        """The entry the game waits for: the next player's bid (MY-3), or the kind of
+        die the player to roll rolled and then its face (MY-1, MY-4), as the view says."""
+        game = self.game
+        assert game is not None
+        view = game.view()
+        allowed = game.allowed
+        if EventKind.BIDS in allowed:
+            names = tuple(p.name for p in game.header.players)
+            bids = self.bids[: len(names) - 1]
+            return replace(self, bids=bids, die="", chooser=_bid_chooser(view, names[len(bids)]))
+        if EventKind.ROLL not in allowed:
+            return self
+        kinds = _kinds_left(view)
+        if self.die and self.die in kinds:
+            return replace(self, chooser=_face_chooser(game, self.die))
+        return replace(self, die="", chooser=_die_chooser(game))
+
+    def _step_back(self, chooser: Chooser) -> tuple[Referee, Output]:
+        """STOP in a mythical entry: back one step (the previous player's bid, or from
+        the face back to the kind of die); what is logged stays."""
+        if chooser.purpose is Purpose.FACE:
+            ref = replace(self, die="", chooser=None)._auto_chooser()
+            if ref.chooser is None:
+                return ref._current()
+            back = ref.chooser
+            if self.die in back.values:
+                back = replace(back, index=back.values.index(self.die))
+            return replace(ref, chooser=back)._show(back.screen())
+        if chooser.purpose is Purpose.BID and self.bids:
+            previous = self.bids[-1]
+            ref = replace(self, bids=self.bids[:-1], chooser=None)._auto_chooser()
+            if ref.chooser is None:
+                return ref._current()
+            back = ref.chooser
+            if str(previous) in back.values:
+                back = replace(back, index=back.values.index(str(previous)))
+            return replace(ref, chooser=back)._show(back.screen())
+        if chooser.purpose is Purpose.BID:
+            return self._show(chooser.screen("first bid: HOLD, ROLL"))
+        return self._show(chooser.screen("rolled dice stay"))
+
+    def _enter_bid(self, bid: int) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        names = tuple(p.name for p in game.header.players)
+        bids = self.bids + (bid,)
+        if len(bids) < len(names):
+            ref = replace(self, bids=bids, chooser=None)._auto_chooser()
+            return ref._current()
+        event = Bids(tuple(zip(names, bids, strict=True)))
+        return replace(self, bids=())._enter(event)
+
+    def _enter_die(self, die: str) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        ref = replace(self, die=die, chooser=_face_chooser(game, die))
+        assert ref.chooser is not None
+        return ref._show(ref.chooser.screen())
+
+    def _enter_face(self, index: int) -> tuple[Referee, Output]:
+        game = self.game
+        assert game is not None
+        faces = _faces(game, self.die)
+        if not 0 <= index < len(faces):
+            return replace(self, die="")._current()
+        return replace(self, die="")._enter(Roll(self.die, faces[index]))
+
+    def _enter(self, event: Bids | Roll) -> tuple[Referee, Output]:
+        """A whole entry: one event. A refusal is shown and not logged: what was entered
+        is not what happened at the table, and is entered again."""
+        game = self.game
+        assert game is not None
+        after, refused = game.apply(event)
+        if refused is not None:
+            ref = replace(self, chooser=None)._auto_chooser()
+            again = "any button: bids again" if isinstance(event, Bids) else "any button: again"
+            reason = refused.reason.removeprefix(f"{game.header.rules}: ")
+            screen = _fitting(Refusal(reason, again, "refused"), Refusal(reason, "", "refused"))
+            return replace(ref, dismiss=True)._show(screen)
+        ref = replace(self, game=after, chooser=None)
+        if after.is_over:
+            return ref._game_over(after, (event,))
+        view, was = after.view(), game.view()
+        ref = ref._auto_chooser()
+        if view.get("last_round") != was.get("last_round"):  # MY-7, MY-8
+            return replace(ref, dismiss=True)._show(_mythical_round_end(view), log=(event,))
+        if view.get("last_trick") != was.get("last_trick"):  # MY-5, MY-6
+            return replace(ref, dismiss=True)._show(_mythical_trick_end(view), log=(event,))
+        return ref._show(ref.chooser.screen() if ref.chooser else ref._turn_screen(), log=(event,))
 
     # -- CPU players -------------------------------------------------------
 
@@ -1225,8 +1380,14 @@ def _in_game(view: Mapping[str, Any]) -> list[str]:
 
 
 def _last_round_text(view: Mapping[str, Any], rules: str) -> str:
-    """ "P2 lost 2" / "P1 took 4 points": the last round, for the game-end screen."""
+    """ "P2 lost 2" / "P1 took 4 points": the last round, for the game-end screen
+    (mythical: "after 8 rounds", or the round an early end stopped in, E-1)."""
     last = view.get("last_round")
+    if rules == "mythical":
+        played = last.get("round") if isinstance(last, Mapping) else 0
+        if played == view.get("rounds"):
+            return f"after {played} round{'s' if played != 1 else ''}"
+        return f"ended in round {view.get('round')}"
     if not isinstance(last, Mapping):
         return ""
     losers = ", ".join(str(x) for x in last.get("losers", [])) or "nobody"
@@ -1334,9 +1495,10 @@ def _menu_steps(draft: Settings) -> tuple[MenuStep, ...]:
     low, high = _seat_range(draft.rules)
     counts = tuple(range(low, high + 1))
     steps.append(MenuStep("players", "players", counts, tuple(f"{n} players" for n in counts)))
-    cpus = tuple(range(0, draft.players))
-    labels = tuple("no CPU" if n == 0 else f"{n} CPU" for n in cpus)
-    steps.append(MenuStep("cpus", "of them CPU", cpus, labels))
+    if _has_cpu_players(draft.rules):
+        cpus = tuple(range(0, draft.players))
+        labels = tuple("no CPU" if n == 0 else f"{n} CPU" for n in cpus)
+        steps.append(MenuStep("cpus", "of them CPU", cpus, labels))
     for i in range(len(draft.cpus)):
         levels = tuple(CPU_LEVELS)
         steps.append(MenuStep(f"cpu:{i}", f"CPU{i + 1} strength", levels, levels))
@@ -1403,3 +1565,164 @@ def _choose(draft: Settings, step: MenuStep, value: object) -> Settings:
 def _summary(s: Settings) -> str:
     cpu = f" {len(s.cpus)}cpu" if s.cpus else ""
     return f"{s.rules} {s.players}P{cpu}"
+
+
+# ---------------------------------------------------------------------------
+# mythical (MY-1..MY-9): what its entries offer and its screens, read from the view
+
+
+def _is_mythical(game: Game | None) -> bool:
+    return game is not None and isinstance(game.state, MythicalState)
+
+
+def _fitting(*screens: Screen) -> Screen:
+    """The first of ``screens`` (richest first) that the display shows uncut, else the last."""
+    return next((s for s in screens if not overflow(s)), screens[-1])
+
+
+def _title(*titles: str) -> str:
+    """The first of ``titles`` that fits a chooser's title band, else the last."""
+    return next((t for t in titles if not overflow(Choose(t, ""))), titles[-1])
+
+
+def _mythical_where(game: Game) -> str:
+    """ "round 2 of 3, bids" / "round 2 trick 1, Bob rolls": where the game stands."""
+    view = game.view()
+    turn = view.get("turn")
+    where = f"round {view.get('round', 1)} of {view.get('rounds', '?')}"
+    if not isinstance(turn, Mapping):
+        return where
+    if turn.get("phase") == "bids":
+        return f"{where}, bids"
+    return f"round {view.get('round', 1)} trick {turn.get('trick')}, {turn.get('player')} rolls"
+
+
+def _bid_chooser(view: Mapping[str, Any], name: str) -> Chooser:
+    """MY-3: ``name``'s bid for this round, 0 to r tricks."""
+    r = int(view.get("round", 1))
+    values = tuple(str(b) for b in range(r + 1))
+    title = _title(f"{name}'s bid, round {r}", f"{name}'s bid, r{r}", f"{name}'s bid")
+    return Chooser(Purpose.BID, title, values, values)
+
+
+def _kinds_left(view: Mapping[str, Any]) -> tuple[str, ...]:
+    """MY-1: the kinds of die the bag still has this round, in the bag's order."""
+    left = view.get("dice_left")
+    if not isinstance(left, Mapping):
+        return ()
+    return tuple(str(k) for k, n in left.items() if isinstance(n, int) and n > 0)
+
+
+def _die_chooser(game: Game) -> Chooser:
+    """MY-4: the player to roll says which kind of die they rolled."""
+    view = game.view()
+    turn = view.get("turn")
+    trick = turn.get("trick") if isinstance(turn, Mapping) else "?"
+    who = _player(game)
+    kinds = _kinds_left(view)
+    title = _title(f"{who}'s die, trick {trick}", f"{who}'s die")
+    return Chooser(Purpose.DIE, title, kinds, kinds)
+
+
+def _faces(game: Game, die: str) -> tuple[Face, ...]:
+    """The distinct faces of a kind of die in the rules' bag (MY-1)."""
+    rules = game.rules
+    kind = rules.bag.get(die) if isinstance(rules, MythicalRules) else None
+    return kind.distinct_faces if kind is not None else ()
+
+
+def _face_chooser(game: Game, die: str) -> Chooser:
+    """The face on top of the ``die`` the player to roll rolled."""
+    who = _player(game)
+    labels = tuple(str(f) for f in _faces(game, die))
+    title = _title(f"{who}'s {die}: on top?", f"{who}'s {die}", f"{die}: on top?")
+    return Chooser(Purpose.FACE, title, labels, labels)
+
+
+def _rolled(roll: object) -> str:
+    """A rolled die as said: "red 7", "grey flag", "mermaid" (a creature on its own die)."""
+    if not isinstance(roll, Mapping):
+        return ""
+    die, face = str(roll.get("die", "")), str(roll.get("face", ""))
+    return die if face == die else f"{die} {face}"
+
+
+def _mythical_turn(game: Game) -> Turn:
+    """The screen that opens a round (its bids) or names the player to roll."""
+    view = game.view()
+    turn = view.get("turn")
+    if not isinstance(turn, Mapping):
+        turn = {}
+    r, rounds = view.get("round", 1), view.get("rounds", "?")
+    rows = _standings(view)
+    if turn.get("phase") == "bids":
+        header = f"round {r} of {rounds}: bids"
+        leads = f"{view.get('leader')} leads"
+        return _fitting_turn(
+            Turn("bids", header, "any button: enter", leads, None, rows),
+            Turn("bids", f"round {r}: bids", "any button: enter", "", None, rows),
+        )
+    player = str(turn.get("player") or "")
+    header = f"round {r} trick {turn.get('trick')}"
+    return _fitting_turn(Turn(player, header, "HOLD next  ROLL ok", "", None, rows))
+
+
+def _fitting_turn(*turns: Turn) -> Turn:
+    fitted = _fitting(*turns)
+    assert isinstance(fitted, Turn)
+    return fitted
+
+
+def _mythical_trick_end(view: Mapping[str, Any]) -> Screen:
+    """MY-5, MY-6: who took the trick, with which die, and its bonus (MY-8)."""
+    last = view.get("last_trick")
+    if not isinstance(last, Mapping):
+        return Message("trick over", "", "any button: go on")
+    winner = str(last.get("winner", ""))
+    rolls = last.get("rolls")
+    if not isinstance(rolls, list):
+        rolls = []
+    win = next((r for r in rolls if isinstance(r, Mapping) and r.get("player") == winner), None)
+    parts = [_rolled(win)] if win is not None else []
+    if last.get("bonus"):
+        parts.append(f"bonus +{last['bonus']}")
+    corner = f"trick {last.get('trick')}/{last.get('round')}"
+    hint = "any button: go on"
+    return _fitting(
+        Result(corner, winner, "takes it", hint, "  ".join(parts)),
+        Result(corner, winner, "takes it", hint),
+        Result("", winner, "takes it", hint),
+    )
+
+
+def _mythical_round_end(view: Mapping[str, Any]) -> Screen:
+    """MY-7, MY-8: the round's scores, who met their bid, the bonuses paid."""
+    last = view.get("last_round")
+    if not isinstance(last, Mapping):
+        return Message("round over", "", "any button: go on")
+    scores, bonuses = last.get("scores"), last.get("bonuses")
+    if not isinstance(scores, Mapping):
+        scores = {}
+    if not isinstance(bonuses, Mapping):
+        bonuses = {}
+    met = [str(n) for n in last.get("met", [])]
+    rows = tuple((str(n), f"{int(v):+d}") for n, v in scores.items())
+    title = f"round {last.get('round')} over"
+    if not met:
+        lost, short = "no bid met", "no bid met"
+    elif len(met) == len(rows):
+        lost, short = "all bids met", "all bids met"
+    else:
+        lost, short = f"bid met: {', '.join(met)}", f"{len(met)} bids met"
+    taker = view.get("last_trick")
+    parts = [f"{n} bonus +{b}" for n, b in bonuses.items() if b]
+    if isinstance(taker, Mapping):  # the round's last trick has no screen of its own
+        parts.append(f"last trick: {taker.get('winner')}")
+    extra = "  ".join(parts)
+    hint = "any button"
+    return _fitting(
+        RoundEnd(title, lost, rows, extra, hint),
+        RoundEnd(title, short, rows, extra, hint),
+        RoundEnd(title, short, rows, "", hint),
+        RoundEnd(title, short, rows, "", ""),
+    )

@@ -320,9 +320,14 @@ _VALUE_W3 = 22  # room for a value in one of three columns
 
 def _columns(rows: tuple[tuple[str, str], ...], room: int) -> int:
     """How many columns the standings need to fit ``room`` lines (0: they do not). Three
-    columns only when every value fits a third's room ("12 pts" does not)."""
+    columns only when every value and name fits a third's room ("12 pts" does not)."""
     n = len(rows)
-    narrow = all(_width(v, _SMALL) + 1 <= _VALUE_W3 for _name, v in rows)
+    # a third of the width holds the value and, at the smallest size, the whole name
+    narrow = all(
+        _width(v, _SMALL) + 1 <= _VALUE_W3
+        and _width(name, 8) <= WIDTH // 3 - 6 - (_width(v, _SMALL) + 1)
+        for name, v in rows
+    )
     return next(
         (k for k in (1, 2, 3) if -(-n // k) <= room and (k > 1 or n <= 2) and (k < 3 or narrow)),
         0,
