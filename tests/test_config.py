@@ -170,12 +170,11 @@ BAD: list[tuple[str, str]] = [
     ('[table]\nlogdir = "/x"', "table.logdir: unknown key"),
     (
         '[game]\nrules = "yahtzee"',
-        'game.rules: "yahtzee" is not allowed (allowed: mex, mexico, mexen)',
+        'game.rules: "yahtzee" is not allowed (allowed: mexico, mexen, mex, mythical)',
     ),
     (
-        '[game]\nrules = "mythical"',
-        "game.rules: 'mythical' is not played at the table (its dice are not pip dice; "
-        "replay its game files with 'dicetable replay'); allowed: mex, mexico, mexen",
+        '[game]\nrules = "mythical"\nplayers = ["Ann", {name = "CPU", cpu = "hard"}]',
+        "game.players[2].cpu: mythical has no CPU players (allowed: people only, no cpu key)",
     ),
     ('[game]\nplayers = "Ann"', 'game.players: "Ann" is not a list of players'),
     ("[game]\nplayers = []", "game.players: the list is empty"),
@@ -296,3 +295,14 @@ def test_a_config_that_is_not_utf8_names_the_byte_and_line(tmp_path: Path) -> No
     assert str(err.value) == (
         f"{path}: byte 0xe9 on line 2 is not UTF-8 text (allowed: a text file saved as UTF-8)"
     )
+
+
+def test_MY_1_mythical_is_accepted_and_the_menu_starts_with_it() -> None:
+    cfg = loads_config(
+        '[game]\nrules = "mythical"\nplayers = ["Ann", "Bob", "Cid"]\n[game.options]\nrounds = 2\n',
+        env={},
+    )
+    assert cfg.game.rules == "mythical" and dict(cfg.game.options) == {"rounds": 2}
+    settings = cli_run.initial_settings(cfg, None)
+    assert settings.rules == "mythical" and settings.players == 3 and settings.cpus == ()
+    assert dict(settings.options) == {"rounds": 2}

@@ -228,21 +228,36 @@ def test_a_log_the_rules_cannot_play_on_is_not_called_resumed(tmp_path: Path, vi
     assert path.is_file()  # kept as it is
 
 
-def test_a_mythical_log_is_not_played_on_at_the_table(tmp_path: Path, vision: Any) -> None:
-    """mythical's dice are not pip dice: its games are replayed, not resumed."""
+def test_a_mythical_log_is_resumed_and_played_on_with_the_buttons(
+    tmp_path: Path, vision: Any
+) -> None:
+    """A cut in the middle of a mythical trick: the next start goes on with the player
+    to roll, whose die is entered with the buttons (MY-1, MY-4) and logged."""
     from table.gamelog import LogWriter
 
     example = load(Path(__file__).resolve().parents[1] / "table/examples/mythical_bonuses.json")
     data = DataDir(tmp_path / "data")
     data.prepare()
     with data.new_log(example.header) as log:
-        log.append_all(list(example.events[:3]))
+        log.append_all(list(example.events[:3]))  # the bids, Ann's and Bob's dice
     assert isinstance(log, LogWriter)
-    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    path = data.current()
+    assert path is not None
+    # Cid's die: any button takes the notice away, then HOLD to "red", ROLL; "7", ROLL
+    steps = ["hold"] + ["hold", "hold", "roll"] + ["hold", "hold", "roll"] + ["quit"]
+    loop, display, _ = make_loop(tmp_path, "mexico", steps, vision)
     loop.run(seconds=30)
-    assert loop.resumed is None
-    assert "mythical is not played at the table" in display.texts[0]
-    assert loop.referee is not None and loop.referee.game is None
+    assert loop.resumed is not None and loop.resumed.path == path
+    assert "resumed: mythical" in display.texts[0] and "Cid rolls" in display.texts[0]
+    assert "Cid's die" in display.texts[1]
+    assert load(path).events == example.events[:4]  # Cid's red 7, logged
+    assert "round 1 over" in display.texts[-1]  # round 1's one trick: the round is scored
+    assert "last trick: Ann" in display.texts[-1]  # MY-5: the minotaur took it
+    game = replay(example.header, example.events[:4])
+    assert loop.referee is not None and loop.referee.game is not None
+    assert loop.referee.game.state == game.state
+    for on_disk, applied in display.checks:
+        assert on_disk == applied
 
 
 class FailingCamera:

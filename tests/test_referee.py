@@ -1153,14 +1153,6 @@ def test_MN_12_extreme_pot_doubling_and_growing_are_said() -> None:
 # mythical: dice entered with the buttons (MY-1..MY-9, E-1)
 
 
-@pytest.fixture
-def mythical_offered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The menu offers mythical to these tests (the table does not offer it yet)."""
-    from table.service import referee
-
-    monkeypatch.setattr(referee, "MENU_RULES", referee.MENU_RULES + ("mythical",))
-
-
 def mythical(players: int = 2, rounds: int = 2, names: tuple[str, ...] = ()) -> Table:
     s = Settings("mythical", players, options=opts(rounds=rounds), names=names or ("Ann", "Bob"))
     t = start(s)
@@ -1203,7 +1195,6 @@ def offered(t: Table) -> list[str]:
     return items
 
 
-@pytest.mark.usefixtures("mythical_offered")
 def test_MY_3_to_MY_9_a_whole_mythical_game_entered_with_the_buttons() -> None:
     t = mythical(2, rounds=2)
     assert t.header is not None
@@ -1265,7 +1256,6 @@ def test_MY_3_to_MY_9_a_whole_mythical_game_entered_with_the_buttons() -> None:
     assert isinstance(t.press(ROLL).screen, Menu)
 
 
-@pytest.mark.usefixtures("mythical_offered")
 def test_mythical_stop_goes_back_one_step_and_logs_nothing() -> None:
     t = mythical(3, rounds=2, names=("Ann", "Bob", "Cid"))
     t.press(HOLD)
@@ -1294,7 +1284,6 @@ def test_mythical_stop_goes_back_one_step_and_logs_nothing() -> None:
     assert out.log == () and len(t.events) == 2
 
 
-@pytest.mark.usefixtures("mythical_offered")
 def test_MY_1_a_refused_entry_is_shown_and_not_logged() -> None:
     from table.service.referee import Chooser, Purpose
 
@@ -1319,7 +1308,6 @@ def test_MY_1_a_refused_entry_is_shown_and_not_logged() -> None:
     assert enter_roll(t, "mermaid", "flag").log == (Roll("mermaid", "flag"),)
 
 
-@pytest.mark.usefixtures("mythical_offered")
 def test_E_1_very_long_stop_opens_the_end_game_menu_in_mythical() -> None:
     t = mythical(2, rounds=2)
     enter_bids(t, 1)
@@ -1344,7 +1332,6 @@ def test_E_1_very_long_stop_opens_the_end_game_menu_in_mythical() -> None:
     assert "round 1" in out.screen.detail
 
 
-@pytest.mark.usefixtures("mythical_offered")
 def test_mythical_resumes_where_it_was_and_half_entered_bids_are_entered_again() -> None:
     t = mythical(2, rounds=2)
     enter_bids(t, 1, 0)
@@ -1370,7 +1357,6 @@ def test_mythical_resumes_where_it_was_and_half_entered_bids_are_entered_again()
     assert r2.game.view()["last_trick"]["winner"] == "Bob"  # MY-5: griffin beats mermaid
 
 
-@pytest.mark.usefixtures("mythical_offered")
 def test_mythical_menu_rounds_from_its_option_specs_no_cpus_two_to_six_players() -> None:
     t = Table.boot(Settings("mythical", 3, cpus=("hard",)))
     titles: list[str] = []
@@ -1403,7 +1389,6 @@ def offered_menu(t: Table) -> list[str]:
     return sorted(items[:-1], key=lambda s: (s != "auto", len(s), s))
 
 
-@pytest.mark.usefixtures("mythical_offered")
 def test_mythical_screens_fit_six_players() -> None:
     names = ("Amelia", "Bruno", "Carla", "Dmitri", "Esther", "Farid")
     t = mythical(6, rounds=1, names=names)  # Table checks every screen for cutting

@@ -358,15 +358,8 @@ def _game(raw: object) -> GameConfig:
     s = _Section("game", raw, ("rules", "players", "options"))
     r = s.raw
     rules = _str(s.key("rules"), r["rules"]) if s.has("rules") else d.rules
-    from table.rules import RULE_NAMES
     from table.service.referee import MENU_RULES
 
-    if rules in RULE_NAMES and rules not in MENU_RULES:
-        raise ConfigError(
-            f"{s.key('rules')}: {rules!r} is not played at the table (its dice are not pip "
-            f"dice; replay its game files with 'dicetable replay'); allowed: "
-            f"{', '.join(MENU_RULES)}"
-        )
     if rules not in MENU_RULES:
         raise _bad(s.key("rules"), rules, ", ".join(MENU_RULES))
     players = d.players
@@ -387,6 +380,11 @@ def _game(raw: object) -> GameConfig:
                 if not ps.has("name"):
                     raise ConfigError(f"{where}: has no name (allowed: {allowed})")
                 cpu = _str(ps.key("cpu"), p["cpu"]) if ps.has("cpu") else None
+                if cpu is not None and not _has_cpu_players(rules):
+                    raise ConfigError(
+                        f"{ps.key('cpu')}: {rules} has no CPU players "
+                        "(allowed: people only, no cpu key)"
+                    )
                 name = _name(ps.key("name"), _str(ps.key("name"), p["name"]))
                 out.append(PlayerConfig(name, cpu))
             else:
@@ -401,6 +399,12 @@ def _game(raw: object) -> GameConfig:
     game = GameConfig(rules=rules, players=players, options=options)
     _check_game(game)
     return game
+
+
+def _has_cpu_players(rules: str) -> bool:
+    from table.cpu import CPU_RULES
+
+    return rules in CPU_RULES
 
 
 def _name(key: str, name: str) -> str:

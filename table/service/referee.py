@@ -81,9 +81,10 @@ from table.service.screens import (
 )
 from vision.types import DieReading, FrameReading
 
-# The rule sets the table referees with real dice. (``mythical`` needs its own
-# special dice recognised; it is played from game files, not at the table yet.)
-MENU_RULES: tuple[str, ...] = ("mex", "mexico", "mexen")
+# The rule sets the table referees, in the order HOLD shows them in the menu.
+# ``mythical``'s special dice are not read by the camera: they are entered with the
+# buttons (MY-1).
+MENU_RULES: tuple[str, ...] = ("mexico", "mexen", "mex", "mythical")
 MAX_SEATS = 6  # what the screen shows legibly
 HOLD_TOLERANCE = 0.5  # a held die may shift by this fraction of its size
 
