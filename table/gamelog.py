@@ -378,7 +378,11 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 class LogWriter:
-    """Appends events to a JSON Lines game log; each line is on disk on return."""
+    """Appends events to a JSON Lines game log; each line is on disk on return.
+
+    The file is written unbuffered: bytes the operating system refused (a full disk)
+    must not wait in a buffer and go out with the next event's line.
+    """
 
     def __init__(self, path: Path, fh: BinaryIO) -> None:
         self.path = path
@@ -389,7 +393,7 @@ class LogWriter:
         """Start a new log with its header (fails if the file exists)."""
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(p, "xb")  # noqa: SIM115 - kept open for appends
+        fh = open(p, "xb", buffering=0)  # noqa: SIM115 - kept open for appends
         writer = cls(p, fh)
         writer._write(_line(header.to_json()))
         fsync_dir(p.parent)
@@ -426,7 +430,7 @@ class LogWriter:
                 log.flush()
                 os.fsync(log.fileno())
             data = data[:cut]
-        writer = cls(p, open(p, "ab"))  # noqa: SIM115 - kept open for appends
+        writer = cls(p, open(p, "ab", buffering=0))  # noqa: SIM115 - kept open for appends
         if data and not data.endswith(b"\n"):
             writer._write(b"\n")
         return writer
@@ -450,7 +454,9 @@ class LogWriter:
             raise
 
     def _write(self, data: bytes) -> None:
-        self._fh.write(data)
+        view = memoryview(data)
+        while view:  # an unbuffered write may take only part of the bytes
+            view = view[self._fh.write(view) :]
         self._fh.flush()
         os.fsync(self._fh.fileno())
 

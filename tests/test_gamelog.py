@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from table import gamelog
 from table.game import Game, GameHeader, replay
 from table.gamelog import LogError, LogWriter, load, loads, parse_event
 from table.rules.base import (
@@ -133,6 +137,43 @@ def test_writer_appends_one_line_per_event_and_reads_back(tmp_path: Path) -> Non
     assert list(loaded.events) == events
     with pytest.raises(FileExistsError):
         LogWriter.create(path, header)
+
+
+@pytest.mark.parametrize("opened", ["created", "reopened"])
+def test_events_the_full_disk_refused_never_reach_the_log_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: str
+) -> None:
+    """The operating system refuses a write (ENOSPC): the table says nothing was counted,
+    so those events must not be written with the next one once there is room again."""
+    full = False
+
+    class Disk(io.FileIO):
+        def write(self, data: Any) -> int:
+            if full:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return super().write(data)
+
+    def disk_open(file: Any, mode: str = "r", buffering: int = -1) -> Any:
+        raw = Disk(file, mode.replace("b", ""))
+        if buffering == 0:
+            return raw
+        return io.BufferedRandom(raw) if "+" in mode else io.BufferedWriter(raw)
+
+    monkeypatch.setattr(gamelog, "open", disk_open, raising=False)
+    path = tmp_path / "g.jsonl"
+    log = LogWriter.create(path, GameHeader("mexico", (Player("Ann"), Player("Bob"))))
+    if opened == "reopened":
+        log.close()
+        log = LogWriter.reopen(path)
+    with log:
+        full = True
+        with pytest.raises(OSError):
+            log.append_all([Throw((6, 3)), Stand()])
+        full = False
+        log.append_all([Throw((5, 2))])
+    loaded = load(path)
+    assert loaded.torn is None
+    assert loaded.events == (Throw((5, 2)),)
 
 
 def test_reopen_cuts_a_torn_line_and_goes_on(tmp_path: Path) -> None:
