@@ -214,6 +214,40 @@ def test_a_log_that_cannot_be_read_is_kept_for_the_next_start(
     assert loop2.resumed is not None and len(loop2.resumed.game.events) == events
 
 
+def test_a_game_whose_pointer_cannot_be_read_is_kept_for_the_next_start(
+    tmp_path: Path, vision: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An I/O error on games/current is an I/O error on the game in progress: it is said,
+    and the next start resumes the game, instead of the table forgetting it in silence."""
+    path = _half_a_game(tmp_path, vision)
+    events = len(load(path).events)
+    pointer = path.parent / "current"
+    real_bytes, real_text = Path.read_bytes, Path.read_text
+
+    def failing_bytes(self: Path) -> bytes:
+        if self == pointer:
+            raise OSError(5, "Input/output error")
+        return real_bytes(self)
+
+    def failing_text(self: Path, *args: Any, **kwargs: Any) -> str:
+        if self == pointer:
+            raise OSError(5, "Input/output error")
+        return real_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_bytes", failing_bytes)
+    monkeypatch.setattr(Path, "read_text", failing_text)
+    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop.run(seconds=30)
+    assert loop.resumed is None
+    assert "Input/output error" in loop.errors.getvalue()  # type: ignore[union-attr]
+    assert "log kept for the next start: cannot read" in display.texts[0]
+    monkeypatch.undo()
+    assert loop.data.current() == path  # still the game in progress
+    loop2, _, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop2.run(seconds=30)
+    assert loop2.resumed is not None and len(loop2.resumed.game.events) == events
+
+
 def test_a_log_the_rules_cannot_play_on_is_not_called_resumed(tmp_path: Path, vision: Any) -> None:
     path = _half_a_game(tmp_path, vision)
     lines = path.read_text().split("\n")

@@ -55,9 +55,10 @@ class Unfinished:
 
 @dataclass(frozen=True)
 class Unusable:
-    """The unfinished game's log, which could not be loaded. ``kept``: it is still the
-    game in progress (it could not be read: an I/O error may pass, so the next start
-    tries again); otherwise it was set aside as ``path`` (``.bad``) and forgotten."""
+    """The unfinished game's log (or ``games/current``, which names it), which could not
+    be loaded. ``kept``: it is still the game in progress (it could not be read: an I/O
+    error may pass, so the next start tries again); otherwise it was set aside as
+    ``path`` (``.bad``) and forgotten."""
 
     path: Path
     reason: str
@@ -129,8 +130,21 @@ class DataDir:
     def current(self) -> Path | None:
         """The log of the unfinished game, if any."""
         try:
-            name = self.current_path.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
+            return self._current()
+        except LogUnreadable:
+            return None
+
+    def _current(self) -> Path | None:
+        """``current``; LogUnreadable if ``games/current`` exists but cannot be read."""
+        try:
+            data = self.current_path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise LogUnreadable(f"{CURRENT}: cannot read ({exc.strerror or exc})") from None
+        try:
+            name = data.decode("utf-8").strip()
+        except UnicodeDecodeError:
             return None
         if not name or "/" in name:
             return None
@@ -145,7 +159,10 @@ class DataDir:
         every boot; one that could not be read is left as it is. Either way the
         caller is told why (``Unusable``): a game is never given up in silence.
         """
-        path = self.current()
+        try:
+            path = self._current()
+        except LogUnreadable as exc:  # the game in progress is not forgotten for it
+            return Unusable(self.current_path, str(exc), kept=True)
         if path is None:
             self.finish()
             return None
