@@ -170,3 +170,25 @@ def test_logs_started_in_the_same_second_are_listed_oldest_first(tmp_path: Path)
     made.append(later.path)
     later.close()
     assert [p.name for p in data.logs()] == [p.name for p in made]
+
+
+def test_a_new_game_never_takes_the_name_of_a_log_set_aside(tmp_path: Path) -> None:
+    """A Pi without network keeps no time over a cut: the clock can start again from
+    before, and a new game can be started in a second an earlier game already used. Its
+    log must not take the name of the earlier one's ``.bad`` (or ``.torn``): set aside in
+    turn, it would replace the earlier game's bytes."""
+    from table.game import GameHeader, Player
+    from table.service.resume import DataDir, Unusable
+
+    data = DataDir(tmp_path / "data")
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
+    kept: list[bytes] = []
+    for n in range(2):
+        writer = data.new_log(header, now=1_780_000_000.0)
+        writer.close()
+        broken = f'{{"rules":"mexico","play game {n}'.encode()
+        writer.path.write_bytes(broken)
+        kept.append(broken)
+        assert isinstance(data.unfinished(), Unusable)
+    bad = sorted(data.games.glob("*.bad"))
+    assert sorted(p.read_bytes() for p in bad) == sorted(kept)

@@ -114,7 +114,7 @@ class DataDir:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         path = self.games / f"{stamp}.jsonl"
         n = 2
-        while path.exists():
+        while _taken(path):
             path = self.games / f"{stamp}-{n}.jsonl"
             n += 1
         writer = LogWriter.create(path, header)
@@ -187,6 +187,12 @@ class DataDir:
         if not self.games.is_dir():
             return []
         return sorted(self.games.glob("*.jsonl"), key=_started)
+
+
+def _taken(path: Path) -> bool:
+    """A log's name is in use while the log, or what was set aside from it (``.bad``,
+    ``.torn``), is there: the clock can repeat a second after a cut."""
+    return any(path.with_name(path.name + end).exists() for end in ("", ".bad", ".torn"))
 
 
 def _started(path: Path) -> tuple[str, int, str]:
