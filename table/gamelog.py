@@ -270,7 +270,9 @@ def _loads_lines(text: str) -> LoadedGame:
         raise LogError(f"not valid JSON (line {first_no}: {_why(exc)})") from None
     header = parse_header(header_obj)
     events: list[Event] = []
-    if isinstance(header_obj, dict) and isinstance(header_obj.get("events"), list):
+    if isinstance(header_obj, dict) and "events" in header_obj:
+        if not isinstance(header_obj["events"], list):
+            raise LogError(f'line {first_no}: "events" must be a list')
         events.extend(parse_event(e, f"event {i}") for i, e in enumerate(header_obj["events"]))
     torn: str | None = None
     body = lines[1:]

@@ -108,6 +108,11 @@ def test_bad_line_before_the_last_is_a_fault() -> None:
         ('{"rules": "mexico", "players": [{"nom": "A"}]}', 'needs a "name"'),
         ('{"rules": "mexico", "players": ["A", "B"], "seed": "x"}', '"seed"'),
         ('{"rules": "mexico", "players": ["A", "B"], "events": {}}', '"events" must be a list'),
+        (  # a header line of JSON Lines: its events are not dropped in silence either
+            '{"rules": "mexico", "players": ["A", "B"], "events": {"throw": [6, 3]}}\n'
+            '{"stand": true}\n',
+            '"events" must be a list',
+        ),
     ],
 )
 def test_structural_faults_in_the_header(text: str, words: str) -> None:
