@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -363,22 +362,21 @@ def test_property_refused_events_never_change_state_and_replay_is_deterministic(
             assert isinstance(result, Refused)
 
 
-def test_apply_is_cheap() -> None:
-    """A simulator plays thousands of games a second through RULES.apply."""
+def test_games_played_straight_through_apply_end() -> None:
+    """The simulator's way of playing (RULES.apply alone, no Game, no log): 300 games of
+    four players end, each within a bound of events. How fast that is, is measured by
+    ``dicetable simulate --breakdown`` (BENCHMARKS.md), not asserted here."""
     players = tuple(Player(n) for n in "ABCD")
     throws = [Throw(((i * 7) % 6 + 1, (i * 11) % 6 + 1)) for i in range(997)]
     stand = Stand()
-    games = events = 0
-    began = time.perf_counter()
     i = 0
-    while games < 300:
+    for _ in range(300):
         state = RULES.start(players, {"lives": 3, "max_throws": 3, "double_on_21": True})
-        while not state.over:
+        for _ in range(10_000):
+            if state.over:
+                break
             i += 1
             result = RULES.apply(state, stand if state.throws and i % 3 == 0 else throws[i % 997])
             assert isinstance(result, MexicoState)
             state = result
-            events += 1
-        games += 1
-    spent = time.perf_counter() - began
-    assert spent / events < 50e-6, f"{spent / events * 1e6:.1f} us per event"
+        assert state.over
