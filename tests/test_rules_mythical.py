@@ -154,6 +154,21 @@ def test_MY_1_another_bag_can_be_used() -> None:
         DieKind("odd", 1, ("dragon",))
 
 
+def test_MY_1_a_bag_die_named_with_capitals_is_rolled_by_that_name_in_any_case() -> None:
+    bag = Bag((DieKind("Blue", 4, (1, 2, 3)), DieKind("minotaur", 1, ("minotaur", FLAG))))
+    rules = MythicalRules(bag)
+    s = rules.start((Player("Ann"), Player("Bob")), {"rounds": 1})
+    s1 = rules.apply(s, Bids((("Ann", 0), ("Bob", 1))))
+    assert isinstance(s1, MythicalState)
+    s2 = rules.apply(s1, Roll("Blue", 3))
+    assert isinstance(s2, MythicalState)
+    s3 = rules.apply(s2, Roll("BLUE", 2))
+    assert isinstance(s3, MythicalState)
+    assert rules.dice_left(s3)["Blue"] == 2
+    with pytest.raises(ValueError, match="one name"):
+        Bag((DieKind("Blue", 1, (1,)), DieKind("blue", 1, (2,))))
+
+
 # ---------------------------------------------------------------------------
 # MY-2 rounds
 

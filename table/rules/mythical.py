@@ -126,8 +126,16 @@ class Bag:
 
     kinds: tuple[DieKind, ...]
 
+    def __post_init__(self) -> None:
+        folded = [k.name.casefold() for k in self.kinds]
+        if len(set(folded)) != len(folded):
+            raise ValueError(f"two kinds of die by one name: {', '.join(self.names)}")
+
     def get(self, name: str) -> DieKind | None:
-        return next((k for k in self.kinds if k.name == name), None)
+        """The kind of die of that name, whatever the case of its letters (a roll's
+        name is read so)."""
+        want = name.casefold()
+        return next((k for k in self.kinds if k.name.casefold() == want), None)
 
     @property
     def size(self) -> int:
