@@ -544,3 +544,29 @@ def test_keyboard_play_throws_what_the_table_wants(tmp_path: Path, vision: Any) 
     assert any(len(e.dice) == 1 for e in first.events if e.kind is EventKind.THROW)  # type: ignore[union-attr]
     said = "\n".join(display.texts)
     assert "moved" not in said and "need 1 die" not in said and "roll again" not in said
+
+
+def test_a_full_disk_at_the_start_of_a_game_is_said_in_words_that_fit(tmp_path: Path) -> None:
+    """The "cannot save" screen showed "[Errno 28] No space left on device:
+    '/var/lib/dicetable/game" (the errno and a path cut mid-way) over a hint cut to
+    "nothing counted: try ag..". The journal keeps the whole error, path and all."""
+    import errno
+
+    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
+    loop.camera = None
+    loop.boot()
+    where = str(tmp_path / "data" / "games" / "20261202-071200.jsonl")
+
+    def full(*_args: Any, **_kw: Any) -> Any:
+        raise OSError(errno.ENOSPC, "No space left on device", where)
+
+    loop.data.new_log = full  # type: ignore[method-assign]
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"])):
+        loop.handle(ButtonPress(Button.ROLL))
+    assert loop.shown is not None
+    screen = loop.shown.screen
+    assert isinstance(screen, screens.Message) and screen.title == "cannot save"
+    assert screen.text == "No space left on device"
+    assert screens.overflow(screen) == ()
+    assert loop.referee is not None and loop.referee.game is None  # not started
+    assert where in loop.errors.getvalue()  # type: ignore[union-attr]

@@ -211,16 +211,18 @@ class TableLoop:
             try:
                 writer = self.data.new_log(out.new_game)
             except OSError as exc:
-                return self._not_saved(f"cannot create the game log: {exc}")
+                return self._not_saved("cannot create the game log", exc)
             self._close_writer()
             self.writer = writer
         if out.log:
             if self.writer is None:
-                return self._not_saved(f"no game log open; {len(out.log)} event(s) not saved")
+                return self._not_saved(
+                    "no game log open", f"{len(out.log)} event(s) not saved", short="no game log"
+                )
             try:
                 self.writer.append_all(out.log)
             except OSError as exc:
-                return self._not_saved(f"cannot write the game log: {exc}")
+                return self._not_saved("cannot write the game log", exc)
         if referee is not None:
             self.referee = referee
         if out.game_over:
@@ -248,10 +250,12 @@ class TableLoop:
         if callable(want):
             want(flag)
 
-    def _not_saved(self, text: str) -> bool:
-        self._error(text)
-        reason = text.split(": ", 1)[-1]
-        self.show(screens.Message("cannot save", reason[:60], "nothing counted: try again"))
+    def _not_saved(self, what: str, why: OSError | str, short: str = "") -> bool:
+        """Nothing of an Output is shown: the journal gets the whole error (its path too),
+        the display the reason in words ("No space left on device") and what to do."""
+        self._error(f"{what}: {why}")
+        reason = short or (why.strerror if isinstance(why, OSError) and why.strerror else str(why))
+        self.show(screens.Message("cannot save", reason[:60], "not counted: try again"))
         self.notifier.status(f"cannot save the game: {reason}")
         return False
 
