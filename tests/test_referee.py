@@ -1401,3 +1401,15 @@ def test_mythical_screens_fit_six_players() -> None:
         out = enter_roll(t, die, face)
     assert out.game_over and isinstance(out.screen, GameEnd)
     assert len(t.events) == 7
+
+
+def test_the_round_end_header_keeps_the_next_players_name_whole() -> None:
+    """ "round 1 over" and "next: Maximilian" do not both fit the top line: it showed
+    "round 1 o.." beside "next: Maxi..". The title gives way ("round 1"), the name stays;
+    the Table checks that nothing of the screen is cut."""
+    t = start(Settings("mexico", 2, names=("Ann", "Maximilian"), options=opts(max_throws=1)))
+    t.throw(6, 5)
+    out = t.throw(4, 2)
+    assert isinstance(out.screen, RoundEnd)
+    assert out.screen.hint == "next: Maximilian"
+    assert out.screen.title.startswith("round 1")

@@ -1040,8 +1040,11 @@ class Referee:
             extras.append(f"{last.get('mexx')} Mexx")
         if rules == "mexico" and last.get("saw_21"):
             extras.append("21: x2")
-        title = f"round {last.get('round', '?')} over"
-        return RoundEnd(title, lost, _standings(view), "  ".join(extras), f"next: {_player(game)}")
+        hint = f"next: {_player(game)}"
+        n = last.get("round", "?")
+        # the next player's name goes before the word "over": "round 1" beside "next: Maximilian"
+        title = _beside(hint, f"round {n} over", f"round {n}")
+        return RoundEnd(title, lost, _standings(view), "  ".join(extras), hint)
 
     # -- mythical: bids and dice entered with the buttons (MY-1..MY-9) ---------
 
@@ -1584,6 +1587,11 @@ def _fitting(*screens: Screen) -> Screen:
 def _title(*titles: str) -> str:
     """The first of ``titles`` that fits a chooser's title band, else the last."""
     return next((t for t in titles if not overflow(Choose(t, ""))), titles[-1])
+
+
+def _beside(hint: str, *titles: str) -> str:
+    """The first of ``titles`` that fits a round end's top line beside ``hint``, else the last."""
+    return next((t for t in titles if not overflow(RoundEnd(t, "", (), "", hint))), titles[-1])
 
 
 def _mythical_where(game: Game) -> str:

@@ -435,7 +435,9 @@ def _draw(screen: Screen, c: _Canvas) -> None:
     elif isinstance(screen, RoundEnd):
         both = f"{screen.title}  {screen.hint}"
         size = _SMALL if _width(both, _SMALL) <= WIDTH else 9
-        hint_w = min(WIDTH // 2, _width(screen.hint, size) + 1) if screen.hint else 0
+        # the hint (whose turn is next) has half the line, and what a short title leaves
+        room = max(WIDTH // 2, WIDTH - _width(screen.title, size) - 4)
+        hint_w = min(room, _width(screen.hint, size) + 1) if screen.hint else 0
         c.text(0, screen.title, (size,), width=WIDTH - hint_w - 4)
         if screen.hint:
             c.text(0, screen.hint, (size,), x=WIDTH - hint_w, width=hint_w)
