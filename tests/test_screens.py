@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -235,3 +237,18 @@ def test_six_names_that_a_third_would_cut_are_shown_whole_in_two_columns() -> No
     rows += (("Dmitri", "120"), ("Esther", "-10"), ("Farid", "10"))
     assert overflow(GameEnd("Amelia wins!", rows)) == ()
     assert overflow(RoundEnd("round 1 over", "5 bids met", rows, "", "any button")) == ()
+
+
+def test_six_named_players_standings_go_before_the_round_end_s_extra_line() -> None:
+    """Six people with their own names and a throw on the extra line: the standings were
+    squeezed into one cut line of the smallest letters ("Zoe 1 Maximilian 0 Jurgen.."),
+    three of the six never shown. The extra line gives way, as a game end's detail does."""
+    rows = (("Zoe", "1"), ("Maximilian", "0"), ("Jurgen", "0"))
+    rows += (("Ann-Kathrin", "0"), ("Robo", "0"), ("HAL 9000", "4"))
+    lost = "HAL 9000 takes 4 points"
+    with_extra = RoundEnd("round 1", lost, rows, "HAL 9000 32", "next: HAL 9000")
+    assert overflow(with_extra) == ()
+    assert render(with_extra).tobytes() == render(replace(with_extra, extra="")).tobytes()
+    # with room for both, both are shown
+    few = RoundEnd("round 1 over", "P2 loses 1 life", rows[:2], "P2 32", "next: P2")
+    assert render(few).tobytes() != render(replace(few, extra="")).tobytes()

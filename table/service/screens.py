@@ -334,7 +334,7 @@ def _columns(rows: tuple[tuple[str, str], ...], room: int) -> int:
     )
 
 
-def _standings_fit(rows: tuple[tuple[str, str], ...], y: int, bottom: int) -> bool:
+def _standings_fit(rows: tuple[tuple[str, str], ...], y: int, bottom: int = HEIGHT) -> bool:
     return not rows or _columns(rows, max(0, (bottom - y) // _LINE)) > 0
 
 
@@ -442,9 +442,12 @@ def _draw(screen: Screen, c: _Canvas) -> None:
         if screen.hint:
             c.text(0, screen.hint, (size,), x=WIDTH - hint_w, width=hint_w)
         y = c.text(11, screen.lost, (_MEDIUM, _SMALL))
-        if screen.extra:
+        rows = screen.standings
+        # everyone's count before the extra line, unless it does not fit either way
+        below = y + _line_metrics(_SMALL)[1] + 1  # under the extra line, at its largest
+        if screen.extra and (_standings_fit(rows, below) or not _standings_fit(rows, y)):
             y = _parts(c, y, screen.extra)
-        _standings(c, y, screen.standings)
+        _standings(c, y, rows)
     elif isinstance(screen, GameEnd):
         y = c.text(0, screen.headline, (_LARGE, _MEDIUM, _SMALL), center=True)
         rows = screen.standings
