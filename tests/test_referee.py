@@ -1413,3 +1413,17 @@ def test_the_round_end_header_keeps_the_next_players_name_whole() -> None:
     assert isinstance(out.screen, RoundEnd)
     assert out.screen.hint == "next: Maximilian"
     assert out.screen.title.startswith("round 1")
+
+
+def test_MN_6_the_give_names_its_receiver_whole() -> None:
+    """ "Ann gives 1 point to Maximilian" is wider than the screen: it was cut to "Ann
+    gives 1 point to Max..", the one name it is there to say. The giver's name, whose
+    turn screen it is, gives way. The Table checks that nothing of the screen is cut."""
+    t = start(Settings("mexen", 3, names=("Ann", "Charlie", "Maximilian")))
+    t.throw(3, 1)
+    out = t.press(HOLD)  # Charlie -> Maximilian
+    assert isinstance(out.screen, Choose) and out.screen.item == "Maximilian"
+    out = t.press(ROLL)
+    assert out.log == (Give("Maximilian"),)
+    assert isinstance(out.screen, Turn) and out.screen.player == "Ann"
+    assert out.screen.header == "1 point to Maximilian"

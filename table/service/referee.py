@@ -1284,7 +1284,10 @@ def _give_note(before: Game, after: Game, event: Give) -> str:
         given = int(rows_after[event.to]) - int(rows_before[event.to])
     except (KeyError, ValueError):
         return f"{_player(before)} gives to {event.to}"
-    return f"{_player(before)} gives {_counted(given, after.view())} to {event.to}"
+    counted = _counted(given, after.view())
+    # the receiver's name whole: the giver's turn screen says whose give it was
+    full, short = f"{_player(before)} gives {counted} to {event.to}", f"{counted} to {event.to}"
+    return full if not overflow(Turn("", full, "")) else short
 
 
 def _counted(n: int, view: Mapping[str, Any]) -> str:
