@@ -642,3 +642,39 @@ def test_pi_extra_brings_a_numpy_2_simplejpeg_only_on_a_pi(machine: str, wanted:
         if req.marker is None or req.marker.evaluate(env):
             got.add(req.name)
     assert got == wanted
+
+
+def test_sigterm_while_the_loop_holds_its_own_lock_still_stops_it(tmp_path: Path) -> None:
+    """Python runs a signal handler in the main thread, between two steps of whatever it
+    was doing: the consumer, perhaps inside the loop's lock or the queue's, neither
+    reentrant. The handler put Quit itself, waited for the lock its own thread held, and
+    the table hung until systemd killed it. Here the handler runs on a thread that holds
+    the loop's lock, as the main thread would at that moment."""
+    import signal
+    import threading
+
+    from table.service.cli_run import stop_on_signal
+    from table.service.loop import TableLoop
+    from table.service.ports import Quit
+    from table.service.referee import Settings
+    from table.service.resume import DataDir
+
+    loop = TableLoop(
+        data=DataDir(tmp_path / "data"),
+        settings=Settings(),
+        buttons=None,
+        display=_Screen(),
+        camera=None,
+        errors=None,
+    )
+    handler = stop_on_signal(loop.stop)
+
+    def consumer_at_the_wrong_moment() -> None:
+        with loop._lock:  # as in _done_one, when SIGTERM comes
+            handler(signal.SIGTERM, None)
+
+    main = threading.Thread(target=consumer_at_the_wrong_moment, daemon=True)
+    main.start()
+    main.join(30)
+    assert not main.is_alive(), "the signal handler waited for a lock its own thread holds"
+    assert loop.queue.get(timeout=30) == Quit("SIGTERM")

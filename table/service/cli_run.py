@@ -19,8 +19,9 @@ import argparse
 import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -87,6 +88,21 @@ def _folder(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path is no folder")
     return Path(text)
+
+
+def stop_on_signal(stop: Callable[[str], None]) -> Callable[[int, FrameType | None], None]:
+    """A SIGTERM / SIGINT handler that calls ``stop`` with the signal's name.
+
+    Python runs a handler in the main thread between two steps of whatever that thread
+    was doing: the loop's consumer, perhaps inside the loop's lock or its queue's, and
+    neither is reentrant. Called from there, ``stop`` would wait for good on a lock its
+    own thread holds; from a thread of its own it waits until the consumer lets go."""
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        threading.Thread(target=stop, args=(name,), name="stop", daemon=True).start()
+
+    return on_signal
 
 
 def _fail(text: str) -> int:
@@ -204,9 +220,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(pick, RandomThrows):  # keyboard play: throws as the table wants them
         pick.ask = loop.dice_wanted
 
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        loop.stop(signal.Signals(signum).name)
-
+    on_signal = stop_on_signal(loop.stop)
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         loop.boot()
