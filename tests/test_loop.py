@@ -570,3 +570,37 @@ def test_a_full_disk_at_the_start_of_a_game_is_said_in_words_that_fit(tmp_path: 
     assert screens.overflow(screen) == ()
     assert loop.referee is not None and loop.referee.game is None  # not started
     assert where in loop.errors.getvalue()  # type: ignore[union-attr]
+
+
+def test_a_game_whose_in_progress_mark_cannot_be_written_leaves_no_log_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log's header was written, then the disk was full for ``games/current``: the
+    game did not start, yet its log stayed open and on disk, one more at every ROLL
+    that tried again, each a game of no throws for ``dicetable replay``."""
+    import errno
+
+    from table.game import GameHeader
+    from table.gamelog import LogWriter
+    from table.rules.base import Player
+    from table.service import resume
+
+    opened: list[LogWriter] = []
+    create = LogWriter.create
+
+    def tracked(path: Any, header: GameHeader) -> LogWriter:
+        opened.append(create(path, header))
+        return opened[-1]
+
+    def full(path: Path, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(LogWriter, "create", staticmethod(tracked))
+    monkeypatch.setattr(resume, "atomic_write", full)
+    data = DataDir(tmp_path / "data")
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")), {}, 1)
+    for _ in range(2):
+        with pytest.raises(OSError, match="No space"):
+            data.new_log(header)
+    assert len(opened) == 2 and all(w._fh.closed for w in opened)
+    assert data.logs() == [] and data.current() is None

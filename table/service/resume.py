@@ -118,7 +118,13 @@ class DataDir:
             path = self.games / f"{stamp}-{n}.jsonl"
             n += 1
         writer = LogWriter.create(path, header)
-        atomic_write(self.current_path, (path.name + "\n").encode("utf-8"))
+        try:
+            atomic_write(self.current_path, (path.name + "\n").encode("utf-8"))
+        except OSError:  # not marked in progress, the game does not start: nor does its log
+            writer.close()
+            with contextlib.suppress(OSError):
+                path.unlink()
+            raise
         return writer
 
     def finish(self) -> None:
