@@ -252,3 +252,11 @@ def test_six_named_players_standings_go_before_the_round_end_s_extra_line() -> N
     # with room for both, both are shown
     few = RoundEnd("round 1 over", "P2 loses 1 life", rows[:2], "P2 32", "next: P2")
     assert render(few).tobytes() != render(replace(few, extra="")).tobytes()
+
+
+def test_a_throw_s_player_takes_the_room_its_corner_leaves() -> None:
+    """ "Bartholomew" beside "throw 1/3" was cut to "Bartholo..": the name had half the
+    line whatever the corner's width. A name longer than the room is still cut."""
+    assert overflow(Result("Bartholomew", "63", "throw 1/3", "ROLL again  STOP stand")) == ()
+    assert overflow(Result("Bartholomew", "63", "", "ROLL again  STOP stand")) == ()
+    assert overflow(Result(LONG, "63", "throw 1/3", "")) == (LONG,)

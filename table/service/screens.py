@@ -417,9 +417,10 @@ def _draw(screen: Screen, c: _Canvas) -> None:
         c.text(0, screen.player)
         c.text(22, screen.hint, (_LARGE, _MEDIUM, _SMALL), center=True)
     elif isinstance(screen, Result):
-        c.text(0, screen.player, x=0, width=WIDTH // 2)
+        # the corner ("throw 1/3") has up to half the line, the player what it leaves
+        w = min(WIDTH // 2, _width(screen.header, _SMALL) + 1) if screen.header else 0
+        c.text(0, screen.player, x=0, width=WIDTH - w - 4 if w else WIDTH)
         if screen.header:
-            w = min(WIDTH // 2, _width(screen.header, _SMALL) + 1)
             c.text(0, screen.header, x=WIDTH - w, width=w)
         if screen.note:
             c.text(12, screen.shown, (_LARGE, _MEDIUM), center=True)
