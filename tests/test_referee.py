@@ -606,7 +606,7 @@ def test_mexen_pot_and_pirate_are_on_the_screens() -> None:
     out = t.press(HOLD)  # P1's dice still lie: P2 may keep one (MN-5)
     assert isinstance(out.screen, Choose) and out.screen.item == "the 6"
     out = t.press(STOP)  # changed their mind
-    assert isinstance(out.screen, Turn) and out.screen.info == "pot 1  pirate P1x1"
+    assert isinstance(out.screen, Turn) and out.screen.info == "pot 1  pirate P1 x1"
     out = t.throw(2, 1)  # Mex: 3 into the pot, P2's turn ends (MN-7)
     assert isinstance(out.screen, RoundEnd)
     assert out.screen.lost == "P1 takes 4 points"
@@ -1427,3 +1427,17 @@ def test_MN_6_the_give_names_its_receiver_whole() -> None:
     assert out.log == (Give("Maximilian"),)
     assert isinstance(out.screen, Turn) and out.screen.player == "Ann"
     assert out.screen.header == "1 point to Maximilian"
+
+
+def test_MN_8_the_pirate_s_multiplier_stands_apart_from_the_name() -> None:
+    """ "pirate Robox2", "pirate Maxx1": the multiplier ran into the name, which then read
+    as another name."""
+    t = start(Settings("mexen", 2, names=("Max", "Ann")))
+    t.throw(1, 1)  # Max becomes the pirate (MN-8)
+    t.throw(6, 3)
+    t.throw(6, 4)  # Ann's turn
+    out = t.press(ROLL)
+    assert isinstance(out.screen, Reading)
+    out = t.press(STOP)  # reading cancelled: the turn screen, with the pirate
+    assert isinstance(out.screen, Turn) and out.screen.player == "Ann"
+    assert out.screen.info == "pot 1  pirate Max x1"

@@ -932,7 +932,7 @@ class Referee:
             parts.append(f"pot {view.get('pot', 0)}")
             pirate = view.get("pirate")
             if isinstance(pirate, dict):
-                parts.append(f"pirate {pirate.get('name')}x{pirate.get('multiplier')}")
+                parts.append(f"pirate {pirate.get('name')} x{pirate.get('multiplier')}")
             return "  ".join(parts)
         tiebreak = _tiebreak(view)
         pips = _counts_pips(view)

@@ -42,7 +42,7 @@ class Turn:
     player: str
     header: str  # "round 2  throw 1/3"
     hint: str  # "roll, then press ROLL"
-    info: str = ""  # "to beat: 42 P2" / "pot 4  pirate P2x1"
+    info: str = ""  # "to beat: 42 P2" / "pot 4  pirate P2 x1"
     lives: int | None = None  # the player's lives, drawn as hearts
     standings: tuple[tuple[str, str], ...] = ()  # shown when there is no info and room
 
@@ -95,7 +95,7 @@ class RoundEnd:
     title: str  # "round 2 over"
     lost: str  # "P2 loses 2"
     standings: tuple[tuple[str, str], ...]  # (name, "3") in seat order
-    extra: str = ""  # "pot 4  pirate P1x2": parts by importance; those past the width go
+    extra: str = ""  # "pot 4  pirate P1 x2": parts by importance; those past the width go
     hint: str = ""
 
 
