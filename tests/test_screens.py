@@ -260,3 +260,16 @@ def test_a_throw_s_player_takes_the_room_its_corner_leaves() -> None:
     assert overflow(Result("Bartholomew", "63", "throw 1/3", "ROLL again  STOP stand")) == ()
     assert overflow(Result("Bartholomew", "63", "", "ROLL again  STOP stand")) == ()
     assert overflow(Result(LONG, "63", "throw 1/3", "")) == (LONG,)
+
+
+def test_three_standings_go_in_one_column_when_two_would_cut_a_name() -> None:
+    """A mythical round of Ann, Bob and Charlotte: "Charlotte +10" in half the width was
+    "Charlott..". Three lines were free below: one column holds the name whole."""
+    rows = (("Ann", "-10"), ("Bob", "+10"), ("Charlotte", "+10"))
+    end = RoundEnd("round 1 over", "2 bids met", rows, "", "any button")
+    assert overflow(end) == ()
+    assert "Charlotte" in render_text(end)
+    # names that two columns hold whole stay in two columns
+    short = (("Ann", "-10"), ("Bob", "+10"), ("Cy", "+10"))
+    two = render(RoundEnd("round 1 over", "2 bids met", short, "", "any button"))
+    assert two.crop((64, 27, 128, 38)).getbbox() is not None  # Cy in the second column

@@ -320,7 +320,9 @@ _VALUE_W3 = 22  # room for a value in one of three columns
 
 def _columns(rows: tuple[tuple[str, str], ...], room: int) -> int:
     """How many columns the standings need to fit ``room`` lines (0: they do not). Three
-    columns only when every value and name fits a third's room ("12 pts" does not)."""
+    columns only when every value and name fits a third's room ("12 pts" does not). One
+    column is for two players, or for more when the usual columns would cut a name and
+    the lines are there ("Charlotte +10" in half the width)."""
     n = len(rows)
     # a third of the width holds the value and, at the smallest size, the whole name
     narrow = all(
@@ -328,9 +330,34 @@ def _columns(rows: tuple[tuple[str, str], ...], room: int) -> int:
         and _width(name, 8) <= WIDTH // 3 - 6 - (_width(v, _SMALL) + 1)
         for name, v in rows
     )
-    return next(
-        (k for k in (1, 2, 3) if -(-n // k) <= room and (k > 1 or n <= 2) and (k < 3 or narrow)),
-        0,
+    fits = [k for k in (1, 2, 3) if -(-n // k) <= room and (k < 3 or narrow)]
+    usual = next((k for k in fits if k > 1 or n <= 2), 0)
+    if usual and not _whole(rows, usual):
+        return next((k for k in fits if _whole(rows, k)), usual)
+    return usual
+
+
+def _cells(rows: tuple[tuple[str, str], ...], columns: int) -> list[tuple[int, int, int, int]]:
+    """Where each row goes in ``columns`` columns: (x, line, right edge, value's width)."""
+    col_w = WIDTH // columns
+    lines = -(-len(rows) // columns)
+    out = []
+    for i, (_name, value) in enumerate(rows):
+        col, line = i // lines, i % lines
+        x = col * col_w
+        value_w = min(_VALUE_W3 if columns == 3 else col_w // 2, _width(value, _SMALL) + 1)
+        right = x + col_w - (1 if col == columns - 1 else 6 if columns < 3 else 4)
+        out.append((x, line, right, value_w))
+    return out
+
+
+def _whole(rows: tuple[tuple[str, str], ...], columns: int) -> bool:
+    """Every name and value of the standings uncut in ``columns`` columns."""
+    return all(
+        _width(value, _SMALL) + 1 <= value_w and _width(name, 8) <= right - value_w - x - 2
+        for (name, value), (x, _line, right, value_w) in zip(
+            rows, _cells(rows, columns), strict=True
+        )
     )
 
 
@@ -342,23 +369,15 @@ def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...], bottom: in
     """Name/value pairs in up to three small columns; one squeezed line if no room."""
     if not rows:
         return y
-    n = len(rows)
-    line_h = _LINE
-    room = max(0, (bottom - y) // line_h)
+    room = max(0, (bottom - y) // _LINE)
     columns = _columns(rows, room)
     if columns == 0:
         return c.text(y, "  ".join(f"{name} {v}" for name, v in rows), (_SMALL, 9, 8))
-    col_w = WIDTH // columns
-    lines = -(-n // columns)
-    for i, (name, value) in enumerate(rows):
-        col, line = i // lines, i % lines
-        yy = y + line * line_h
-        x = col * col_w
-        value_w = min(_VALUE_W3 if columns == 3 else col_w // 2, _width(value, _SMALL) + 1)
-        right = x + col_w - (1 if col == columns - 1 else 6 if columns < 3 else 4)
+    for (name, value), (x, line, right, value_w) in zip(rows, _cells(rows, columns), strict=True):
+        yy = y + line * _LINE
         c.text(yy, value, x=right - value_w, width=value_w)
         c.text(yy, name, (_SMALL, 9, 8), x=x, width=right - value_w - x - 2)
-    return y + lines * line_h
+    return y + -(-len(rows) // columns) * _LINE
 
 
 _HEART = (".XX.XX.", "XXXXXXX", "XXXXXXX", ".XXXXX.", "..XXX..", "...X...")
