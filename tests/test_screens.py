@@ -273,3 +273,16 @@ def test_three_standings_go_in_one_column_when_two_would_cut_a_name() -> None:
     short = (("Ann", "-10"), ("Bob", "+10"), ("Cy", "+10"))
     two = render(RoundEnd("round 1 over", "2 bids met", short, "", "any button"))
     assert two.crop((64, 27, 128, 38)).getbbox() is not None  # Cy in the second column
+
+
+def test_a_game_end_shows_every_name_whole_before_its_hint() -> None:
+    """The final standings of Ann, Robo and Christopher in points (mex, MX-10) were
+    "Chris.. -1 pts" in two columns above "any button: menu": the hint gives way (any
+    button works all the same) when that leaves the room for one column."""
+    rows = (("Ann", "1 pts"), ("Robo", "1 pts"), ("Christopher", "-1 pts"))
+    end = GameEnd("no winner", rows)
+    assert overflow(end) == ()
+    assert "Christopher" in render_text(end)
+    # names that fit two columns keep the hint
+    short = GameEnd("no winner", (("Ann", "1 pts"), ("Robo", "1 pts"), ("Cy", "-1 pts")))
+    assert render(short).tobytes() != render(replace(short, hint="")).tobytes()

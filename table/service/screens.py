@@ -365,6 +365,12 @@ def _standings_fit(rows: tuple[tuple[str, str], ...], y: int, bottom: int = HEIG
     return not rows or _columns(rows, max(0, (bottom - y) // _LINE)) > 0
 
 
+def _standings_whole(rows: tuple[tuple[str, str], ...], y: int, bottom: int = HEIGHT) -> bool:
+    """The standings fit between ``y`` and ``bottom`` with no name or value cut."""
+    columns = _columns(rows, max(0, (bottom - y) // _LINE))
+    return not rows or (columns > 0 and _whole(rows, columns))
+
+
 def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...], bottom: int = HEIGHT) -> int:
     """Name/value pairs in up to three small columns; one squeezed line if no room."""
     if not rows:
@@ -471,9 +477,11 @@ def _draw(screen: Screen, c: _Canvas) -> None:
     elif isinstance(screen, GameEnd):
         y = c.text(0, screen.headline, (_LARGE, _MEDIUM, _SMALL), center=True)
         rows = screen.standings
-        if screen.detail and _standings_fit(rows, y + _LINE, _FOOT):
+        # every name whole, if the whole screen can hold them so, before detail and hint
+        fit = _standings_whole if _standings_whole(rows, y) else _standings_fit
+        if screen.detail and fit(rows, y + _LINE, _FOOT):
             y = c.text(y, screen.detail, (_SMALL, 9))
-        if _standings_fit(rows, y, _FOOT):
+        if fit(rows, y, _FOOT):
             _standings(c, y, screen.standings, _FOOT)
             c.text(_FOOT, screen.hint, center=True)
         else:
