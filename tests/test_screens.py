@@ -286,3 +286,17 @@ def test_a_game_end_shows_every_name_whole_before_its_hint() -> None:
     # names that fit two columns keep the hint
     short = GameEnd("no winner", (("Ann", "1 pts"), ("Robo", "1 pts"), ("Cy", "-1 pts")))
     assert render(short).tobytes() != render(replace(short, hint="")).tobytes()
+
+
+def test_a_turn_s_info_line_drops_its_last_parts_whole() -> None:
+    """ "to beat: 54 Christopher  Mexx x1" was cut to "to beat: 54 Christopher M..": the
+    line's parts are most important first, and those past the width go whole, as on a
+    throw's and a round end's lines."""
+    info = "to beat: 54 Christopher  Mexx x1"
+    turn = Turn("Ann", "Robo stands", "roll, then press ROLL", info, 12)
+    assert overflow(turn) == ()
+    first = Turn("Ann", "Robo stands", "roll, then press ROLL", "to beat: 54 Christopher", 12)
+    assert render(turn).tobytes() == render(first).tobytes()
+    both = Turn("P1", "round 1  throw 1/3", "roll, then press ROLL", "now 63  pot 4  pirate P2 x2")
+    assert overflow(both) == ()
+    assert render(both).tobytes() != render(replace(both, info="now 63  pot 4")).tobytes()

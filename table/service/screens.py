@@ -430,8 +430,8 @@ def _draw(screen: Screen, c: _Canvas) -> None:
             name_w = max(40, _hearts(c, WIDTH - 1, 16, max(0, screen.lives)) - 2)
         c.text(12, screen.player, (_LARGE, _MEDIUM, _SMALL), center=True, width=name_w)
         c.text(36, screen.hint, center=True)
-        if screen.info:
-            c.text(_FOOT, screen.info, (_SMALL, 9))
+        if screen.info:  # its parts by importance: those past the width go
+            _parts(c, _FOOT, screen.info)
         else:  # everyone's count if it fits on the line, else nothing
             for sep in ("  ", " "):
                 line = sep.join(f"{n} {v}" for n, v in screen.standings)
