@@ -248,6 +248,46 @@ def test_a_game_whose_pointer_cannot_be_read_is_kept_for_the_next_start(
     assert loop2.resumed is not None and len(loop2.resumed.game.events) == events
 
 
+def test_a_log_that_cannot_be_reopened_is_kept_for_the_next_start(
+    tmp_path: Path, vision: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk was full when the torn last line was being kept in ``.torn``: the display
+    said "log kept as it was", yet games/current was removed and the next start, with
+    space freed, began at the menu instead of resuming the game."""
+    import errno
+
+    from table import gamelog
+
+    path = _half_a_game(tmp_path, vision)
+    events = len(load(path).events)
+    with open(path, "ab") as fh:
+        fh.write(b'{"throw":[6,')  # torn by the cut
+    real = open
+
+    def full(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if str(file).endswith(".torn"):
+            raise OSError(errno.ENOSPC, "No space left on device", str(file))
+        return real(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(gamelog, "open", full, raising=False)
+    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop.run(seconds=30)
+    assert loop.resumed is None
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert f"cannot resume the unfinished game: {path.name}: " in said
+    assert "No space left on device" in said and "tried again at the next start" in said
+    assert "log kept for the next start: No space left on device" in display.texts[0]
+    assert loop.shown is not None and isinstance(loop.shown.screen, screens.Message)
+    assert screens.overflow(loop.shown.screen) == ()  # the reason fits the 128 px lines
+    monkeypatch.undo()
+    assert loop.data.current() == path  # still the game in progress: the next start resumes it
+    loop2, display2, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop2.run(seconds=30)
+    assert loop2.resumed is not None and len(loop2.resumed.game.events) == events
+    assert "resumed" in display2.texts[0]
+    assert path.read_bytes().endswith(b"\n")  # the torn line cut off at last
+
+
 def test_a_log_the_rules_cannot_play_on_is_not_called_resumed(tmp_path: Path, vision: Any) -> None:
     path = _half_a_game(tmp_path, vision)
     lines = path.read_text().split("\n")

@@ -170,6 +170,14 @@ class TableLoop:
                     seed=self.seed,
                     cpu_dice_by_hand=self.cpu_dice_by_hand,
                 )
+            except OSError as exc:
+                # A full disk (while the torn line is kept in .torn) or an I/O error may
+                # pass: the log stays the game in progress, as one that cannot be read does.
+                kept = Unusable(unfinished.path, f"{unfinished.path.name}: {exc}", kept=True)
+                why = f"log kept for the next start: {exc.strerror or exc}"
+                self._error(f"cannot resume the unfinished game: {kept.text()}")
+                self._close_writer()
+                out = None
             except Exception as exc:  # a log we cannot go on with must not stop the table
                 why = f"log kept as it was: {exc}"
                 self._error(f"cannot resume {unfinished.path.name}: {exc}; it is kept")
