@@ -9,6 +9,7 @@ tolerates such a torn last line (reports it, keeps everything before it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass
@@ -392,12 +393,23 @@ class LogWriter:
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], header: GameHeader) -> LogWriter:
-        """Start a new log with its header (fails if the file exists)."""
+        """Start a new log with its header (fails if the file exists).
+
+        A header the disk refuses (OSError) leaves no file behind, nor one open: a log
+        without a whole header holds no game.
+        """
         p = Path(path)
+        first = _line(header.to_json())
         p.parent.mkdir(parents=True, exist_ok=True)
         fh = open(p, "xb", buffering=0)  # noqa: SIM115 - kept open for appends
         writer = cls(p, fh)
-        writer._write(_line(header.to_json()))
+        try:
+            writer._write(first)
+        except OSError:
+            writer.close()
+            with contextlib.suppress(OSError):
+                p.unlink()
+            raise
         fsync_dir(p.parent)
         return writer
 
@@ -434,7 +446,11 @@ class LogWriter:
             data = data[:cut]
         writer = cls(p, open(p, "ab", buffering=0))  # noqa: SIM115 - kept open for appends
         if data and not data.endswith(b"\n"):
-            writer._write(b"\n")
+            try:
+                writer._write(b"\n")
+            except OSError:
+                writer.close()
+                raise
         return writer
 
     def append(self, event: Event) -> None:

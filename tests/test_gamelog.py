@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,81 @@ def test_events_the_full_disk_refused_never_reach_the_log_later(
     loaded = load(path)
     assert loaded.torn is None
     assert loaded.events == (Throw((5, 2)),)
+
+
+class FullDisk:
+    """``open`` for gamelog on a disk that takes ``room`` more bytes, then refuses
+    (ENOSPC); remembers every file it opened."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+        self.opened: list[io.FileIO] = []
+
+    def open(self, file: Any, mode: str = "r", buffering: int = -1) -> Any:
+        disk = self
+
+        class Disk(io.FileIO):
+            def write(self, data: Any) -> int:
+                if disk.room <= 0:
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                n = super().write(bytes(data)[: disk.room])
+                disk.room -= n
+                return n
+
+        raw = Disk(file, mode.replace("b", ""))
+        self.opened.append(raw)
+        if buffering == 0:
+            return raw
+        return io.BufferedRandom(raw) if "+" in mode else io.BufferedWriter(raw)
+
+
+@pytest.mark.parametrize("room", [0, 10])
+def test_a_header_the_full_disk_refused_leaves_no_log_and_no_open_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, room: int
+) -> None:
+    """The header's write failed (ENOSPC): the file stayed open, and on disk with nothing
+    or part of a header, a log that holds no game ("the file is empty" to replay) taking
+    the name the game's next try would have had."""
+    from table.service.resume import DataDir
+
+    disk = FullDisk(room)
+    monkeypatch.setattr(gamelog, "open", disk.open, raising=False)
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
+    path = tmp_path / "g.jsonl"
+    with pytest.raises(OSError, match="No space"):
+        LogWriter.create(path, header)
+    assert len(disk.opened) == 1 and disk.opened[0].closed
+    assert not path.exists()
+    # the table's new game: nothing left for its next try but the folder
+    data = DataDir(tmp_path / "data")
+    disk.room = room
+    with pytest.raises(OSError, match="No space"):
+        data.new_log(header, now=0)
+    assert all(fh.closed for fh in disk.opened)
+    assert data.logs() == [] and data.current() is None
+    disk.room = 10_000
+    with data.new_log(header, now=0) as log:
+        log.append(Throw((6, 3)))
+    assert data.logs() == [log.path]  # the name the first try would have had, not "-2"
+    assert log.path.name == time.strftime("%Y%m%d-%H%M%S.jsonl", time.localtime(0))
+    assert load(log.path).events == (Throw((6, 3)),)
+
+
+def test_a_reopened_log_whose_newline_the_full_disk_refused_is_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A last line with no newline gets one at reopen: a full disk refused it, and the
+    file stayed open (the loop never had a writer to close)."""
+    path = tmp_path / "g.jsonl"
+    _two_events(path)
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    before = path.read_bytes()
+    disk = FullDisk(0)
+    monkeypatch.setattr(gamelog, "open", disk.open, raising=False)
+    with pytest.raises(OSError, match="No space"):
+        LogWriter.reopen(path)
+    assert disk.opened and all(fh.closed for fh in disk.opened)
+    assert path.read_bytes() == before and len(load(path).events) == 2
 
 
 def test_reopen_cuts_a_torn_line_and_goes_on(tmp_path: Path) -> None:
