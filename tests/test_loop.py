@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +164,51 @@ def test_a_finished_game_is_not_resumed(tmp_path: Path, vision: Any) -> None:
     loop2.run(seconds=30)
     assert loop2.resumed is None
     assert "resumed" not in display2.texts[0]
+
+
+@pytest.mark.parametrize("code", ["EROFS", "EIO"])
+def test_a_game_whose_in_progress_mark_cannot_be_removed_still_shows_its_end(
+    tmp_path: Path, vision: Any, monkeypatch: pytest.MonkeyPatch, code: str
+) -> None:
+    """The game ended and its log was whole, but removing games/current failed (a file
+    system gone read-only, an I/O error): the table showed "table error" instead of who
+    won. Now the end is shown, the journal says why the mark stays, and the next start
+    finds the game over and removes the mark itself."""
+    import errno
+
+    num = getattr(errno, code)
+    pointer = tmp_path / "data" / "games" / "current"
+    real = Path.unlink
+
+    def failing(self: Path, missing_ok: bool = False) -> None:
+        if self == pointer and self.exists():
+            raise OSError(num, os.strerror(num), str(self))
+        real(self, missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", failing)
+    loop, display, _ = make_loop(tmp_path, "mex", script_for("mex"), vision)
+    assert loop.run(seconds=60) == "end of script"
+    assert loop.faults == 0
+    assert "wins" in display.texts[-1] and "table error" not in "\n".join(display.texts)
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert [line for line in said.splitlines() if "games/current" in line] == [
+        f"dicetable: the game is over, but games/current cannot be removed: "
+        f"[Errno {num}] {os.strerror(num)}: '{pointer}'; the next start finds the game over"
+    ]
+    path = loop.data.current()
+    assert path is not None and replay(*_header_events(path)).is_over
+    monkeypatch.undo()
+    loop2, display2, _ = make_loop(tmp_path, "mex", ["quit"], vision)
+    loop2.run(seconds=30)
+    assert "wins" in display2.texts[0]  # the end once more, no game to play on
+    assert loop2.data.current() is None and not pointer.exists()
+    assert loop2.referee is not None and loop2.referee.game is not None
+    assert loop2.referee.game.is_over and len(load(path).events) == loop2.referee.game.count
+
+
+def _header_events(path: Path) -> tuple[Any, Any]:
+    loaded = load(path)
+    return loaded.header, loaded.events
 
 
 def _half_a_game(tmp_path: Path, vision: Any) -> Path:

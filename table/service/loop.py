@@ -235,7 +235,13 @@ class TableLoop:
             self.referee = referee
         if out.game_over:
             self._close_writer()
-            self.data.finish()
+            try:
+                self.data.finish()
+            except OSError as exc:  # the game is over all the same: its log is whole
+                self._error(
+                    f"the game is over, but games/current cannot be removed: {exc}; "
+                    "the next start finds the game over"
+                )
         self.show(out.screen)
         if out.settings is not None:
             self.settings = out.settings

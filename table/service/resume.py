@@ -128,7 +128,9 @@ class DataDir:
         return writer
 
     def finish(self) -> None:
-        """The game in progress is over: nothing to resume any more."""
+        """The game in progress is over: nothing to resume any more. OSError (other than
+        no mark to remove) goes to the caller; a mark left behind names a game that is
+        over, which the next start shows at its end and then removes."""
         with contextlib.suppress(FileNotFoundError):
             self.current_path.unlink()
             fsync_dir(self.games)
