@@ -465,7 +465,23 @@ def test_whole_game_of_mex_with_a_tie_break_and_pips_counting() -> None:
     out = t.throw(2, 1)  # 3 pips: lowest (pips counting, no Mex)
     assert out.game_over
     assert isinstance(out.screen, GameEnd) and out.screen.headline == "P1 wins!"
-    assert dict(out.screen.standings) == {"P1": "6 pts", "P2": "-1 pts"}  # MX-10
+    assert dict(out.screen.standings) == {"P1": "6 pts", "P2": "-1 pt"}  # MX-10
+
+
+def test_a_mex_game_ended_after_one_round_says_1_pt_not_1_pts() -> None:
+    """MX-10, E-1: the final standings read "P1 1 pts  P2 1 pts  P3 -1 pts"."""
+    t = start(Settings("mex", 3, options=opts(lives=2, max_throws=1)))
+    for d in ((6, 3), (5, 2)):
+        t.throw(*d)
+    out = t.throw(4, 1)  # the lowest: P3 loses the round
+    assert isinstance(out.screen, RoundEnd)
+    t.press(STOP_VERY_LONG)
+    t.press(HOLD)  # -> yes
+    out = t.press(ROLL)
+    assert out.log == (EndGame(),) and out.game_over
+    assert isinstance(out.screen, GameEnd)
+    assert out.screen.standings == (("P1", "1 pt"), ("P2", "1 pt"), ("P3", "-1 pt"))
+    assert "P1 1 pt  P2 1 pt  P3 -1 pt" in render_text(out.screen)
 
 
 def test_mex_shows_doubles_as_hundreds() -> None:

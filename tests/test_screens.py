@@ -134,7 +134,7 @@ def test_six_players_fit_the_round_end_and_game_end() -> None:
 def test_mex_points_of_three_players_fit_the_game_end() -> None:
     # Three columns leave a value 22 pixels: "12 pts" needs two columns, and the detail
     # line gives way to them.
-    rows = (("P1", "1 pts"), ("P2", "12 pts"), ("CPU1", "1 pts"))
+    rows = (("P1", "1 pt"), ("P2", "12 pts"), ("CPU1", "1 pt"))
     end = GameEnd("P2 wins!", rows, detail="last round: CPU1 lost 2")
     assert overflow(end) == ()
     assert overflow(GameEnd("P2 wins!", (("P1", "1"), ("P2", "2"), ("P3", "3")))) == ()
@@ -279,12 +279,12 @@ def test_a_game_end_shows_every_name_whole_before_its_hint() -> None:
     """The final standings of Ann, Robo and Christopher in points (mex, MX-10) were
     "Chris.. -1 pts" in two columns above "any button: menu": the hint gives way (any
     button works all the same) when that leaves the room for one column."""
-    rows = (("Ann", "1 pts"), ("Robo", "1 pts"), ("Christopher", "-1 pts"))
+    rows = (("Ann", "1 pt"), ("Robo", "1 pt"), ("Christopher", "-1 pt"))
     end = GameEnd("no winner", rows)
     assert overflow(end) == ()
     assert "Christopher" in render_text(end)
     # names that fit two columns keep the hint
-    short = GameEnd("no winner", (("Ann", "1 pts"), ("Robo", "1 pts"), ("Cy", "-1 pts")))
+    short = GameEnd("no winner", (("Ann", "1 pt"), ("Robo", "1 pt"), ("Cy", "-1 pt")))
     assert render(short).tobytes() != render(replace(short, hint="")).tobytes()
 
 

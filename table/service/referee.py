@@ -911,7 +911,7 @@ class Referee:
         rows = _standings(view)
         if game.header.rules == "mex":  # MX-10: round points decide among the rest
             points = {p.get("name"): p.get("points") for p in view.get("players", [])}
-            rows = tuple((n, f"{points.get(n, '')} pts") for n, _lives in rows)
+            rows = tuple((n, _pts(points.get(n, ""))) for n, _lives in rows)
         end = GameEnd(headline, rows, detail=_last_round_text(view, game.header.rules))
         screen: Screen = end
         if _is_mythical(game):  # MY-9: totals of up to six players, the detail if there is room
@@ -1288,6 +1288,11 @@ def _give_note(before: Game, after: Game, event: Give) -> str:
     # the receiver's name whole: the giver's turn screen says whose give it was
     full, short = f"{_player(before)} gives {counted} to {event.to}", f"{counted} to {event.to}"
     return full if not overflow(Turn("", full, "")) else short
+
+
+def _pts(points: object) -> str:
+    """ "6 pts", "1 pt", "-1 pt": a mex player's round points (MX-10)."""
+    return f"{points} pt" if points in (1, -1) else f"{points} pts"
 
 
 def _counted(n: int, view: Mapping[str, Any]) -> str:
