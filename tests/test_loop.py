@@ -235,6 +235,23 @@ def test_a_log_holding_no_game_is_set_aside_and_said_so(tmp_path: Path, vision: 
     assert "cannot resume" in display.texts[0] and "log set aside: line 3" in display.texts[0]
 
 
+def _kept_then_resumed(
+    tmp_path: Path, vision: Any, monkeypatch: pytest.MonkeyPatch, path: Path, events: int
+) -> tuple[Any, Any, Any]:
+    """The table started with the failure ``monkeypatch`` set up, then, the failure gone,
+    started again: the first start must keep ``path`` the game in progress, the second
+    resume all its ``events``. The first loop and both displays, for what they said."""
+    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop.run(seconds=30)
+    assert loop.resumed is None
+    monkeypatch.undo()
+    assert loop.data.current() == path  # still the game in progress: the next start resumes it
+    loop2, display2, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
+    loop2.run(seconds=30)
+    assert loop2.resumed is not None and len(loop2.resumed.game.events) == events
+    return loop, display, display2
+
+
 def test_a_log_that_cannot_be_read_is_kept_for_the_next_start(
     tmp_path: Path, vision: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -248,16 +265,9 @@ def test_a_log_that_cannot_be_read_is_kept_for_the_next_start(
         return real(self)
 
     monkeypatch.setattr(Path, "read_bytes", failing)
-    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
-    loop.run(seconds=30)
-    assert loop.resumed is None
-    assert "Input/output error" in loop.errors.getvalue()  # type: ignore[union-attr]
+    loop, display, _ = _kept_then_resumed(tmp_path, vision, monkeypatch, path, events)
+    assert "Input/output error" in loop.errors.getvalue()
     assert "log kept for the next start: cannot read" in display.texts[0]
-    monkeypatch.undo()
-    assert loop.data.current() == path  # still the game in progress: the next start resumes it
-    loop2, _, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
-    loop2.run(seconds=30)
-    assert loop2.resumed is not None and len(loop2.resumed.game.events) == events
 
 
 def test_a_game_whose_pointer_cannot_be_read_is_kept_for_the_next_start(
@@ -282,16 +292,9 @@ def test_a_game_whose_pointer_cannot_be_read_is_kept_for_the_next_start(
 
     monkeypatch.setattr(Path, "read_bytes", failing_bytes)
     monkeypatch.setattr(Path, "read_text", failing_text)
-    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
-    loop.run(seconds=30)
-    assert loop.resumed is None
-    assert "Input/output error" in loop.errors.getvalue()  # type: ignore[union-attr]
+    loop, display, _ = _kept_then_resumed(tmp_path, vision, monkeypatch, path, events)
+    assert "Input/output error" in loop.errors.getvalue()
     assert "log kept for the next start: cannot read" in display.texts[0]
-    monkeypatch.undo()
-    assert loop.data.current() == path  # still the game in progress
-    loop2, _, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
-    loop2.run(seconds=30)
-    assert loop2.resumed is not None and len(loop2.resumed.game.events) == events
 
 
 def test_a_log_that_cannot_be_reopened_is_kept_for_the_next_start(
@@ -316,20 +319,13 @@ def test_a_log_that_cannot_be_reopened_is_kept_for_the_next_start(
         return real(file, mode, *args, **kwargs)
 
     monkeypatch.setattr(gamelog, "open", full, raising=False)
-    loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
-    loop.run(seconds=30)
-    assert loop.resumed is None
-    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    loop, display, display2 = _kept_then_resumed(tmp_path, vision, monkeypatch, path, events)
+    said = loop.errors.getvalue()
     assert f"cannot resume the unfinished game: {path.name}: " in said
     assert "No space left on device" in said and "tried again at the next start" in said
     assert "log kept for the next start: No space left on device" in display.texts[0]
     assert loop.shown is not None and isinstance(loop.shown.screen, screens.Message)
     assert screens.overflow(loop.shown.screen) == ()  # the reason fits the 128 px lines
-    monkeypatch.undo()
-    assert loop.data.current() == path  # still the game in progress: the next start resumes it
-    loop2, display2, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
-    loop2.run(seconds=30)
-    assert loop2.resumed is not None and len(loop2.resumed.game.events) == events
     assert "resumed" in display2.texts[0]
     assert path.read_bytes().endswith(b"\n")  # the torn line cut off at last
 
