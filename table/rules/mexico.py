@@ -72,7 +72,7 @@ class MexicoRound:
     order: tuple[int, ...]  # seats in turn order
     pairs: tuple[int, ...]  # kept pair names, aligned with ``order``
     losers: tuple[int, ...]  # seats, in turn order
-    loss: int  # lives each loser lost (1 or 2; less if they had fewer)
+    loss: int  # the round's loss, 1 or 2 (MC-3); lives stop at 0 (MC-4)
     saw_21: bool
 
 
