@@ -138,6 +138,19 @@ def test_a_folder_without_photos_says_so(tmp_path: Path) -> None:
     assert json.loads(lines[1])["status"] == "ok"
 
 
+def test_a_name_too_long_is_its_own_line_and_the_others_still_go(tmp_path: Path) -> None:
+    """A name longer than the file system allows makes the OS refuse even to look
+    (ENAMETOOLONG): that image's line says so, in its place, and the rest are read."""
+    good = write(tmp_path / "good.png", 64, 48)
+    too_long = str(tmp_path / ("x" * 300 + ".jpg"))
+    code, lines, err = run(["--json", good, too_long, good], FakeReader())
+    assert code == 1 and err == "" and len(lines) == 3
+    first, second, third = (json.loads(line) for line in lines)
+    assert first["status"] == "ok" and third["status"] == "ok"
+    assert second["file"] == too_long and second["status"] == "error"
+    assert second["reason"].startswith("cannot read image: cannot open (")
+
+
 def test_a_folder_stands_for_its_photos_in_name_order(tmp_path: Path) -> None:
     for name in ("shot10.png", "shot2.png", "shot1.jpg"):
         write(tmp_path / "throws" / name, 64, 48)

@@ -443,6 +443,18 @@ def test_bad_specs_say_what_to_write(spec: str, words: str) -> None:
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("kind", ["folder:", "video:", "usb:/dev/", ""])
+def test_a_path_too_long_to_look_at_is_a_camera_error(kind: str, tmp_path: Path) -> None:
+    """The OS refuses even to look at a name longer than the file system allows
+    (ENAMETOOLONG): one line for people, as for a path that is not there."""
+    spec = f"{kind}{tmp_path / ('x' * 300)}" if kind != "usb:/dev/" else kind + "v" * 300
+    with pytest.raises(CameraError, match=r"cannot open \(") as info:
+        open_source(spec)
+    assert "\n" not in str(info.value)
+    with pytest.raises(CameraError, match=r"cannot open \("):
+        load_image(tmp_path / ("x" * 300 + ".jpg"))
+
+
 def test_usb_driver_error_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:
     class BrokenCapture:
         def __init__(self, device: Any) -> None:

@@ -77,7 +77,11 @@ def _inputs(names: list[str]) -> list[tuple[str, str]]:
             out.append((name, "an empty path is no image"))
             continue
         path = Path(name)
-        if not path.is_dir():
+        try:
+            is_dir = path.is_dir()
+        except OSError:  # a name too long: load_image says why, in its place
+            is_dir = False
+        if not is_dir:
             out.append((name, ""))
             continue
         try:

@@ -121,6 +121,17 @@ def as_bgr(image: npt.NDArray[Any], what: str) -> Frame:
     raise CameraError(f"{what}: unexpected frame shape {image.shape}")
 
 
+@contextlib.contextmanager
+def _looking_at(name: str) -> Iterator[None]:
+    """An ``OSError`` while looking at a path (a name too long, a folder it may not
+    enter) is a :class:`CameraError` naming ``name``: ``Path.exists`` and
+    ``Path.is_dir`` say False only for a path that is not there."""
+    try:
+        yield
+    except OSError as err:
+        raise CameraError(f"{name}: cannot open ({err.strerror or err})") from None
+
+
 MAX_PIPED_BYTES = 256 << 20
 """The most read from a pipe (``dicetable read <(cat photo.jpg)``): a photo is a few MB."""
 
@@ -143,14 +154,12 @@ def _file_bytes(p: Path) -> bytes:
 def load_image(path: str | Path) -> Frame:
     """Read one photo as BGR uint8, or raise :class:`CameraError` saying why not."""
     p = Path(path)
-    if not p.exists():
-        raise CameraError(f"{p}: no such file")
-    if p.is_dir():
-        raise CameraError(f"{p}: is a folder, not an image")
-    try:
+    with _looking_at(str(p)):
+        if not p.exists():
+            raise CameraError(f"{p}: no such file")
+        if p.is_dir():
+            raise CameraError(f"{p}: is a folder, not an image")
         data = np.frombuffer(_file_bytes(p), dtype=np.uint8)
-    except OSError as err:
-        raise CameraError(f"{p}: cannot open ({err.strerror or err})") from None
     if data.size == 0:
         raise CameraError(f"{p}: file is empty")
     try:
@@ -215,10 +224,11 @@ class FolderSource(ImageFilesSource):
     def __init__(self, folder: str | Path, *, loop: bool = False) -> None:
         root = Path(folder)
         name = f"folder:{root}"
-        if not root.exists():
-            raise CameraError(f"{name}: no such folder")
-        if not root.is_dir():
-            raise CameraError(f"{name}: not a folder")
+        with _looking_at(name):
+            if not root.exists():
+                raise CameraError(f"{name}: no such folder")
+            if not root.is_dir():
+                raise CameraError(f"{name}: not a folder")
         try:
             files = list_images(root)
         except OSError as err:
@@ -283,8 +293,10 @@ class DeviceSource(_CaptureSource):
         if isinstance(device, str):
             if device.isdigit():
                 device = int(device)
-            elif not Path(device).exists():
-                raise CameraError(f"{self.name}: no camera at {device} (is it plugged in?)")
+            else:
+                with _looking_at(self.name):
+                    if not Path(device).exists():
+                        raise CameraError(f"{self.name}: no camera at {device} (is it plugged in?)")
         with _quiet_opencv():
             cap = cv2.VideoCapture(device)
             opened = bool(cap.isOpened())
@@ -313,10 +325,11 @@ class VideoFileSource(_CaptureSource):
         self.path = Path(path)
         self.name = f"video:{self.path}"
         self.loop = loop
-        if not self.path.exists():
-            raise CameraError(f"{self.name}: no such file")
-        if not self.path.is_file():
-            raise CameraError(f"{self.name}: not a file")
+        with _looking_at(self.name):
+            if not self.path.exists():
+                raise CameraError(f"{self.name}: no such file")
+            if not self.path.is_file():
+                raise CameraError(f"{self.name}: not a file")
         with _quiet_opencv():
             cap = cv2.VideoCapture(str(self.path))
             opened = bool(cap.isOpened())
@@ -443,9 +456,11 @@ def open_source(spec: str, *, loop: bool = False) -> FrameSource:
     if text.isdigit() or text.startswith("/dev/video"):
         return DeviceSource(text)
     path = Path(text)
-    if path.is_dir():
+    with _looking_at(f"camera '{text}'"):
+        is_dir, is_file = path.is_dir(), path.is_file()
+    if is_dir:
         return FolderSource(path, loop=loop)
-    if path.is_file():
+    if is_file:
         if path.suffix.lower() in IMAGE_SUFFIXES:
             return ImageFilesSource([path], name=f"image:{path}", loop=loop)
         return VideoFileSource(path, loop=loop)
