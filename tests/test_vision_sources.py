@@ -62,6 +62,24 @@ def test_folder_replays_images_in_natural_order_then_runs_out(tmp_path: Path) ->
         assert tuple(int(v) for v in f[5, 5]) == (int(f[0, 0, 0]), 255 - int(f[0, 0, 0]), 7)
 
 
+def test_folder_order_is_the_same_whatever_order_the_file_system_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names the natural order counts alike ("shot01" and "shot1", "B" and "b") come in
+    the order of their names, not in the order the file system happens to list them;
+    a superscript digit among the digits ("x1²2") is no number, and no crash."""
+    names = ["shot1.png", "shot01.png", "b.png", "B.png", "x1²2.png", "x12.png"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    listed = sorted(tmp_path.iterdir())
+    orders = []
+    for order in (listed, listed[::-1]):
+        monkeypatch.setattr(Path, "iterdir", lambda self, order=order: iter(order))
+        orders.append([p.name for p in list_images(tmp_path)])
+    expected = ["B.png", "b.png", "shot01.png", "shot1.png", "x1²2.png", "x12.png"]
+    assert orders == [expected, expected]
+
+
 def test_hidden_files_in_a_folder_are_not_photos(tmp_path: Path) -> None:
     """A card written on a Mac holds ``._name.jpg`` beside each photo (AppleDouble
     metadata, no image); hidden files are not the folder's photos."""

@@ -174,9 +174,12 @@ def load_image(path: str | Path) -> Frame:
     return as_bgr(image, str(p))
 
 
-def _natural_key(path: Path) -> list[Any]:
-    """Sort ``frame2`` before ``frame10``."""
-    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
+def _natural_key(path: Path) -> tuple[list[Any], str]:
+    """Sort ``frame2`` before ``frame10``; names alike that way (``shot01`` and ``shot1``,
+    ``B`` and ``b``) by the name itself, not in the order the file system lists them."""
+    # re.split puts the digit runs at the odd places; "²" passes str.isdigit, not int().
+    parts = re.split(r"(\d+)", path.name)
+    return [int(t) if i % 2 else t.lower() for i, t in enumerate(parts)], path.name
 
 
 def list_images(folder: str | Path) -> list[Path]:
