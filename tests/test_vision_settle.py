@@ -360,6 +360,30 @@ def test_a_first_frame_is_never_settled_even_when_one_frame_is_enough(byler: Sce
 
 
 @needs_photos
+def test_a_hand_on_the_first_frame_is_not_the_picture_of_the_tray(byler: Scene) -> None:
+    """The table starts watching (a reset) while a hand still takes the last dice out:
+    the reader sees no dice there, but a first frame shows nothing still, so it is no
+    picture of the tray to hold later frames against. The throw after it settles as
+    one after an empty tray does, not held as a hand where the hand once was."""
+    hand = byler.render([], hand=(byler.width / 2, byler.height * 0.4))
+    empty = byler.render([])
+    frames, readings = throw(byler, 8, 5)
+
+    def run(first: np.ndarray) -> list[SettleState]:
+        settler = Settler()
+        events = [settler.update(first, EMPTY_READING)]
+        events += [settler.update(empty, EMPTY_READING) for _ in range(3)]
+        events += [settler.update(f, r) for f, r in zip(frames, readings, strict=True)]
+        return states(events)
+
+    calm, got = run(empty), run(hand)
+    assert calm[-2:] == [SETTLED, SETTLED], calm
+    # the hand leaving is one big change; then the tray is empty, and the throw as ever
+    assert got[:4] == [EMPTY, HAND, EMPTY, EMPTY], got
+    assert got[4:] == calm[4:], got
+
+
+@needs_photos
 def test_hand_that_stops_moving_stays_a_hand(byler: Scene) -> None:
     dice = resting(byler)
     reading = byler.reading(dice)

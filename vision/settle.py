@@ -12,9 +12,10 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
   reaching in. Seen as a big connected change between frames, or as a big region
   that differs from the *base* picture and is not a die, even when it keeps still.
   The base is the empty tray given to :meth:`Settler.set_reference`, else the last
-  frame that was SETTLED or EMPTY. A lasting change that is not a hand (a lamp
-  switched on, a shadow) would hold HAND forever, so after ``adopt_after`` still
-  frames in HAND the settler takes the scene as its new base.
+  frame that was SETTLED or EMPTY (not a first frame, which shows nothing still).
+  A lasting change that is not a hand (a lamp switched on, a shadow) would hold
+  HAND forever, so after ``adopt_after`` still frames in HAND the settler takes
+  the scene as its new base.
 * ``EMPTY``: the picture is still and the reader finds no dice.
 
 Motion is measured cheaply: the frame is shrunk to ``SettleConfig.work_side``
@@ -312,7 +313,9 @@ class Settler:
                 state = SettleState.MOVING
         if state is not SettleState.HAND:
             self._hand_still = 0
-        if state in (SettleState.SETTLED, SettleState.EMPTY):
+        if state in (SettleState.SETTLED, SettleState.EMPTY) and prev is not None:
+            # Not a first frame: a hand taking the last dice out may be on it, and as
+            # the base it would be a hand-sized change on every frame after it.
             self._still, self._still_reading = small, reading
 
         entered = state is not self._state
