@@ -277,6 +277,17 @@ def test_closed_source_refuses_to_read(tmp_path: Path) -> None:
         src.read()
 
 
+def test_a_video_closed_before_its_first_read_refuses_to_read(tmp_path: Path) -> None:
+    """The first frame is read when the video opens (a broken file fails then): once
+    closed, the video gives no frame, that one included."""
+    path = tmp_path / "clip.avi"
+    _write_video(path, [50, 60])
+    src = VideoFileSource(path)
+    src.close()
+    with pytest.raises(CameraError, match="closed"):
+        src.read()
+
+
 # -- usb ------------------------------------------------------------------
 
 

@@ -363,6 +363,10 @@ class VideoFileSource(_CaptureSource):
             raise CameraError(f"{self.name}: cannot rewind video")
         return frame
 
+    def close(self) -> None:
+        self._pending = None  # the first frame, read at opening, goes with the file
+        super().close()
+
 
 class PiCameraSource(_Source):
     """The Raspberry Pi camera through ``picamera2`` (Raspberry Pi OS's python3-picamera2)."""
