@@ -477,6 +477,55 @@ def test_source_camera_thread_puts_frames_only_when_wanted_and_reports_failure()
         bad.close()
 
 
+def test_a_live_camera_drops_its_old_frames_when_dice_are_wanted_again() -> None:
+    """Between throws the camera is not read; a webcam's driver meanwhile keeps frames
+    of the last throw's dice lying still, which would settle at once as the new throw.
+    Each time dice are wanted again the source is first told to drop them."""
+    import queue
+    import threading
+
+    import numpy as np
+
+    from table.hw.camera import SourceCamera
+    from table.service.ports import TableEvent
+
+    calls: list[str] = []
+    fresh = threading.Event()  # a read straight after a drop
+
+    class LiveSource:
+        name = "usb:0"
+
+        def drop_stale(self) -> None:
+            calls.append("drop")
+
+        def read(self) -> Any:
+            if calls and calls[-1] == "drop":
+                fresh.set()
+            calls.append("read")
+            return np.zeros((8, 8, 3), np.uint8)
+
+        def close(self) -> None:
+            pass
+
+    q: queue.Queue[TableEvent] = queue.Queue()
+    cam = SourceCamera("usb:0", fps=50)
+    cam.source = LiveSource()
+    cam.start(q.put)
+    try:
+        for _ in range(2):
+            fresh.clear()
+            cam.want(True)
+            assert fresh.wait(10)
+            cam.want(False)
+            for _ in range(3):
+                cam.frame_done()
+        assert calls[0] == "drop" and calls.count("drop") == 2
+        assert all(calls[i + 1] == "read" for i, c in enumerate(calls) if c == "drop")
+        assert "read" in calls[1 : calls.index("drop", 1)]
+    finally:
+        cam.close()
+
+
 def test_a_failed_camera_is_opened_again_when_dice_are_next_wanted(tmp_path: Path) -> None:
     """After a camera failure the table says "ROLL: try again", so a try must open the
     camera again: one plugged back in (here: a folder of frames that appears) gives

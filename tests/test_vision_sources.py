@@ -484,6 +484,47 @@ def test_a_path_too_long_to_look_at_is_a_camera_error(kind: str, tmp_path: Path)
         load_image(tmp_path / ("x" * 300 + ".jpg"))
 
 
+def test_usb_source_drops_the_frames_its_driver_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A webcam's driver keeps frames while nobody reads; after a pause they show the
+    tray as it was (the last throw). drop_stale throws them away, so the next read is
+    a frame taken now."""
+    from vision.sources import STALE_FRAMES
+
+    class BufferingCapture:
+        def __init__(self, device: Any) -> None:
+            self.kept = [_frame(10 + i) for i in range(4)]  # from before the pause
+
+        def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+            return True
+
+        def set(self, prop: int, value: float) -> bool:
+            return True
+
+        def _next(self) -> Any:
+            return self.kept.pop(0) if self.kept else _frame(99)  # 99: taken now
+
+        def grab(self) -> bool:
+            self._next()
+            return True
+
+        def read(self) -> tuple[bool, Any]:
+            return True, self._next()
+
+        def release(self) -> None:
+            pass
+
+    monkeypatch.setattr(cv2, "VideoCapture", BufferingCapture)
+    with open_source("usb:0") as src:
+        assert int(src.read()[0, 0, 0]) == 10  # without dropping: an old frame
+    assert STALE_FRAMES >= 4
+    with open_source("usb:0") as src:
+        assert isinstance(src, DeviceSource)
+        src.drop_stale()
+        assert int(src.read()[0, 0, 0]) == 99
+    with pytest.raises(CameraError, match="source is closed"):
+        src.drop_stale()
+
+
 def test_usb_driver_error_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:
     class BrokenCapture:
         def __init__(self, device: Any) -> None:

@@ -287,6 +287,11 @@ class _CaptureSource(_Source):
             self._cap = None
 
 
+# Frames a webcam's driver may hold from before a pause (V4L2 buffers; OpenCV's default
+# is four), and one more.
+STALE_FRAMES = 5
+
+
 class DeviceSource(_CaptureSource):
     """A USB webcam (any V4L2 device) through OpenCV, by index or ``/dev/videoN``."""
 
@@ -310,6 +315,19 @@ class DeviceSource(_CaptureSource):
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
         self._cap = cap
+
+    def drop_stale(self) -> None:
+        """Throw away the frames the driver kept while nobody read (V4L2 keeps several,
+        OpenCV asks for about four): after a pause they show the tray as it was when
+        reading stopped, the last throw's dice lying still, not as it is now."""
+        if self._cap is None:
+            raise CameraError(f"{self.name}: source is closed")
+        for _ in range(STALE_FRAMES):
+            try:
+                if not self._cap.grab():
+                    return
+            except cv2.error as err:
+                raise CameraError(f"{self.name}: capture failed [{_short(err)}]") from None
 
     def read(self) -> Frame:
         # A webcam may drop one frame while it adjusts; two misses in a row mean it is gone.

@@ -31,9 +31,12 @@ class _Paced:
         self._stop = threading.Event()
         self._slots = threading.BoundedSemaphore(IN_FLIGHT)
         self._thread: threading.Thread | None = None
+        self._resumed = False
 
     def want(self, flag: bool) -> None:
         if flag:
+            if not self._wanted.is_set():
+                self._resumed = True  # frames a live camera kept meanwhile are old
             self._wanted.set()
         else:
             self._wanted.clear()
@@ -111,6 +114,13 @@ class SourceCamera(_Paced):
             while self._wait_turn():
                 try:
                     self.open()
+                    if self._resumed:
+                        self._resumed = False
+                        # A webcam's driver kept frames from before the pause: the
+                        # last throw's dice, lying still, which would settle at once.
+                        drop = getattr(self.source, "drop_stale", None)
+                        if drop is not None:
+                            drop()
                     image = self.source.read()
                 except CameraError as exc:
                     self._failed()
