@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
+from table.cli import main
 from table.game import replay
 from table.gamelog import load
 from table.service.demo import DEMO_PLAYS
@@ -74,3 +76,14 @@ def test_demo_with_a_missing_frames_folder_says_so_at_once(tmp_path: Path) -> No
     proc = _demo("--out", str(tmp_path / "o"), "--frames", str(tmp_path / "nope"), tmp=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"dicetable demo: {tmp_path / 'nope'}: no such folder of frames"
+
+
+def test_demo_of_no_game_is_a_bad_argument(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--games ""` (an unset shell variable) or `--games ,` played nothing and exited 0."""
+    for games in ("", ",", " , "):
+        assert main(["demo", "--out", str(tmp_path / "o"), "--games", games]) == 2
+        err = capsys.readouterr().err
+        assert err == "dicetable demo: --games names no game (demos: mex, mexico, mexen)\n"
+    assert not (tmp_path / "o").exists()

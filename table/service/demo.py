@@ -228,6 +228,9 @@ def play(
 
 def run(args: argparse.Namespace) -> int:
     games = [g.strip() for g in str(args.games).split(",") if g.strip()]
+    if not games:
+        print(f"dicetable demo: --games names no game (demos: {', '.join(GAMES)})", file=sys.stderr)
+        return 2
     unknown = [g for g in games if g not in DEMO_PLAYS]
     if unknown:
         print(
