@@ -6,6 +6,11 @@
 #   sudo firmware_config/install.sh --boot-config yes
 #   firmware_config/install.sh --root /tmp/pi --no-apt --no-pip   # into a folder (tests)
 #
+#   --boot-config yes|no|ask   add the boot config fragment (step 6); ask (the default)
+#                              is no without a terminal
+#   --root DIR                 install into DIR instead of /
+#   --no-apt, --no-pip         skip step 1, the pip install of step 3
+#
 # What it does, each step only if not done yet:
 #   1. apt: python3-venv, python3-picamera2, python3-libcamera, i2c-tools (--no-apt skips)
 #   2. a system user "dicetable" in the groups gpio, i2c, video; the sudo user
@@ -23,11 +28,13 @@ DO_APT=1
 DO_PIP=1
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }   # the comment block above
+bad() { echo "install.sh: $* (see --help)" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
-        --root) ROOT=${2:?--root needs a folder}; shift 2 ;;
-        --boot-config) BOOT_CONFIG=${2:?--boot-config needs yes, no or ask}; shift 2 ;;
+        --root) [ -n "${2:-}" ] || bad "--root needs a folder"; ROOT=$2; shift 2 ;;
+        --boot-config) [ -n "${2:-}" ] || bad "--boot-config needs yes, no or ask"
+            BOOT_CONFIG=$2; shift 2 ;;
         --no-apt) DO_APT=0; shift ;;
         --no-pip) DO_PIP=0; shift ;;
         -h|--help) usage; exit 0 ;;

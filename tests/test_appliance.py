@@ -308,6 +308,42 @@ def test_install_rejects_unknown_arguments(tmp_path: Path) -> None:
     assert "unknown argument '--frobnicate'" in proc.stderr
 
 
+def _install_script(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(ROOT / "firmware_config" / "install.sh"), *args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_install_help_is_the_scripts_comment_and_names_every_option() -> None:
+    """--help printed "set -euo pipefail", the script's first line of code, below its text."""
+    proc = _install_script("--help")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.startswith("Install dicetable on a Raspberry Pi")
+    assert proc.stdout.rstrip().endswith("only with consent")
+    assert "set -" not in proc.stdout and "pipefail" not in proc.stdout
+    for option in ("--boot-config yes|no|ask", "--root DIR", "--no-apt", "--no-pip"):
+        assert option in proc.stdout, option
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["--root"], "install.sh: --root needs a folder (see --help)"),
+        (["--root", ""], "install.sh: --root needs a folder (see --help)"),
+        (["--boot-config"], "install.sh: --boot-config needs yes, no or ask (see --help)"),
+    ],
+)
+def test_install_option_without_its_value_is_one_line_and_exit_2(
+    args: list[str], line: str
+) -> None:
+    """It was exit 1 and bash's "install.sh: line 29: 2: --root needs a folder"."""
+    proc = _install_script(*args)
+    assert (proc.returncode, proc.stderr, proc.stdout) == (2, line + "\n", "")
+
+
 # ---------------------------------------------------------------------------
 # The notify protocol from the running table
 
