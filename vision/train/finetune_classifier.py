@@ -100,6 +100,46 @@ class FoldedNet(nn.Module):
         return self.fc(torch.flatten(self.body(x).mean(dim=(2, 3)), 1))
 
 
+def widen(net: FoldedNet, factor: float, rng: np.random.Generator) -> None:
+    """Give every layer of channels ``factor`` times as many, computing the same numbers:
+    each new channel of a full convolution gets random weights (drawn like that layer's
+    own) and no bias, the depthwise convolution after it a copy of one of its filters, and
+    the next full convolution (or the last linear layer) weight 0 on it. So the network
+    starts where the file left off, and training can use the room it now has."""
+    layers = list(net.body)
+    convs = [m for m in layers if isinstance(m, nn.Conv2d)]
+    added: list[int] = []  # new channels of the layer being read, appended after the old
+    for conv in convs:
+        w = conv.weight.data
+        b = conv.bias.data if conv.bias is not None else torch.zeros(w.shape[0])
+        if conv.groups > 1:  # depthwise: one filter per channel, copied for new channels
+            if added:
+                src = [int(i) for i in added]
+                w = torch.cat([w, w[src]])
+                b = torch.cat([b, torch.zeros(len(src))])
+                conv.groups = conv.in_channels = conv.out_channels = w.shape[0]
+            conv.weight.data, conv.bias.data = w, b
+            continue
+        if added:  # the new input channels count for nothing yet
+            w = torch.cat([w, torch.zeros(w.shape[0], len(added), *w.shape[2:])], dim=1)
+            conv.in_channels = w.shape[1]
+        n = w.shape[0]
+        k = round(n * (factor - 1.0))
+        std = float(w.std())
+        new = torch.from_numpy(rng.normal(0.0, std, (k, *w.shape[1:])).astype(np.float32))
+        if added:
+            new[:, -len(added) :] = 0.0
+        conv.weight.data = torch.cat([w, new])
+        conv.bias.data = torch.cat([b, torch.zeros(k)])
+        conv.out_channels = n + k
+        # which old channel each new one's depthwise filter is copied from
+        added = [int(i) for i in rng.integers(0, n, k)]
+    assert net.fc is not None
+    fw = net.fc.weight.data
+    net.fc.weight.data = torch.cat([fw, torch.zeros(fw.shape[0], len(added))], dim=1)
+    net.fc.in_features = net.fc.weight.shape[1]
+
+
 # --augment light: milder than colour_jitter's defaults (hue, saturation, brightness and
 # contrast less far, channel order as often, never grey or negative), blur up to 0.6.
 LIGHT: dict[str, float] = {
@@ -135,6 +175,20 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20261201)
     ap.add_argument("--name", default="finetuned")
+    ap.add_argument(
+        "--widen",
+        type=float,
+        default=1.0,
+        help="first give every layer this many times its channels, computing the same "
+        "numbers (widen); 1: as the file is",
+    )
+    ap.add_argument(
+        "--covered-share",
+        type=float,
+        default=0.0,
+        help="of the negatives, real dice partly covered (train_classifier --covered-share; "
+        "the shipped network was trained with 0.25)",
+    )
     args = ap.parse_args()
     if args.name.startswith("classifier"):
         raise SystemExit("--name: a classifier* file is averaged in at once; name it otherwise")
@@ -148,6 +202,14 @@ def main() -> None:
     print(f"rebuilt {args.start}: largest logit difference {diff:.2g}", flush=True)
     if diff > 1e-3:
         raise SystemExit("the rebuilt network does not compute what the file does")
+    if args.widen != 1.0:
+        if args.widen < 1.0:
+            raise SystemExit("--widen: at least 1")
+        widen(net, args.widen, rng)
+        diff = check_rebuilt(net, args.start, norm)
+        print(f"widened x{args.widen}: largest logit difference {diff:.2g}", flush=True)
+        if diff > 1e-3:
+            raise SystemExit("the widened network does not compute what the file does")
     photos = load_tuning("fit")
     mined = mine(photos)
     bank = synth_bank(photos, args.synth, max(1, args.threads), args.seed)
@@ -160,6 +222,7 @@ def main() -> None:
         norm,
         jitter=LIGHT if light else None,
         max_blur=0.6 if light else 1.0,
+        covered_share=args.covered_share,
     )
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.iters)

@@ -60,6 +60,9 @@ ARCHS: dict[str, tuple[int, tuple[tuple[int, int], ...]]] = {
     "full": (32, ((64, 2), (64, 1), (64, 1), (128, 2), (128, 1), (128, 1), (192, 2), (192, 1))),
     "lean": (16, ((64, 2), (64, 1), (128, 2), (128, 1), (128, 1), (192, 2), (192, 1))),
     "narrow": (16, ((48, 2), (48, 1), (48, 1), (96, 2), (96, 1), (96, 1), (160, 2), (160, 1))),
+    # "full" half as wide again (about twice its sums): does more room read more of the
+    # dice the shipped shape doubts even among its own training photos?
+    "wide": (48, ((96, 2), (96, 1), (96, 1), (192, 2), (192, 1), (192, 1), (288, 2), (288, 1))),
 }
 
 
