@@ -406,9 +406,7 @@ class LogWriter:
         try:
             writer._write(first)
         except OSError:
-            writer.close()
-            with contextlib.suppress(OSError):
-                p.unlink()
+            writer.discard()
             raise
         fsync_dir(p.parent)
         return writer
@@ -480,6 +478,13 @@ class LogWriter:
 
     def close(self) -> None:
         self._fh.close()
+
+    def discard(self) -> None:
+        """Close the log and remove it: a new log that never became a game (its header,
+        or the mark that makes it the game in progress, was refused)."""
+        self.close()
+        with contextlib.suppress(OSError):
+            self.path.unlink()
 
     def __enter__(self) -> LogWriter:
         return self

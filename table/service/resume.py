@@ -121,9 +121,7 @@ class DataDir:
         try:
             atomic_write(self.current_path, (path.name + "\n").encode("utf-8"))
         except OSError:  # not marked in progress, the game does not start: nor does its log
-            writer.close()
-            with contextlib.suppress(OSError):
-                path.unlink()
+            writer.discard()
             raise
         return writer
 
