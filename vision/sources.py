@@ -270,13 +270,19 @@ class _CaptureSource(_Source):
     def __init__(self) -> None:
         self._cap: Any = None
 
-    def _grab(self) -> Frame | None:
+    @contextlib.contextmanager
+    def _capturing(self) -> Iterator[Any]:
+        """The open capture; a closed source or a driver error is a CameraError."""
         if self._cap is None:
             raise CameraError(f"{self.name}: source is closed")
         try:
-            ok, frame = self._cap.read()
+            yield self._cap
         except cv2.error as err:
             raise CameraError(f"{self.name}: capture failed [{_short(err)}]") from None
+
+    def _grab(self) -> Frame | None:
+        with self._capturing() as cap:
+            ok, frame = cap.read()
         if not ok or frame is None or frame.size == 0:
             return None
         return as_bgr(frame, self.name)
@@ -320,14 +326,10 @@ class DeviceSource(_CaptureSource):
         """Throw away the frames the driver kept while nobody read (V4L2 keeps several,
         OpenCV asks for about four): after a pause they show the tray as it was when
         reading stopped, the last throw's dice lying still, not as it is now."""
-        if self._cap is None:
-            raise CameraError(f"{self.name}: source is closed")
-        for _ in range(STALE_FRAMES):
-            try:
-                if not self._cap.grab():
+        with self._capturing() as cap:
+            for _ in range(STALE_FRAMES):
+                if not cap.grab():
                     return
-            except cv2.error as err:
-                raise CameraError(f"{self.name}: capture failed [{_short(err)}]") from None
 
     def read(self) -> Frame:
         # A webcam may drop one frame while it adjusts; two misses in a row mean it is gone.
