@@ -114,9 +114,8 @@ def widen(net: FoldedNet, factor: float, rng: np.random.Generator) -> None:
         b = conv.bias.data if conv.bias is not None else torch.zeros(w.shape[0])
         if conv.groups > 1:  # depthwise: one filter per channel, copied for new channels
             if added:
-                src = [int(i) for i in added]
-                w = torch.cat([w, w[src]])
-                b = torch.cat([b, torch.zeros(len(src))])
+                w = torch.cat([w, w[added]])
+                b = torch.cat([b, torch.zeros(len(added))])
                 conv.groups = conv.in_channels = conv.out_channels = w.shape[0]
             conv.weight.data, conv.bias.data = w, b
             continue
