@@ -3,7 +3,13 @@ or thresholds ever reaches the held-out images."""
 
 from __future__ import annotations
 
-from vision.dataset import Part, in_part
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.dataset import DatasetError, Part, in_part, load_set
 
 N = 400
 
@@ -31,3 +37,58 @@ def test_half_is_two_thirds_of_fit_and_never_calibration_or_heldout() -> None:
     assert half <= _part("fit")
     assert half.isdisjoint(_part("calib")) and half.isdisjoint(_part("heldout"))
     assert 3 * len(half) == 2 * len(_part("fit"))
+
+
+# Without the labelled photos (no ../shared beside the repository, DICETABLE_SHARED set
+# wrong) or with a broken manifest, the benchmark scripts say so in one line and exit 2;
+# they ended in a FileNotFoundError or IndexError traceback.
+
+
+def test_missing_photos_are_a_dataset_error_naming_the_manifest(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match=r"no labelled photos at .*byler_d6.manifest\.json"):
+        load_set("byler_d6", "tune", tmp_path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        '{"pictures": []}',
+        '{"images": [{"file": "images/a.jpg"}]}',
+        '{"images": [{"file": "a.jpg", "width": 9, "height": 9, "dice": [{"value": "x"}]}]}',
+        '{"images": []}',
+        "[1, 2]",
+    ],
+)
+def test_a_broken_manifest_is_a_dataset_error(tmp_path: Path, text: str) -> None:
+    (tmp_path / "byler_d6").mkdir()
+    (tmp_path / "byler_d6" / "manifest.json").write_text(text, encoding="utf-8")
+    with pytest.raises(DatasetError):
+        load_set("byler_d6", "all", tmp_path)
+
+
+@pytest.mark.parametrize("module", ["bench", "robustness"])
+def test_scripts_without_photos_print_one_line_and_exit_2(
+    module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DICETABLE_SHARED", str(tmp_path / "nowhere"))
+    main = importlib.import_module(f"vision.{module}").main
+    assert main(["byler_d6", "--no-big"] if module == "bench" else ["byler_d6"]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.count("\n") == 1 and "no labelled photos at" in out.err
+
+
+def test_bench_reports_a_set_whose_part_has_no_image(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "byler_d6").mkdir()
+    entry = {"file": "images/a.jpg", "width": 9, "height": 9, "dice": []}
+    (tmp_path / "byler_d6" / "manifest.json").write_text(
+        json.dumps({"images": [entry]}), encoding="utf-8"
+    )
+    monkeypatch.setenv("DICETABLE_SHARED", str(tmp_path))
+    from vision import bench
+
+    assert bench.main(["byler_d6", "--no-big", "--repeat", "1"]) == 0  # held-out: no image
+    assert "byler_d6 [heldout]: 0 images, 0 dice" in capsys.readouterr().out

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classify import CROP_SIDE, Classifier
-from vision.dataset import SETS, LabelledImage, Part, load_set
+from vision.dataset import SETS, DatasetError, LabelledImage, Part, load_set
 from vision.reader import PipReader
 from vision.types import DieReading
 
@@ -142,7 +142,7 @@ def pct(a: int, b: int) -> str:
 def _imread(img: LabelledImage) -> npt.NDArray[np.uint8]:
     frame = cv2.imread(str(img.path), cv2.IMREAD_COLOR)
     if frame is None:
-        raise SystemExit(f"cannot read {img.path}")
+        raise DatasetError(f"cannot read {img.path}, listed in its set's manifest.json")
     return np.asarray(frame, np.uint8)
 
 
@@ -175,6 +175,8 @@ def report(set_name: str, part: str, sc: Score, verbose: int) -> None:
         print("  refused as: " + ", ".join(f"{r} {n}" for r, n in sc.refusals.most_common()))
     print(f"  extra   {sc.extra}, stray refusals {sc.stray}")
     print(f"  images fully right {pct(sc.images_right, sc.images)}")
+    if not sc.ms:  # a part with no image (a set of one photo has no held-out part)
+        return
     print(f"  ms per image: median {np.median(ms):.1f}, p95 {np.percentile(ms, 95):.1f}")
     if sc.reads > 1:
         fast = np.array(sc.fastest_ms)
@@ -214,6 +216,14 @@ def reader_with(networks: list[Path] | None) -> PipReader | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except DatasetError as exc:
+        print(f"python -m vision.bench: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n")[0])
     ap.add_argument("sets", nargs="*", default=list(SETS), help=f"sets (default: {' '.join(SETS)})")
     part_arg = ap.add_mutually_exclusive_group()
@@ -253,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"unknown set {s!r}; known: {', '.join(SETS)}", file=sys.stderr)
             return 2
         report(s, part, run_set(reader, s, part, args.repeat), args.verbose)
-    if not args.no_big:
-        img = load_set(SETS[0], part)[0]
+    if not args.no_big and (some := load_set(SETS[0], part)):
+        img = some[0]
         frame = _imread(img)
         big = np.asarray(cv2.resize(frame, (4000, 3000), interpolation=cv2.INTER_CUBIC), np.uint8)
         reader.read(big)

@@ -51,6 +51,11 @@ class LabelledImage:
         return self.path.name
 
 
+class DatasetError(Exception):
+    """The labelled photos are not where they were looked for, or their manifest is
+    unreadable: one line for a person, never a traceback."""
+
+
 def default_data_dir() -> Path:
     """``$DICETABLE_SHARED`` if set, else ``../shared/data/dice`` beside the repository."""
     env = os.environ.get("DICETABLE_SHARED")
@@ -77,20 +82,40 @@ def in_part(index: int, part: Part) -> bool:
 def load_set(
     set_name: str, part: Part = "all", data_dir: Path | None = None
 ) -> list[LabelledImage]:
-    """The images of one set, sorted by file name, restricted to ``part``."""
+    """The images of one set, sorted by file name, restricted to ``part``.
+
+    A missing folder or manifest, or one that is not the manifest described in the data
+    folder's README, is a ``DatasetError`` naming the file (and ``$DICETABLE_SHARED``,
+    which points elsewhere)."""
     root = (data_dir or default_data_dir()) / set_name
-    with open(root / "manifest.json", encoding="utf-8") as fh:
-        manifest = json.load(fh)
-    entries = sorted(manifest["images"], key=lambda e: str(e["file"]))
-    out: list[LabelledImage] = []
-    for i, e in enumerate(entries):
-        if not in_part(i, part):
-            continue
-        dice = tuple(
-            LabelledDie(int(d["value"]), tuple(float(v) for v in d["bbox"]))  # type: ignore[arg-type]
-            for d in e["dice"]
-        )
-        out.append(
-            LabelledImage(set_name, root / str(e["file"]), int(e["width"]), int(e["height"]), dice)
-        )
-    return out
+    path = root / "manifest.json"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            manifest = json.load(fh)
+    except FileNotFoundError:
+        raise DatasetError(
+            f"no labelled photos at {path} (set DICETABLE_SHARED to the folder that holds "
+            f"{set_name}/)"
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"cannot read {path}: {exc}") from None
+    try:
+        entries = sorted(manifest["images"], key=lambda e: str(e["file"]))
+        every = [
+            LabelledImage(
+                set_name,
+                root / str(e["file"]),
+                int(e["width"]),
+                int(e["height"]),
+                tuple(
+                    LabelledDie(int(d["value"]), tuple(float(v) for v in d["bbox"]))  # type: ignore[arg-type]
+                    for d in e["dice"]
+                ),
+            )
+            for e in entries
+        ]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DatasetError(f"{path} is not a manifest of labelled photos ({exc!r})") from None
+    if not every:
+        raise DatasetError(f"{path} lists no images")
+    return [img for i, img in enumerate(every) if in_part(i, part)]
