@@ -653,6 +653,19 @@ def test_an_empty_data_folder_is_refused_not_taken_as_here(
     assert "--data: an empty path is no folder" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("given", ["nan", "inf", "-inf", "0", "-5", "soon", ""])
+def test_run_seconds_must_be_a_finite_length(
+    given: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--seconds nan ran for good (no clock reading is past nan); 0 or less stopped at
+    once and inf never: each is now one line and exit 2, before anything starts."""
+    from table.cli import main
+
+    assert main(["run", "--stand-ins", "--data", str(tmp_path), "--seconds", given]) == 2
+    err = capsys.readouterr().err
+    assert "--seconds" in err and "Traceback" not in err
+
+
 def _pi_extra() -> list[str]:
     import tomllib
 

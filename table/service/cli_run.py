@@ -16,6 +16,7 @@ A bad config, data folder or script ends with one line naming it and exit 2.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -47,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR", type=_folder, help="data folder (logs, settings)")
     parser.add_argument("--png-dir", metavar="DIR", type=Path, help="save every screen as PNG")
     parser.add_argument("--gif", metavar="PATH", type=Path, help="save the screens as a GIF")
-    parser.add_argument("--seconds", metavar="N", type=float, help="stop after N seconds")
+    parser.add_argument("--seconds", metavar="N", type=_seconds, help="stop after N seconds")
     parser.add_argument("--seed", type=int, help="seed for software dice (default: the clock)")
     parser.add_argument(
         "--state-json", metavar="PATH", type=Path, help="write the game's state at start and end"
@@ -88,6 +89,20 @@ def _folder(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path is no folder")
     return Path(text)
+
+
+def _seconds(text: str) -> float:
+    """A run's length: a finite number of seconds, more than 0. "nan" compares false with
+    every clock reading, so such a run never stopped; "inf" is no limit (leave it out)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a number of seconds more than 0 (leave it out to run until stopped)"
+        )
+    return value
 
 
 def stop_on_signal(stop: Callable[[str], None]) -> Callable[[int, FrameType | None], None]:
