@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PIL import Image, ImageChops
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from table.service.screens import (
     Choose,
@@ -300,3 +300,26 @@ def test_a_turn_s_info_line_drops_its_last_parts_whole() -> None:
     both = Turn("P1", "round 1  throw 1/3", "roll, then press ROLL", "now 63  pot 4  pirate P2 x2")
     assert overflow(both) == ()
     assert render(both).tobytes() != render(replace(both, info="now 63  pot 4")).tobytes()
+
+
+def test_a_number_after_a_name_ending_in_one_stands_apart() -> None:
+    """The font's space is 2 px at the small sizes, so "HAL 9000 32" read as "HAL
+    900032" and "P1 0" as "P10". A space between two digits is now wider than any gap
+    inside a number; a space elsewhere stays as it was."""
+    digits = render(Message("game over", "9000 32"))
+    assert _widest_gap(digits, 14, 26) >= 3
+    one_number = render(Message("game over", "900032"))
+    assert _widest_gap(one_number, 14, 26) < 3
+    plain = Message("game over", "Ann wins")
+    drawn = Image.new("1", (128, 12), 0)
+    ImageDraw.Draw(drawn).text((0, 0), "Ann wins", font=ImageFont.load_default(size=10), fill=1)
+    assert _widest_gap(render(plain), 14, 26) == _widest_gap(drawn, 0, 12)
+
+
+def test_the_parts_of_a_line_are_measured_as_they_are_drawn() -> None:
+    """A round end's extra line chose a size at which its parts fitted without the 1 px
+    each is drawn wider, and then cut the last one: "1 Mexx" was left out of "P1 is out
+    Ann 65  1 Mexx" (and of "... P2 500 ..." once a space between digits grew)."""
+    rows = (("P1", "0"), ("P2", "3"), ("Ann", "1"))
+    for extra in ("P1 is out  Ann 65  1 Mexx", "P1 is out  P2 500  1 Mexx"):
+        assert overflow(RoundEnd("round 3 over", "P1 loses 2 lives", rows, extra)) == ()

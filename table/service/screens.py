@@ -10,6 +10,7 @@ shrinks first, then the text is cut with "..", so nothing is drawn off-screen.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -177,10 +178,43 @@ def drawable(text: str) -> str:
 _MEASURE = ImageDraw.Draw(Image.new("1", (1, 1), 0))
 
 
+# The built-in font's space is 2 px wide up to size 10, not much more than the 1 px
+# between two letters, so a number after a name ending in one ran into it: "P1 0" read
+# as "P10", "HAL 9000 32" as "HAL 900032". A single space between two digits is drawn
+# 1 px wider (3 px: 2 px more spoils lines that fit now); every other space as the font
+# has it.
+_WIDER_SPACE = {8: 1, 9: 1, 10: 1}
+_BETWEEN_DIGITS = re.compile(r"(?<=[0-9]) (?=[0-9])")
+
+
+@lru_cache(maxsize=4096)
+def _runs(text: str, size: int) -> tuple[tuple[int, str], ...]:
+    """``text`` (as drawable) in the runs it is drawn as, each with its x offset: one run
+    unless it has a space to widen."""
+    shown = drawable(text)
+    extra = _WIDER_SPACE.get(size, 0)
+    cuts = [m.start() for m in _BETWEEN_DIGITS.finditer(shown)] if extra else []
+    if not cuts:
+        return ((0, shown),)
+    font = _font(size)
+    runs: list[tuple[int, str]] = []
+    start, x = 0, 0.0
+    for cut in [*cuts, len(shown)]:
+        run = shown[start:cut]
+        runs.append((round(x), run))
+        # the run, its space and the extra room; kerning across a space is nothing
+        x += _MEASURE.textlength(run + " ", font=font) + extra
+        start = cut + 1
+    return tuple(runs)
+
+
 def _bbox(text: str, size: int) -> tuple[int, int, int, int]:
     if not text:
         return (0, 0, 0, size)
-    left, top, right, bottom = _MEASURE.textbbox((0, 0), drawable(text), font=_font(size))
+    font = _font(size)
+    boxes = [_MEASURE.textbbox((x, 0), run, font=font) for x, run in _runs(text, size)]
+    left, top = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    right, bottom = max(b[2] for b in boxes), max(b[3] for b in boxes)
     return int(left), int(top), int(math.ceil(right)), int(math.ceil(bottom))
 
 
@@ -231,7 +265,6 @@ class _Canvas:
         fitted, size = _fit(text, sizes, width)
         if fitted != text:
             self.lost.append(text)
-        font = _font(size)
         left, _top, right, _bottom = _bbox(fitted, size)
         top, height = _line_metrics(size)
         if y + height > HEIGHT:
@@ -240,7 +273,7 @@ class _Canvas:
             return y
         if fitted:
             tx = (width - (right - left)) // 2 - left if center else -left
-            self._clipped(x, y, width, height, (tx, -top), fitted, font, 1)
+            self._clipped(x, y, width, height, (tx, -top), fitted, size, 1)
         return y + height + 1
 
     def _clipped(
@@ -251,7 +284,7 @@ class _Canvas:
         height: int,
         at: tuple[int, int],
         text: str,
-        font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
+        size: int,
         fill: int,
     ) -> None:
         """Draw ``text`` clipped to the box (x, y, width, height) of the screen."""
@@ -260,9 +293,10 @@ class _Canvas:
         if x1 <= x0 or y1 <= y0:
             return
         tile = Image.new("1", (x1 - x0, y1 - y0), 0)
-        ImageDraw.Draw(tile).text(
-            (at[0] + x - x0, at[1] + y - y0), drawable(text), font=font, fill=1
-        )
+        pen = ImageDraw.Draw(tile)
+        font = _font(size)
+        for dx, run in _runs(text, size):
+            pen.text((at[0] + x - x0 + dx, at[1] + y - y0), run, font=font, fill=1)
         colour = Image.new("1", tile.size, fill)
         self.image.paste(colour, (self.ox + x0, self.oy + y0), tile)
 
@@ -275,10 +309,9 @@ class _Canvas:
         fitted, size = _fit(text, (size,), WIDTH - 4)
         if fitted != text:
             self.lost.append(text)
-        font = _font(size)
         left = _bbox(fitted, size)[0]
         top, height = _line_metrics(size)
-        self._clipped(2, y, WIDTH - 4, height, (-left, -top), fitted, font, 0)
+        self._clipped(2, y, WIDTH - 4, height, (-left, -top), fitted, size, 0)
 
 
 _LINE = _SMALL + 1  # pitch of the standings' lines
@@ -294,7 +327,8 @@ def _first_parts(text: str, sizes: tuple[int, ...] = (_SMALL, 9)) -> tuple[list[
     parts = [p for p in text.split("  ") if p]
     for k in range(len(parts), 1, -1):
         for size in sizes:
-            if sum(_width(p, size) for p in parts[:k]) + _GAP * (k - 1) <= WIDTH:
+            # as _parts lays them out: each but the last takes its width, 1 px and the gap
+            if sum(_width(p, size) for p in parts[:k]) + (_GAP + 1) * (k - 1) <= WIDTH:
                 return parts[:k], size
     return parts[:1], sizes[0]
 
