@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import types
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from vision.sources import (
     PiCameraSource,
     SourceExhausted,
     VideoFileSource,
+    claimed_size,
     iter_frames,
     list_images,
     load_image,
@@ -555,3 +557,50 @@ def test_a_photo_opencv_cannot_decode_says_so_without_its_warnings(
     with pytest.raises(CameraError, match="not an image OpenCV can read"):
         load_image(path)
     assert "WARN" not in capfd.readouterr().err
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A well-formed PNG of ``width`` x ``height`` black pixels, a few hundred bytes:
+    zlib packs the rows of zeros."""
+    raw = zlib.compressobj(9)
+    row = b"\x00" * (1 + width)  # filter byte, then grey pixels
+    body = b"".join(raw.compress(row) for _ in range(min(height, 64))) + raw.flush()
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data).to_bytes(4, "big")
+        return len(data).to_bytes(4, "big") + kind + data + crc
+
+    ihdr = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0])
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
+
+
+def test_a_photo_claiming_a_huge_size_is_refused_before_decoding(tmp_path: Path) -> None:
+    """OpenCV decodes up to a gigapixel: a small PNG or JPEG whose header claims 40000 x
+    40000 was decoded into gigabytes before the reader could shrink it. The header is read
+    first, and anything over MAX_IMAGE_PIXELS is one line of error."""
+    png = tmp_path / "huge.png"
+    png.write_bytes(_png_claiming(40000, 40000))
+    assert png.stat().st_size < 10_000
+    with pytest.raises(CameraError, match=r"huge\.png: says it is 40000 x 40000 pixels"):
+        load_image(png)
+    ok, jpg = cv2.imencode(".jpg", _frame(40))
+    data = bytearray(jpg.tobytes())
+    sof = next(i for i in range(2, len(data) - 1) if data[i] == 0xFF and data[i + 1] == 0xC0)
+    data[sof + 5 : sof + 9] = (60000).to_bytes(2, "big") + (50000).to_bytes(2, "big")
+    big_jpg = tmp_path / "huge.jpg"
+    big_jpg.write_bytes(bytes(data))
+    with pytest.raises(CameraError, match=r"50000 x 60000 pixels, more than 200 megapixels"):
+        load_image(big_jpg)
+
+
+@pytest.mark.parametrize("ext", [".png", ".jpg", ".bmp", ".webp"])
+def test_the_claimed_size_of_an_ordinary_photo_is_its_size(ext: str, tmp_path: Path) -> None:
+    frame = _frame(40)[:37, :53]
+    ok, data = cv2.imencode(ext, frame)
+    assert ok and claimed_size(data.tobytes()) == (53, 37)
+    path = tmp_path / f"small{ext}"
+    path.write_bytes(data.tobytes())
+    assert load_image(path).shape[:2] == (37, 53)
+    small = tmp_path / "ok.png"
+    small.write_bytes(_png_claiming(300, 20))
+    assert load_image(small).shape == (20, 300, 3)

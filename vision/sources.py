@@ -151,6 +151,56 @@ def _file_bytes(p: Path) -> bytes:
     return data
 
 
+# The most pixels a photo may claim. A 12 MP camera is what the table uses, phones take up
+# to 200 MP; OpenCV's own limit is a gigapixel, 3 GB decoded, more than a Pi has. A
+# damaged or made-up header (a few hundred bytes of PNG can claim 40000 x 40000) would
+# otherwise be decoded into that much memory before the reader shrinks it.
+MAX_IMAGE_PIXELS = 200_000_000
+
+
+def claimed_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) as a PNG, JPEG, BMP or WebP header states it, before decoding;
+    None for other formats or a header too short to say."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data[:2] == b"BM" and len(data) >= 26:
+        w = int.from_bytes(data[18:22], "little", signed=True)
+        h = int.from_bytes(data[22:26], "little", signed=True)
+        return abs(w), abs(h)
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and len(data) >= 30:
+        kind = data[12:16]
+        if kind == b"VP8X":
+            return 1 + int.from_bytes(data[24:27], "little"), 1 + int.from_bytes(
+                data[27:30], "little"
+            )
+        if kind == b"VP8L":
+            bits = int.from_bytes(data[21:25], "little")
+            return 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+        if kind == b"VP8 ":
+            w = int.from_bytes(data[26:28], "little") & 0x3FFF
+            h = int.from_bytes(data[28:30], "little") & 0x3FFF
+            return w, h
+        return None
+    if data[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 <= len(data):
+            if data[i] != 0xFF:
+                return None
+            marker = data[i + 1]
+            if marker == 0xFF:  # fill byte
+                i += 1
+                continue
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
+                i += 2
+                continue
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a frame
+                h = int.from_bytes(data[i + 5 : i + 7], "big")
+                w = int.from_bytes(data[i + 7 : i + 9], "big")
+                return w, h
+            i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
+    return None
+
+
 def load_image(path: str | Path) -> Frame:
     """Read one photo as BGR uint8, or raise :class:`CameraError` saying why not."""
     p = Path(path)
@@ -162,6 +212,12 @@ def load_image(path: str | Path) -> Frame:
         data = np.frombuffer(_file_bytes(p), dtype=np.uint8)
     if data.size == 0:
         raise CameraError(f"{p}: file is empty")
+    size = claimed_size(data[:65536].tobytes())
+    if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
+        raise CameraError(
+            f"{p}: says it is {size[0]} x {size[1]} pixels, more than "
+            f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels"
+        )
     try:
         with _quiet_opencv():  # its decoders' warnings would break the one line per image
             image = cv2.imdecode(data, cv2.IMREAD_COLOR)
