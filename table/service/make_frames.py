@@ -13,7 +13,11 @@ each value the candidates are pasted alone and read; the first whose every
 pair frame (all 21 pairs, the 6 single dice) the reader reads right is kept.
 The chosen sources are written to ``table/data/frames/SOURCES.json``.
 
-    python -m table.service.make_frames [--dice DIR] [--out DIR]
+    python -m table.service.make_frames [--dice DIR] [--out DIR] [--sources SOURCES.json]
+
+The reader that chooses has changed since the shipped frames were made, and today
+it chooses other crops; ``--sources table/data/frames/SOURCES.json`` makes the
+shipped frames again from the crops they were made of.
 
 The frames: ``dice_HL.jpg`` (the pair H >= L, e.g. ``dice_63.jpg``, ``dice_21.jpg``),
 ``die_V.jpg`` (one die, for one-die tie-breaks) and ``empty.jpg`` (the empty tray).
@@ -262,6 +266,37 @@ def choose(
         index[v] += 1
 
 
+def recorded(dice_dir: Path, sources_file: Path) -> dict[int, DieCrop]:
+    """The crops a ``SOURCES.json`` names, cut again from the labelled photos: the shipped
+    frames are made again as they were, whichever crops the reader would choose today.
+    The recorded boxes are rounded to 0.1 px; each is matched to its label's exact box."""
+    try:
+        data = json.loads(sources_file.read_text(encoding="utf-8"))
+        dice = {
+            int(v): (str(d["file"]), [float(x) for x in d["bbox"]]) for v, d in data["dice"].items()
+        }
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SystemExit(f"make_frames: cannot use {sources_file}: {exc}") from None
+    if sorted(dice) != [1, 2, 3, 4, 5, 6]:
+        raise SystemExit(f"make_frames: {sources_file} does not name a die for each of 1-6")
+    manifest = json.loads((dice_dir / "byler_d6" / "manifest.json").read_text(encoding="utf-8"))
+    labels = {str(e["file"]): e["dice"] for e in manifest["images"]}
+    chosen: dict[int, DieCrop] = {}
+    for v, (file, box) in sorted(dice.items()):
+        file = file.removeprefix("byler_d6/")
+        exact = [
+            [float(x) for x in d["bbox"]]
+            for d in labels.get(file, [])
+            if int(d["value"]) == v
+            and max(abs(a - b) for a, b in zip(d["bbox"], box, strict=True)) < 0.06
+        ]
+        crop = cut_die(dice_dir, file, v, exact[0]) if exact else None
+        if crop is None:
+            raise SystemExit(f"make_frames: no labelled {v} at {box} in byler_d6/{file}")
+        chosen[v] = crop
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     import cv2
 
@@ -276,11 +311,21 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="a folder with other locator/classifier .onnx files the frames must also suit",
     )
+    p.add_argument(
+        "--sources",
+        type=Path,
+        metavar="SOURCES.json",
+        help="make the frames from the crops this file names (as shipped: "
+        "table/data/frames/SOURCES.json) instead of choosing them anew",
+    )
     args = p.parse_args(argv)
     if not (args.dice / "byler_d6" / "manifest.json").is_file():
         print(f"make_frames: no byler_d6 photos under {args.dice}", file=sys.stderr)
         return 2
-    chosen = choose(args.dice, also_models=args.also_models)
+    if args.sources is not None:
+        chosen = recorded(args.dice, args.sources)
+    else:
+        chosen = choose(args.dice, also_models=args.also_models)
     bg = background(args.dice)
     args.out.mkdir(parents=True, exist_ok=True)
     from table.hw.camera import frame_name

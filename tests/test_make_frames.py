@@ -1,0 +1,72 @@
+"""The demo's frames (table/data/frames) can be made again from the photos they were cut
+from: ``make_frames --sources`` rebuilds them from the crops SOURCES.json names, where a
+fresh ``make_frames`` run would let today's reader choose other crops."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from table.service.make_frames import DEFAULT_OUT, default_dice_dir, main
+
+
+def test_the_shipped_frames_are_made_again_from_their_sources(tmp_path: Path) -> None:
+    sources = DEFAULT_OUT / "SOURCES.json"
+    assert (
+        main(["--dice", str(default_dice_dir()), "--out", str(tmp_path), "--sources", str(sources)])
+        == 0
+    )
+    shipped = sorted(DEFAULT_OUT.glob("*.jpg"))
+    assert len(shipped) == 28  # 21 pairs, 6 single dice, the empty tray
+    for path in shipped:
+        again = cv2.imread(str(tmp_path / path.name))
+        assert again is not None, path.name
+        diff = np.abs(again.astype(np.int16) - cv2.imread(str(path)).astype(np.int16))
+        assert int(diff.max()) <= 2, path.name  # the same crops; only the JPEG coder may differ
+    assert json.loads((tmp_path / "SOURCES.json").read_text()) == json.loads(sources.read_text())
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("{", "cannot use"),
+        ('{"dice": {"1": {"file": "byler_d6/images/x.jpg", "bbox": [0, 0, 9, 9]}}}', "each of 1-6"),
+    ],
+)
+def test_a_broken_sources_file_is_one_line(tmp_path: Path, text: str, words: str) -> None:
+    bad = tmp_path / "SOURCES.json"
+    bad.write_text(text)
+    with pytest.raises(SystemExit, match=words):
+        main(
+            [
+                "--dice",
+                str(default_dice_dir()),
+                "--out",
+                str(tmp_path / "out"),
+                "--sources",
+                str(bad),
+            ]
+        )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_box_no_label_has_is_refused(tmp_path: Path) -> None:
+    data = json.loads((DEFAULT_OUT / "SOURCES.json").read_text())
+    data["dice"]["3"]["bbox"] = [1.0, 1.0, 30.0, 30.0]
+    moved = tmp_path / "SOURCES.json"
+    moved.write_text(json.dumps(data))
+    with pytest.raises(SystemExit, match=r"no labelled 3 at \[1.0, 1.0, 30.0, 30.0\]"):
+        main(
+            [
+                "--dice",
+                str(default_dice_dir()),
+                "--out",
+                str(tmp_path / "out"),
+                "--sources",
+                str(moved),
+            ]
+        )
