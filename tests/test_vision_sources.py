@@ -591,6 +591,12 @@ def test_a_photo_claiming_a_huge_size_is_refused_before_decoding(tmp_path: Path)
     big_jpg.write_bytes(bytes(data))
     with pytest.raises(CameraError, match=r"50000 x 60000 pixels, more than 200 megapixels"):
         load_image(big_jpg)
+    # 100 kB of colour profiles (APP2 segments) before the frame header, as phones write
+    app2 = b"".join(b"\xff\xe2" + (65000).to_bytes(2, "big") + bytes(64998) for _ in range(2))
+    profiled = tmp_path / "profiled.jpg"
+    profiled.write_bytes(bytes(data[:2]) + app2 + bytes(data[2:]))
+    with pytest.raises(CameraError, match=r"50000 x 60000 pixels"):
+        load_image(profiled)
 
 
 @pytest.mark.parametrize("ext", [".png", ".jpg", ".bmp", ".webp"])

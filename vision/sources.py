@@ -209,10 +209,11 @@ def load_image(path: str | Path) -> Frame:
             raise CameraError(f"{p}: no such file")
         if p.is_dir():
             raise CameraError(f"{p}: is a folder, not an image")
-        data = np.frombuffer(_file_bytes(p), dtype=np.uint8)
-    if data.size == 0:
+        raw = _file_bytes(p)
+    if not raw:
         raise CameraError(f"{p}: file is empty")
-    size = claimed_size(data[:65536].tobytes())
+    # the whole file: a phone's JPEG can carry more than 64 kB of profiles before its size
+    size = claimed_size(raw)
     if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
         raise CameraError(
             f"{p}: says it is {size[0]} x {size[1]} pixels, more than "
@@ -220,7 +221,7 @@ def load_image(path: str | Path) -> Frame:
         )
     try:
         with _quiet_opencv():  # its decoders' warnings would break the one line per image
-            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+            image = cv2.imdecode(np.frombuffer(raw, dtype=np.uint8), cv2.IMREAD_COLOR)
     except cv2.error:
         image = None
     if image is None or image.size == 0:
