@@ -14,12 +14,13 @@ import pytest
 from table.service.make_frames import DEFAULT_OUT, default_dice_dir, main
 
 
+def _make_from(sources: Path, out: Path) -> int:
+    return main(["--dice", str(default_dice_dir()), "--out", str(out), "--sources", str(sources)])
+
+
 def test_the_shipped_frames_are_made_again_from_their_sources(tmp_path: Path) -> None:
     sources = DEFAULT_OUT / "SOURCES.json"
-    assert (
-        main(["--dice", str(default_dice_dir()), "--out", str(tmp_path), "--sources", str(sources)])
-        == 0
-    )
+    assert _make_from(sources, tmp_path) == 0
     shipped = sorted(DEFAULT_OUT.glob("*.jpg"))
     assert len(shipped) == 28  # 21 pairs, 6 single dice, the empty tray
     for path in shipped:
@@ -30,43 +31,28 @@ def test_the_shipped_frames_are_made_again_from_their_sources(tmp_path: Path) ->
     assert json.loads((tmp_path / "SOURCES.json").read_text()) == json.loads(sources.read_text())
 
 
+def _moved_box() -> str:
+    data = json.loads((DEFAULT_OUT / "SOURCES.json").read_text())
+    data["dice"]["3"]["bbox"] = [1.0, 1.0, 30.0, 30.0]
+    return json.dumps(data)
+
+
 @pytest.mark.parametrize(
     "text, words",
     [
         ("{", "cannot use"),
-        ('{"dice": {"1": {"file": "byler_d6/images/x.jpg", "bbox": [0, 0, 9, 9]}}}', "each of 1-6"),
+        (
+            '{"dice": {"1": {"file": "byler_d6/images/x.jpg", "bbox": [0, 0, 9, 9]}}}',
+            "each of 1-6",
+        ),
+        (_moved_box(), r"no labelled 3 at \[1.0, 1.0, 30.0, 30.0\]"),
     ],
 )
-def test_a_broken_sources_file_is_one_line(tmp_path: Path, text: str, words: str) -> None:
+def test_a_sources_file_that_cannot_be_followed_is_one_line(
+    tmp_path: Path, text: str, words: str
+) -> None:
     bad = tmp_path / "SOURCES.json"
     bad.write_text(text)
     with pytest.raises(SystemExit, match=words):
-        main(
-            [
-                "--dice",
-                str(default_dice_dir()),
-                "--out",
-                str(tmp_path / "out"),
-                "--sources",
-                str(bad),
-            ]
-        )
+        _make_from(bad, tmp_path / "out")
     assert not (tmp_path / "out").exists()
-
-
-def test_a_box_no_label_has_is_refused(tmp_path: Path) -> None:
-    data = json.loads((DEFAULT_OUT / "SOURCES.json").read_text())
-    data["dice"]["3"]["bbox"] = [1.0, 1.0, 30.0, 30.0]
-    moved = tmp_path / "SOURCES.json"
-    moved.write_text(json.dumps(data))
-    with pytest.raises(SystemExit, match=r"no labelled 3 at \[1.0, 1.0, 30.0, 30.0\]"):
-        main(
-            [
-                "--dice",
-                str(default_dice_dir()),
-                "--out",
-                str(tmp_path / "out"),
-                "--sources",
-                str(moved),
-            ]
-        )

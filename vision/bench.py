@@ -26,6 +26,7 @@ import resource
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -215,12 +216,18 @@ def reader_with(networks: list[Path] | None) -> PipReader | None:
     return reader
 
 
-def main(argv: list[str] | None = None) -> int:
+def with_photos(prog: str, run: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
+    """``run(argv)``; a DatasetError (no labelled photos, a broken manifest) is one line
+    on stderr naming ``prog``, and exit 2."""
     try:
-        return _main(argv)
+        return run(argv)
     except DatasetError as exc:
-        print(f"python -m vision.bench: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    return with_photos("python -m vision.bench", _main, argv)
 
 
 def _main(argv: list[str] | None) -> int:

@@ -30,8 +30,16 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.bench import Score, _imread, add_classifier_option, pct, reader_with, score_image
-from vision.dataset import SETS, DatasetError, LabelledDie, LabelledImage, Part, load_set
+from vision.bench import (
+    Score,
+    _imread,
+    add_classifier_option,
+    pct,
+    reader_with,
+    score_image,
+    with_photos,
+)
+from vision.dataset import SETS, LabelledDie, LabelledImage, Part, load_set
 from vision.reader import PipReader
 
 Frame = npt.NDArray[np.uint8]
@@ -288,11 +296,7 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return _main(argv)
-    except DatasetError as exc:
-        print(f"python -m vision.robustness: {exc}", file=sys.stderr)
-        return 2
+    return with_photos("python -m vision.robustness", _main, argv)
 
 
 def _main(argv: list[str] | None) -> int:
