@@ -597,9 +597,22 @@ def test_a_photo_claiming_a_huge_size_is_refused_before_decoding(tmp_path: Path)
     profiled.write_bytes(bytes(data[:2]) + app2 + bytes(data[2:]))
     with pytest.raises(CameraError, match=r"50000 x 60000 pixels"):
         load_image(profiled)
+    ok, tif = cv2.imencode(".tiff", _frame(40))
+    tiff = bytearray(tif.tobytes())
+    order = "little" if tiff[:2] == b"II" else "big"
+    at = int.from_bytes(tiff[4:8], order)
+    for i in range(int.from_bytes(tiff[at : at + 2], order)):
+        entry = at + 2 + 12 * i
+        if int.from_bytes(tiff[entry : entry + 2], order) in (256, 257):  # width, length
+            tiff[entry + 2 : entry + 12] = (
+                (4).to_bytes(2, order) + (1).to_bytes(4, order) + (30000).to_bytes(4, order)
+            )  # a LONG of 30000
+    (tmp_path / "huge.tiff").write_bytes(bytes(tiff))
+    with pytest.raises(CameraError, match=r"30000 x 30000 pixels"):
+        load_image(tmp_path / "huge.tiff")
 
 
-@pytest.mark.parametrize("ext", [".png", ".jpg", ".bmp", ".webp"])
+@pytest.mark.parametrize("ext", [".png", ".jpg", ".bmp", ".webp", ".tiff"])
 def test_the_claimed_size_of_an_ordinary_photo_is_its_size(ext: str, tmp_path: Path) -> None:
     frame = _frame(40)[:37, :53]
     ok, data = cv2.imencode(ext, frame)

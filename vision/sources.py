@@ -18,7 +18,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, Self, runtime_checkable
+from typing import Any, Literal, Protocol, Self, runtime_checkable
 
 import cv2
 import numpy as np
@@ -159,8 +159,8 @@ MAX_IMAGE_PIXELS = 200_000_000
 
 
 def claimed_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) as a PNG, JPEG, BMP or WebP header states it, before decoding;
-    None for other formats or a header too short to say."""
+    """(width, height) as a PNG, JPEG, BMP, WebP or TIFF header states it, before
+    decoding; None for other formats or a header too short to say."""
     if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
         return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     if data[:2] == b"BM" and len(data) >= 26:
@@ -181,6 +181,8 @@ def claimed_size(data: bytes) -> tuple[int, int] | None:
             h = int.from_bytes(data[28:30], "little") & 0x3FFF
             return w, h
         return None
+    if data[:4] in (b"II*\x00", b"MM\x00*"):
+        return _tiff_size(data)
     if data[:2] == b"\xff\xd8":
         i = 2
         while i + 9 <= len(data):
@@ -199,6 +201,25 @@ def claimed_size(data: bytes) -> tuple[int, int] | None:
                 return w, h
             i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
     return None
+
+
+def _tiff_size(data: bytes) -> tuple[int, int] | None:
+    """The first image's ImageWidth and ImageLength tags (256, 257) of a TIFF."""
+    order: Literal["little", "big"] = "little" if data[:2] == b"II" else "big"
+    at = int.from_bytes(data[4:8], order)
+    if at + 2 > len(data):
+        return None
+    found: dict[int, int] = {}
+    for i in range(int.from_bytes(data[at : at + 2], order)):
+        entry = data[at + 2 + 12 * i : at + 14 + 12 * i]
+        if len(entry) < 12:
+            return None
+        tag, kind = int.from_bytes(entry[0:2], order), int.from_bytes(entry[2:4], order)
+        if tag in (256, 257):
+            found[tag] = int.from_bytes(entry[8:10] if kind == 3 else entry[8:12], order)
+    if 256 not in found or 257 not in found:
+        return None
+    return found[256], found[257]
 
 
 def load_image(path: str | Path) -> Frame:
