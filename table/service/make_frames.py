@@ -279,16 +279,23 @@ def recorded(dice_dir: Path, sources_file: Path) -> dict[int, DieCrop]:
         raise SystemExit(f"make_frames: cannot use {sources_file}: {exc}") from None
     if sorted(dice) != [1, 2, 3, 4, 5, 6]:
         raise SystemExit(f"make_frames: {sources_file} does not name a die for each of 1-6")
-    manifest = json.loads((dice_dir / "byler_d6" / "manifest.json").read_text(encoding="utf-8"))
-    labels = {str(e["file"]): e["dice"] for e in manifest["images"]}
+    from vision.dataset import DatasetError, load_set
+
+    root = dice_dir / "byler_d6"
+    try:
+        labels = {
+            img.path.relative_to(root).as_posix(): img.dice
+            for img in load_set("byler_d6", "all", dice_dir)
+        }
+    except DatasetError as exc:
+        raise SystemExit(f"make_frames: {exc}") from None
     chosen: dict[int, DieCrop] = {}
     for v, (file, box) in sorted(dice.items()):
         file = file.removeprefix("byler_d6/")
         exact = [
-            [float(x) for x in d["bbox"]]
-            for d in labels.get(file, [])
-            if int(d["value"]) == v
-            and max(abs(a - b) for a, b in zip(d["bbox"], box, strict=True)) < 0.06
+            list(d.bbox)
+            for d in labels.get(file, ())
+            if d.value == v and max(abs(a - b) for a, b in zip(d.bbox, box, strict=True)) < 0.06
         ]
         crop = cut_die(dice_dir, file, v, exact[0]) if exact else None
         if crop is None:
