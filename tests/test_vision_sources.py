@@ -466,6 +466,9 @@ def test_picamera_source_satisfies_the_protocol(monkeypatch: pytest.MonkeyPatch)
         ("usb:", "give a device"),
         ("picamera:big", "size must look like 1280x960"),
         ("/no/such/thing", "no such file or folder"),
+        # "²" passes str.isdigit, not int(): it stopped open_source with a ValueError
+        ("usb:\u00b2", "no camera at \u00b2"),
+        ("\u00b2", "no such file or folder"),
     ],
 )
 def test_bad_specs_say_what_to_write(spec: str, words: str) -> None:

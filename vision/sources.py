@@ -383,7 +383,7 @@ class DeviceSource(_CaptureSource):
         super().__init__()
         self.name = f"usb:{device}"
         if isinstance(device, str):
-            if device.isdigit():
+            if device.isdecimal():  # what int() takes: "²" passes isdigit, not int()
                 device = int(device)
             else:
                 with _looking_at(self.name):
@@ -558,7 +558,7 @@ def open_source(spec: str, *, loop: bool = False) -> FrameSource:
         return VideoFileSource(rest, loop=loop)
     if kind == "folder":
         return FolderSource(rest, loop=loop)
-    if text.isdigit() or text.startswith("/dev/video"):
+    if text.isdecimal() or text.startswith("/dev/video"):
         return DeviceSource(text)
     path = Path(text)
     with _looking_at(f"camera '{text}'"):
