@@ -263,6 +263,35 @@ def test_a_broken_video_is_one_line_without_ffmpegs_own_log(tmp_path: Path) -> N
     assert done.stderr == ""
 
 
+def test_a_video_whose_name_is_not_utf8_is_a_camera_error(tmp_path: Path) -> None:
+    """OpenCV takes a file name as UTF-8 text; a name with other bytes (a file copied from
+    an old camera card) stopped the whole process with a segmentation fault in
+    cv2.VideoCapture. Checked in a fresh process, which such a fault would end."""
+    name = os.fsdecode(b"throw\xff.avi")
+    _write_video(tmp_path / "throw.avi", [50])
+    (tmp_path / "throw.avi").rename(tmp_path / name)
+    code = (
+        "import sys\n"
+        "from vision.sources import CameraError, open_source\n"
+        "for spec in sys.argv[1:]:\n"
+        "    try:\n"
+        "        open_source(spec)\n"
+        "    except CameraError as exc:\n"
+        "        print(ascii(str(exc)))\n"
+    )
+    path = str(tmp_path / name)
+    done = subprocess.run(
+        [sys.executable, "-c", code, f"video:{path}", path],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 and all("not UTF-8" in line for line in lines), lines
+
+
 def test_missing_video_is_a_camera_error(tmp_path: Path) -> None:
     with pytest.raises(CameraError, match="no such file"):
         open_source(f"video:{tmp_path / 'gone.mp4'}")

@@ -431,6 +431,12 @@ class VideoFileSource(_CaptureSource):
                 raise CameraError(f"{self.name}: no such file")
             if not self.path.is_file():
                 raise CameraError(f"{self.name}: not a file")
+        try:  # OpenCV takes the name as UTF-8; another name ends the process in VideoCapture
+            str(self.path).encode("utf-8")
+        except UnicodeEncodeError:
+            raise CameraError(
+                f"{self.name}: OpenCV cannot open a video whose name is not UTF-8 (rename it)"
+            ) from None
         with _quiet_opencv():
             cap = cv2.VideoCapture(str(self.path))
             opened = bool(cap.isOpened())
