@@ -92,3 +92,53 @@ def test_bench_reports_a_set_whose_part_has_no_image(
 
     assert bench.main(["byler_d6", "--no-big", "--repeat", "1"]) == 0  # held-out: no image
     assert "byler_d6 [heldout]: 0 images, 0 dice" in capsys.readouterr().out
+
+
+def test_bench_reads_a_photo_as_dicetable_read_does(tmp_path: Path) -> None:
+    """The benchmark scripts read the labelled photos through ``load_image``, as ``dicetable
+    read`` does: a photo whose name is not UTF-8 (OpenCV takes names as UTF-8 text) ended
+    the benchmark with a segmentation fault in cv2.imread, where ``dicetable read`` reads
+    it. Checked in a fresh process, which such a fault would end."""
+    import os
+    import subprocess
+    import sys
+
+    import cv2
+    import numpy as np
+
+    images = tmp_path / "byler_d6" / "images"
+    images.mkdir(parents=True)
+    name = os.fsdecode(b"throw\xff.png")
+    photo = np.zeros((30, 40, 3), np.uint8)
+    photo[:, :] = (10, 120, 230)
+    ok, png = cv2.imencode(".png", photo)
+    assert ok
+    (images / name).write_bytes(png.tobytes())
+    bad = tmp_path / "byler_d6" / "images" / "missing.png"
+    entries = [
+        {"file": f"images/{n}", "width": 40, "height": 30, "dice": []} for n in (name, bad.name)
+    ]
+    (tmp_path / "byler_d6" / "manifest.json").write_text(
+        json.dumps({"images": entries}), encoding="utf-8"
+    )
+    code = (
+        "from vision.bench import _imread\n"
+        "from vision.dataset import DatasetError, load_set\n"
+        "for img in sorted(load_set('byler_d6', 'all'), key=lambda i: i.name != 'missing.png'):\n"
+        "    try:\n"
+        "        print(_imread(img)[0, 0].tolist())\n"
+        "    except DatasetError as exc:\n"
+        "        print(ascii(str(exc)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DICETABLE_SHARED": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    missing, read = done.stdout.splitlines()
+    assert read == "[10, 120, 230]"
+    assert "missing.png" in missing and "no such file" in missing

@@ -37,6 +37,7 @@ import numpy.typing as npt
 from vision.classify import CROP_SIDE, Classifier
 from vision.dataset import SETS, DatasetError, LabelledImage, Part, load_set
 from vision.reader import PipReader
+from vision.sources import CameraError, load_image
 from vision.types import DieReading
 
 
@@ -141,10 +142,14 @@ def pct(a: int, b: int) -> str:
 
 
 def _imread(img: LabelledImage) -> npt.NDArray[np.uint8]:
-    frame = cv2.imread(str(img.path), cv2.IMREAD_COLOR)
-    if frame is None:
-        raise DatasetError(f"cannot read {img.path}, listed in its set's manifest.json")
-    return np.asarray(frame, np.uint8)
+    """The photo as ``dicetable read`` reads it (``load_image``)."""
+    try:
+        return load_image(img.path)
+    except CameraError as exc:
+        why = str(exc).removeprefix(f"{img.path}: ")
+        raise DatasetError(
+            f"cannot read {img.path}, listed in its set's manifest.json ({why})"
+        ) from None
 
 
 def run_set(reader: PipReader, set_name: str, part: Part, repeat: int = 1) -> Score:
