@@ -142,3 +142,22 @@ def test_bench_reads_a_photo_as_dicetable_read_does(tmp_path: Path) -> None:
     missing, read = done.stdout.splitlines()
     assert read == "[10, 120, 230]"
     assert "missing.png" in missing and "no such file" in missing
+
+
+@pytest.mark.parametrize("module", ["bench", "robustness"])
+@pytest.mark.parametrize("network", ["junk", "locator"])
+def test_a_classifier_that_is_no_crop_network_is_one_line_and_exit_2(
+    module: str, network: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--classifier`` given a file that is not ONNX, or another network (the locator),
+    stopped with a cv2.error or ValueError traceback, the latter at the first photo."""
+    if network == "junk":
+        path = tmp_path / "candidate.onnx"
+        path.write_text("not a network")
+    else:
+        path = Path(__file__).resolve().parents[1] / "vision" / "models" / "locator.onnx"
+    main = importlib.import_module(f"vision.{module}").main
+    assert main(["byler_d6", "--classifier", str(path)]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.count("\n") == 1 and out.err.startswith(f"cannot use {path}: ")

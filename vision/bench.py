@@ -210,14 +210,22 @@ def add_classifier_option(ap: argparse.ArgumentParser) -> None:
 
 def reader_with(networks: list[Path] | None) -> PipReader | None:
     """A reader with the given crop networks, or the shipped ones if none are given;
-    None, and a message, if a file is missing."""
+    None, and a one-line message, if a file is missing or is not a crop network."""
     missing = [str(p) for p in networks or () if not p.is_file()]
     if missing:
         print(f"no such network: {', '.join(missing)}", file=sys.stderr)
         return None
-    reader = PipReader()
-    if networks:
-        reader.classifier = Classifier(networks)
+    try:
+        reader = PipReader()
+        if networks:
+            reader.classifier = Classifier(networks)
+            # a file that is no crop network fails here, not at the first photo
+            reader.classifier.probabilities([np.full((CROP_SIDE, CROP_SIDE, 3), 128, np.uint8)])
+    except Exception as exc:  # not ONNX, another network's shape, a broken install
+        what = ", ".join(str(p) for p in networks or ()) or "the shipped networks"
+        why = " ".join(f"{type(exc).__name__}: {exc}".split())
+        print(f"cannot use {what}: {why}", file=sys.stderr)
+        return None
     return reader
 
 
