@@ -161,3 +161,22 @@ def test_a_classifier_that_is_no_crop_network_is_one_line_and_exit_2(
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err.count("\n") == 1 and out.err.startswith(f"cannot use {path}: ")
+
+
+def test_bench_refuses_an_unknown_set_before_reading_any(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt second set was found out only after the first had been read and reported
+    (minutes, on the full photos), and the run then ended with exit 2."""
+    (tmp_path / "byler_d6").mkdir()
+    entry = {"file": "images/a.jpg", "width": 9, "height": 9, "dice": []}
+    (tmp_path / "byler_d6" / "manifest.json").write_text(
+        json.dumps({"images": [entry]}), encoding="utf-8"
+    )
+    monkeypatch.setenv("DICETABLE_SHARED", str(tmp_path))
+    from vision import bench
+
+    assert bench.main(["byler_d6", "matteo_webcm", "--no-big", "--repeat", "1"]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == "unknown set 'matteo_webcm'; known: byler_d6, matteo_webcam\n"

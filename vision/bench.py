@@ -273,15 +273,16 @@ def _main(argv: list[str] | None) -> int:
     if args.repeat < 1:
         print("--repeat must be 1 or more", file=sys.stderr)
         return 2
+    unknown = [s for s in args.sets if s not in SETS]
+    if unknown:  # before any set is read, not after the ones named before it
+        print(f"unknown set {unknown[0]!r}; known: {', '.join(SETS)}", file=sys.stderr)
+        return 2
     cv2.setNumThreads(1)
     part: Part = "tune" if args.tune else "calib" if args.calib else "heldout"
     reader = reader_with(args.classifier)
     if reader is None:
         return 2
     for s in args.sets:
-        if s not in SETS:
-            print(f"unknown set {s!r}; known: {', '.join(SETS)}", file=sys.stderr)
-            return 2
         report(s, part, run_set(reader, s, part, args.repeat), args.verbose)
     if not args.no_big and (some := load_set(SETS[0], part)):
         img = some[0]
