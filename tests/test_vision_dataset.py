@@ -58,6 +58,14 @@ def test_missing_photos_are_a_dataset_error_naming_the_manifest(tmp_path: Path) 
         '{"images": [{"file": "a.jpg", "width": 9, "height": 9, "dice": [{"value": "x"}]}]}',
         '{"images": []}',
         "[1, 2]",
+        # a die the README does not describe: the benchmark stopped with a traceback on a
+        # box of three numbers, and scored a value of 7 as a die no reader could read
+        '{"images": [{"file": "a.jpg", "width": 9, "height": 9,'
+        ' "dice": [{"value": 7, "bbox": [0, 0, 5, 5]}]}]}',
+        '{"images": [{"file": "a.jpg", "width": 9, "height": 9,'
+        ' "dice": [{"value": 3, "bbox": [0, 0, 5]}]}]}',
+        '{"images": [{"file": "a.jpg", "width": 9, "height": 9,'
+        ' "dice": [{"value": 3, "bbox": [0, 0, 5, 5, 5]}]}]}',
     ],
 )
 def test_a_broken_manifest_is_a_dataset_error(tmp_path: Path, text: str) -> None:

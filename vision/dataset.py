@@ -21,7 +21,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 SETS: tuple[str, ...] = ("byler_d6", "matteo_webcam")
 Part = Literal["tune", "heldout", "all", "fit", "calib", "half"]
@@ -79,6 +79,15 @@ def in_part(index: int, part: Part) -> bool:
     return index % 2 == 0 and index % 8 != 6  # "fit"
 
 
+def _die(d: Any) -> LabelledDie:
+    """One die of a manifest entry: a value 1-6 and a box of four numbers (see README)."""
+    value = int(d["value"])
+    if not 1 <= value <= 6:
+        raise ValueError(f"a die value of {value}, not 1-6")
+    x0, y0, x1, y1 = (float(v) for v in d["bbox"])  # four numbers, or a ValueError
+    return LabelledDie(value, (x0, y0, x1, y1))
+
+
 def load_set(
     set_name: str, part: Part = "all", data_dir: Path | None = None
 ) -> list[LabelledImage]:
@@ -107,10 +116,7 @@ def load_set(
                 root / str(e["file"]),
                 int(e["width"]),
                 int(e["height"]),
-                tuple(
-                    LabelledDie(int(d["value"]), tuple(float(v) for v in d["bbox"]))  # type: ignore[arg-type]
-                    for d in e["dice"]
-                ),
+                tuple(_die(d) for d in e["dice"]),
             )
             for e in entries
         ]
