@@ -56,3 +56,27 @@ def test_a_sources_file_that_cannot_be_followed_is_one_line(
     with pytest.raises(SystemExit, match=words):
         _make_from(bad, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("{", "cannot read"),
+        ('{"images": [{"file": "images/IMG_20191208_111228.jpg"}]}', "not a manifest"),
+    ],
+)
+def test_a_broken_manifest_is_one_line_when_the_crops_are_chosen(
+    tmp_path: Path, text: str, words: str
+) -> None:
+    """Without --sources the crops are chosen from every labelled die; a manifest that
+    is not the data README's stopped that with a JSONDecodeError or KeyError traceback."""
+    dice = tmp_path / "dice"
+    (dice / "byler_d6").mkdir(parents=True)
+    (dice / "byler_d6" / "images").symlink_to(default_dice_dir() / "byler_d6" / "images")
+    (dice / "byler_d6" / "manifest.json").write_text(text)
+    with pytest.raises(SystemExit) as info:
+        main(["--dice", str(dice), "--out", str(tmp_path / "out")])
+    said = str(info.value)
+    assert said.startswith("make_frames: ") and "\n" not in said
+    assert "manifest.json" in said and words in said
+    assert not (tmp_path / "out").exists()

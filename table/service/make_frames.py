@@ -32,10 +32,13 @@ import sys
 from dataclasses import dataclass
 from itertools import combinations_with_replacement
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from vision.dataset import LabelledImage
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "data" / "frames"
 BACKGROUND = "images/IMG_20191208_112554.jpg"
@@ -150,26 +153,36 @@ def _ring_colour(c: DieCrop) -> npt.NDArray[np.float32]:
     return np.asarray(c.image[ring].mean(axis=0), np.float32)
 
 
+def _labelled(dice_dir: Path) -> list[LabelledImage]:
+    """The labelled photos of ``byler_d6`` (``vision.dataset.load_set``); a missing or
+    broken manifest is one line and exit 1."""
+    from vision.dataset import DatasetError, load_set
+
+    try:
+        return load_set("byler_d6", "all", dice_dir)
+    except DatasetError as exc:
+        raise SystemExit(f"make_frames: {exc}") from None
+
+
 def candidates(dice_dir: Path, board: Image | None = None) -> dict[int, list[DieCrop]]:
     """Every labelled die of ``byler_d6`` whose crop holds no other die and whose
     surrounding board looks like the background patch (so the paste leaves no halo).
     Most alike first."""
-    manifest = json.loads((dice_dir / "byler_d6" / "manifest.json").read_text())
     bg = board if board is not None else background(dice_dir)
     bg_colour = np.asarray(bg.reshape(-1, 3).mean(axis=0), np.float32)
     scored: dict[int, list[tuple[float, DieCrop]]] = {v: [] for v in range(1, 7)}
-    for entry in manifest["images"]:
-        if entry["file"] == BACKGROUND:
+    for img in _labelled(dice_dir):
+        file = img.path.relative_to(dice_dir / "byler_d6").as_posix()
+        if file == BACKGROUND:
             continue
-        boxes = [d["bbox"] for d in entry["dice"]]
-        for d in entry["dice"]:
-            c = cut_die(dice_dir, entry["file"], int(d["value"]), d["bbox"])
+        for i, d in enumerate(img.dice):
+            c = cut_die(dice_dir, file, d.value, list(d.bbox))
             if c is None:
                 continue
             x0, y0, x1, y1 = c.bbox
             m = MARGIN * max(x1 - x0, y1 - y0)
             area = (x0 - m, y0 - m, x1 + m, y1 + m)
-            if any(b is not d["bbox"] and _overlaps(area, b) for b in boxes):
+            if any(j != i and _overlaps(area, list(o.bbox)) for j, o in enumerate(img.dice)):
                 continue
             diff = float(np.abs(_ring_colour(c) - bg_colour).sum())
             if diff < MAX_BOARD_DIFF:
@@ -279,16 +292,8 @@ def recorded(dice_dir: Path, sources_file: Path) -> dict[int, DieCrop]:
         raise SystemExit(f"make_frames: cannot use {sources_file}: {exc}") from None
     if sorted(dice) != [1, 2, 3, 4, 5, 6]:
         raise SystemExit(f"make_frames: {sources_file} does not name a die for each of 1-6")
-    from vision.dataset import DatasetError, load_set
-
     root = dice_dir / "byler_d6"
-    try:
-        labels = {
-            img.path.relative_to(root).as_posix(): img.dice
-            for img in load_set("byler_d6", "all", dice_dir)
-        }
-    except DatasetError as exc:
-        raise SystemExit(f"make_frames: {exc}") from None
+    labels = {img.path.relative_to(root).as_posix(): img.dice for img in _labelled(dice_dir)}
     chosen: dict[int, DieCrop] = {}
     for v, (file, box) in sorted(dice.items()):
         file = file.removeprefix("byler_d6/")
