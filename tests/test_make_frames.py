@@ -80,3 +80,19 @@ def test_a_broken_manifest_is_one_line_when_the_crops_are_chosen(
     assert said.startswith("make_frames: ") and "\n" not in said
     assert "manifest.json" in said and words in said
     assert not (tmp_path / "out").exists()
+
+
+def test_a_photo_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
+    """A labelled photo missing from the images folder (the background, or a die's)
+    stopped make_frames with a CameraError traceback."""
+    shared = default_dice_dir() / "byler_d6"
+    dice = tmp_path / "dice"
+    (dice / "byler_d6" / "images").mkdir(parents=True)
+    (dice / "byler_d6" / "manifest.json").symlink_to(shared / "manifest.json")
+    sources = DEFAULT_OUT / "SOURCES.json"
+    with pytest.raises(SystemExit) as info:
+        main(["--dice", str(dice), "--out", str(tmp_path / "out"), "--sources", str(sources)])
+    said = str(info.value)
+    assert said.startswith("make_frames: ") and "\n" not in said
+    assert "images/IMG_" in said and "no such file" in said
+    assert not (tmp_path / "out").exists()

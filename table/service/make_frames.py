@@ -334,11 +334,16 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.dice / "byler_d6" / "manifest.json").is_file():
         print(f"make_frames: no byler_d6 photos under {args.dice}", file=sys.stderr)
         return 2
-    if args.sources is not None:
-        chosen = recorded(args.dice, args.sources)
-    else:
-        chosen = choose(args.dice, also_models=args.also_models)
-    bg = background(args.dice)
+    from vision.sources import CameraError
+
+    try:
+        if args.sources is not None:
+            chosen = recorded(args.dice, args.sources)
+        else:
+            chosen = choose(args.dice, also_models=args.also_models)
+        bg = background(args.dice)
+    except CameraError as exc:  # a labelled photo missing or unreadable
+        raise SystemExit(f"make_frames: {exc}") from None
     args.out.mkdir(parents=True, exist_ok=True)
     from table.hw.camera import frame_name
 
