@@ -96,3 +96,19 @@ def test_a_photo_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
     assert said.startswith("make_frames: ") and "\n" not in said
     assert "images/IMG_" in said and "no such file" in said
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("where", ["out is a file", "a frame's name is a folder"])
+def test_frames_that_cannot_be_written_are_one_line_not_success(tmp_path: Path, where: str) -> None:
+    """--out naming a file stopped with a FileExistsError traceback; a frame OpenCV could
+    not write was passed over in silence, and make_frames said "wrote 28 frames" and
+    exited 0 without it."""
+    out = tmp_path / "out"
+    if where == "out is a file":
+        out.write_text("")
+    else:
+        (out / "dice_63.jpg").mkdir(parents=True)
+    with pytest.raises(SystemExit) as info:
+        _make_from(DEFAULT_OUT / "SOURCES.json", out)
+    said = str(info.value)
+    assert said.startswith(f"make_frames: cannot write to {out}") and "\n" not in said

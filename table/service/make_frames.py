@@ -344,13 +344,16 @@ def main(argv: list[str] | None = None) -> int:
         bg = background(args.dice)
     except CameraError as exc:  # a labelled photo missing or unreadable
         raise SystemExit(f"make_frames: {exc}") from None
-    args.out.mkdir(parents=True, exist_ok=True)
     from table.hw.camera import frame_name
 
+    frames: dict[str, bytes] = {}
     for t in all_throws():
-        frame = compose(bg, chosen, t)
-        path = args.out / f"{frame_name(t)}.jpg"
-        cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        ok, data = cv2.imencode(
+            ".jpg", compose(bg, chosen, t), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]
+        )
+        if not ok:
+            raise SystemExit("make_frames: JPEG encoding failed")
+        frames[f"{frame_name(t)}.jpg"] = data.tobytes()
     sources = {
         "made_by": "python -m table.service.make_frames",
         "license": "byler_d6 photos: nell-byler/dice_detection, BSD-3-Clause, (c) 2019 Nell Byler",
@@ -360,7 +363,16 @@ def main(argv: list[str] | None = None) -> int:
             for v, c in sorted(chosen.items())
         },
     }
-    (args.out / "SOURCES.json").write_text(json.dumps(sources, indent=1) + "\n")
+    try:  # a frame not written is an error, not a gap in the folder
+        args.out.mkdir(parents=True, exist_ok=True)
+        for name, jpeg in frames.items():
+            (args.out / name).write_bytes(jpeg)
+        (args.out / "SOURCES.json").write_text(json.dumps(sources, indent=1) + "\n")
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise SystemExit(
+            f"make_frames: cannot write to {args.out} ({where}{exc.strerror or exc})"
+        ) from None
     print(f"wrote {len(all_throws())} frames to {args.out}")
     return 0
 
