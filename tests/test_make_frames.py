@@ -112,3 +112,25 @@ def test_frames_that_cannot_be_written_are_one_line_not_success(tmp_path: Path, 
         _make_from(DEFAULT_OUT / "SOURCES.json", out)
     said = str(info.value)
     assert said.startswith(f"make_frames: cannot write to {out}") and "\n" not in said
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty"])
+def test_an_also_models_folder_without_networks_is_refused(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--also-models naming a folder that is not there, or holds neither locator.onnx
+    nor classifier.onnx (a typo), was passed over: the frames were chosen for the
+    shipped reader alone, as if they had been checked with those networks too."""
+    folder = tmp_path / "models"
+    if kind == "empty":
+        folder.mkdir()
+    dice = tmp_path / "dice"  # a broken manifest: the choosing, if it starts, stops at once
+    (dice / "byler_d6").mkdir(parents=True)
+    (dice / "byler_d6" / "images").symlink_to(default_dice_dir() / "byler_d6" / "images")
+    (dice / "byler_d6" / "manifest.json").write_text("{")
+    argv = ["--dice", str(dice), "--out", str(tmp_path / "out"), "--also-models", str(folder)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"--also-models {folder}: no locator.onnx or classifier.onnx" in err
+    assert not (tmp_path / "out").exists()

@@ -334,6 +334,13 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.dice / "byler_d6" / "manifest.json").is_file():
         print(f"make_frames: no byler_d6 photos under {args.dice}", file=sys.stderr)
         return 2
+    for folder in args.also_models:
+        if not any((folder / n).is_file() for n in ("locator.onnx", "classifier.onnx")):
+            print(
+                f"make_frames: --also-models {folder}: no locator.onnx or classifier.onnx there",
+                file=sys.stderr,
+            )
+            return 2
     from vision.sources import CameraError
 
     try:
