@@ -134,3 +134,16 @@ def test_an_also_models_folder_without_networks_is_refused(
     assert err.count("\n") == 1
     assert f"--also-models {folder}: no locator.onnx or classifier.onnx" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_out_is_refused_not_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--out "$OUT" with OUT unset wrote the 28 frames and SOURCES.json into the current
+    folder (Path("") is "."), over any files of those names there."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["--out", "", "--sources", str(DEFAULT_OUT / "SOURCES.json")])
+    assert info.value.code == 2
+    assert "--out: an empty path is no folder" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

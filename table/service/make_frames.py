@@ -309,12 +309,19 @@ def recorded(dice_dir: Path, sources_file: Path) -> dict[int, DieCrop]:
     return chosen
 
 
+def _folder(text: str) -> Path:
+    """An output folder; an empty one (an unset shell variable) is no folder, not "."."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path is no folder")
+    return Path(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     import cv2
 
     p = argparse.ArgumentParser(prog="python -m table.service.make_frames", description=__doc__)
     p.add_argument("--dice", type=Path, default=default_dice_dir(), help="shared/data/dice")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p.add_argument("--out", type=_folder, default=DEFAULT_OUT)
     p.add_argument(
         "--also-models",
         type=Path,
