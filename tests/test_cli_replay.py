@@ -54,6 +54,10 @@ def test_readable_summary_lists_players_and_refusals(
         ({**GAME, "rules": "yahtzee"}, "unknown rules 'yahtzee'"),
         ({**GAME, "options": {"lifes": 3}}, "unknown option 'lifes'"),
         ({**GAME, "options": {"lives": 4}}, "option 'lives': 4 is not allowed (allowed: 2, 3, 6)"),
+        (  # a string is quoted as JSON spells it: a newline in it must not break the line
+            {**GAME, "options": {"lives": "3\n"}},
+            "option 'lives': \"3\\n\" is not allowed (allowed: 2, 3, 6)",
+        ),
         ({**GAME, "players": [{"name": "Ann"}]}, "needs 2 to 6 players"),
         ({**GAME, "players": ["Ann", "Ann"]}, "used twice"),
         ({**GAME, "events": [{"throw": "63"}]}, "event 0: 'throw' needs a list"),
