@@ -87,6 +87,32 @@ def _is_text(value: str) -> bool:
     return True
 
 
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _decode(data: bytes) -> str:
+    """A game file's bytes as text; LogError if they are not UTF-8. Only the last line
+    with content of a log may hold bytes that are not: a power cut can leave any bytes
+    where a line was being written. That line is kept with those bytes as ``\\xNN``,
+    which no JSON allows, so that it is found torn like any other torn line."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    raw = data.split(b"\n")  # never part of a UTF-8 sequence: each line decodes alone
+    lines = [line.decode("utf-8", errors="backslashreplace") for line in raw]
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    not_utf8 = [i for i, line in enumerate(raw) if not _is_utf8(line)]
+    if len(filled) < 2 or not_utf8 != [filled[-1]]:
+        raise LogError("not UTF-8 text")
+    return "\n".join(lines)
+
+
 def _why(exc: ValueError) -> str:
     return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
 
@@ -301,11 +327,7 @@ def load(path: str | os.PathLike[str]) -> LoadedGame:
     except OSError as exc:
         raise LogUnreadable(f"{p}: cannot read ({exc.strerror or exc})") from None
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise LogError(f"{p}: not UTF-8 text") from None
-    try:
-        return loads(text)
+        return loads(_decode(data))
     except LogError as exc:
         raise LogError(f"{p}: {exc}") from None
 
@@ -313,11 +335,8 @@ def load(path: str | os.PathLike[str]) -> LoadedGame:
 def torn_tail(data: bytes) -> int | None:
     """Where the part of a JSON Lines log that ``load`` ignores begins (its last line
     with content, if that is not JSON and is not the header), as a byte offset; None if
-    the log has no such line. LogError if the bytes are not UTF-8 text."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise LogError("not UTF-8 text") from None
+    the log has no such line. LogError if the bytes are not UTF-8 text (but for that line)."""
+    text = _decode(data)
     lines = text.split("\n")
     filled = [i for i, line in enumerate(lines) if line.strip()]
     if len(filled) < 2 or _whole_json(text):

@@ -54,7 +54,9 @@ def _turn_text(turn: dict[str, Any]) -> str:
         if turn.get("phase") == "bids":
             return f"{who} to bid"
         return f"{who} to roll, trick {turn.get('trick')}"
-    return f"{turn.get('player')} to throw, throw {turn.get('throw')} of {turn.get('max_throws')}"
+    # ``throw`` counts the throws made this turn (GAME_LOG.md), not the one to come
+    made, limit = turn.get("throw"), turn.get("max_throws")
+    return f"{turn.get('player')}'s turn, {made} of {limit} throws made"
 
 
 def summary(view: dict[str, Any]) -> str:

@@ -54,6 +54,10 @@ def test_readable_summary_lists_players_and_refusals(
         ({**GAME, "rules": "yahtzee"}, "unknown rules 'yahtzee'"),
         ({**GAME, "options": {"lifes": 3}}, "unknown option 'lifes'"),
         ({**GAME, "options": {"lives": 4}}, "option 'lives': 4 is not allowed (allowed: 2, 3, 6)"),
+        (  # a string is quoted as JSON spells it: a newline in it must not break the line
+            {**GAME, "options": {"lives": "3\n"}},
+            "option 'lives': \"3\\n\" is not allowed (allowed: 2, 3, 6)",
+        ),
         ({**GAME, "players": [{"name": "Ann"}]}, "needs 2 to 6 players"),
         ({**GAME, "players": ["Ann", "Ann"]}, "used twice"),
         ({**GAME, "events": [{"throw": "63"}]}, "event 0: 'throw' needs a list"),
@@ -133,3 +137,19 @@ def test_a_lone_surrogate_in_a_name_is_exit_2_not_an_internal_error(
     assert main(["replay", str(_write(tmp_path, game))]) == 2
     err = capsys.readouterr().err
     assert "not valid Unicode" in err and err.count("\n") == 1 and "internal error" not in err
+
+
+def test_the_summary_counts_the_throws_made_not_the_next_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``turn.throw`` is the throws made this turn (GAME_LOG.md): after Ann's first throw
+    the summary said "Ann to throw, throw 1 of 3", as if she had not thrown yet, and
+    "throw 0 of 3" before it."""
+    header = {k: v for k, v in GAME.items() if k != "events"}
+    for events, made in (([], 0), ([{"throw": [6, 3]}], 1), ([{"throw": [6, 3]}] * 2, 2)):
+        path = _write(tmp_path, {**header, "events": events})
+        assert main(["replay", str(path), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["turn"]["throw"] == made
+        assert main(["replay", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert f"next: Ann's turn, {made} of 3 throws made\n" in out, out

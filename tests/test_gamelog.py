@@ -469,3 +469,46 @@ def test_a_pretty_printed_game_python_cannot_parse_names_why() -> None:
     )
     with pytest.raises(LogError, match="Exceeds the limit"):
         loads(text)
+
+
+def test_a_torn_last_line_that_is_not_utf8_is_torn_not_the_end_of_the_game(
+    tmp_path: Path,
+) -> None:
+    """A power cut can leave any bytes where the last line was being written (a flash
+    card's half-written page): that line is torn like any other. The whole log was
+    refused as "not UTF-8 text", and the table set the game aside instead of resuming."""
+    from table.service.resume import DataDir, Unfinished
+
+    data = DataDir(tmp_path / "data")
+    with data.new_log(GameHeader("mexico", (Player("Ann"), Player("Bob")))) as log:
+        log.append_all([Throw((6, 3)), Stand()])
+    tail = b'{"thr\xe9\x80\xff\n'
+    with open(log.path, "ab") as fh:
+        fh.write(tail)
+    loaded = load(log.path)
+    assert loaded.events == (Throw((6, 3)), Stand())
+    assert loaded.torn is not None and "line 4" in loaded.torn
+    unfinished = data.unfinished()
+    assert isinstance(unfinished, Unfinished) and unfinished.game == loaded
+    with LogWriter.reopen(log.path) as writer:
+        writer.append(Throw((2, 1)))
+    again = load(log.path)
+    assert again.torn is None and again.events == (Throw((6, 3)), Stand(), Throw((2, 1)))
+    assert log.path.with_suffix(".jsonl.torn").read_bytes() == tail
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [b'{"rules":"mexico","players":["Ann","Bob"]}', b'{"give":"Zo\xeb"}', b'{"stand":true}'],
+        [b'{"rules":"mexico","players":["Ann","Bo\xff"]}', b'{"stand":true}'],
+        [b'{"rules":"mexico","players":["Ann","Bo\xff"]}'],
+    ],
+)
+def test_bytes_that_are_not_utf8_before_the_last_line_are_a_fault(
+    tmp_path: Path, lines: list[bytes]
+) -> None:
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(LogError, match=r"g\.jsonl: not UTF-8 text"):
+        load(path)

@@ -192,3 +192,22 @@ def test_a_new_game_never_takes_the_name_of_a_log_set_aside(tmp_path: Path) -> N
         assert isinstance(data.unfinished(), Unusable)
     bad = sorted(data.games.glob("*.bad"))
     assert sorted(p.read_bytes() for p in bad) == sorted(kept)
+
+
+def test_a_current_written_by_an_editor_still_names_the_game(tmp_path: Path) -> None:
+    """A log copied in by hand is resumed by writing its name to games/current. An editor
+    can put a byte order mark first (and a CRLF last), as in a game file: the name was read
+    with the mark, named no log, and the mark was removed: the game was dropped in silence."""
+    from table.game import GameHeader, Player
+    from table.rules.base import Throw
+    from table.service.resume import DataDir, Unfinished
+
+    data = DataDir(tmp_path / "data")
+    with data.new_log(GameHeader("mexico", (Player("Ann"), Player("Bob")))) as log:
+        log.append_all([Throw((6, 3))])
+    data.current_path.write_bytes(b"\xef\xbb\xbf" + log.path.name.encode() + b"\r\n")
+    assert data.current() == log.path
+    unfinished = data.unfinished()
+    assert isinstance(unfinished, Unfinished) and unfinished.path == log.path
+    assert unfinished.game.events == (Throw((6, 3)),)
+    assert data.current_path.exists()

@@ -7,6 +7,7 @@ events. States are frozen values, so a refused event cannot have changed them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -267,7 +268,7 @@ def _show(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"'
+        return json.dumps(value, ensure_ascii=False)  # quoted, a newline in it as \n
     return str(value)
 
 

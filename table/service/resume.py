@@ -149,7 +149,7 @@ class DataDir:
         except OSError as exc:
             raise LogUnreadable(f"{CURRENT}: cannot read ({exc.strerror or exc})") from None
         try:
-            name = data.decode("utf-8").strip()
+            name = data.decode("utf-8").removeprefix("\ufeff").strip()  # an editor's BOM
         except UnicodeDecodeError:
             return None
         if not name or "/" in name:
