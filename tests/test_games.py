@@ -133,3 +133,33 @@ def test_R_2_each_throw_loses_to_the_next_one_listed(rules_name: str, low: str, 
         assert game.refused == ()
         lost = {p["name"] for p in game.view()["players"] if p["lives"] < start[p["name"]]}
         assert lost == {loser}, (first, second, game.view()["players"])
+
+
+def test_refusals_are_kept_in_order_and_each_refusal_shares_the_earlier_ones() -> None:
+    """Game.apply keeps every refusal without copying the earlier ones: a refusal adds
+    one link to a chain it shares with the game before it (copying a tuple of k
+    refusals on every refusal made a long game's refusals cost k**2)."""
+    from table.game import Game, GameHeader
+    from table.rules.base import Hold, Player, Stand, Throw
+
+    game = Game.start(GameHeader("mexico", (Player("Ann"), Player("Bob")), {}))
+    events = [Stand(), Throw((6, 3)), Hold(3), Stand(), Stand(), Hold(9)]
+    games = [game]
+    for event in events:
+        game, _ = game.apply(event)
+        games.append(game)
+    assert [(r.index, r.event) for r in game.refused] == [
+        (0, Stand()),
+        (2, Hold(3)),
+        (4, Stand()),
+        (5, Hold(9)),
+    ]
+    assert games[2].refused == games[1].refused and len(games[3].refused) == 2
+    for before, after in zip(games, games[1:], strict=False):
+        if after.refused != before.refused:
+            assert after.chain is not None and after.chain.prev is before.chain
+    # an older game goes on by itself: the later refusals are not its own
+    older, _ = games[3].apply(Hold(2))
+    assert [r.index for r in older.refused] == [0, 2, 3]
+    assert [r.index for r in game.refused] == [0, 2, 4, 5]
+    assert older.view()["refused"][-1]["event"] == {"hold": 2}
