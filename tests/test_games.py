@@ -163,3 +163,22 @@ def test_refusals_are_kept_in_order_and_each_refusal_shares_the_earlier_ones() -
     assert [r.index for r in older.refused] == [0, 2, 3]
     assert [r.index for r in game.refused] == [0, 2, 4, 5]
     assert older.view()["refused"][-1]["event"] == {"hold": 2}
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(None, "null"), ([3], "[3]"), ({"a": 1}, '{"a": 1}'), (False, "false"), ("3", '"3"')],
+)
+def test_an_option_value_not_allowed_is_named_as_the_game_file_writes_it(
+    value: object, shown: str
+) -> None:
+    """Game files are JSON: a bad option value is shown as JSON (null, not Python's None)."""
+    from table.game import Game, GameHeader, SetupError
+    from table.rules.base import Player
+
+    header = GameHeader("mex", (Player("Ann"), Player("Bob")), {"lives": value})
+    with pytest.raises(SetupError) as caught:
+        Game.start(header)
+    assert str(caught.value) == (
+        f"option 'lives': {shown} is not allowed (allowed: an integer from 1 to 99)"
+    )

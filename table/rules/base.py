@@ -7,6 +7,7 @@ events. States are frozen values, so a refused event cannot have changed them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -264,10 +265,13 @@ class OptionSpec:
 
 
 def _show(value: object) -> str:
+    """A value as a game file (JSON) writes it: true, "points", null, [3]."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return f'"{value}"'
+    if value is None or isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False, default=str)
     return str(value)
 
 
