@@ -62,6 +62,36 @@ class RefusedEvent:
         return {"index": self.index, "event": self.event.to_json(), "reason": self.reason}
 
 
+class RefusedChain:
+    """The refusals of a game, newest last, as a chain of links: a refusal adds one
+    link and shares all the earlier ones, so k refusals cost O(k) (a tuple copied
+    on every refusal cost O(k**2)). Immutable, like the game that holds it."""
+
+    __slots__ = ("entry", "prev", "size")
+    entry: RefusedEvent
+    prev: RefusedChain | None
+    size: int
+
+    def __init__(self, entry: RefusedEvent, prev: RefusedChain | None) -> None:
+        self.entry = entry
+        self.prev = prev
+        self.size = 1 if prev is None else prev.size + 1
+
+    def entries(self) -> tuple[RefusedEvent, ...]:
+        out: list[RefusedEvent] = []
+        link: RefusedChain | None = self
+        while link is not None:
+            out.append(link.entry)
+            link = link.prev
+        out.reverse()
+        return tuple(out)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RefusedChain):
+            return NotImplemented
+        return self is other or (self.size == other.size and self.entries() == other.entries())
+
+
 def check_players(players: tuple[Player, ...], rules: Rules[Any]) -> None:
     """Raise SetupError unless the players suit the rule set."""
     names = [p.name for p in players]
@@ -90,7 +120,12 @@ class Game:
     rules: Rules[Any]
     state: Any
     count: int = 0
-    refused: tuple[RefusedEvent, ...] = ()
+    chain: RefusedChain | None = field(default=None, repr=False)
+
+    @property
+    def refused(self) -> tuple[RefusedEvent, ...]:
+        """Every refused event so far, in order."""
+        return () if self.chain is None else self.chain.entries()
 
     @staticmethod
     def start(header: GameHeader) -> Game:
@@ -111,7 +146,8 @@ class Game:
             result = self.rules.apply(self.state, event)
         if isinstance(result, Refused):
             entry = RefusedEvent(self.count, event, result.reason)
-            return replace(self, count=self.count + 1, refused=self.refused + (entry,)), result
+            chain = RefusedChain(entry, self.chain)
+            return replace(self, count=self.count + 1, chain=chain), result
         return replace(self, state=result, count=self.count + 1), None
 
     def apply_all(self, events: Iterable[Event]) -> Game:

@@ -133,3 +133,52 @@ def test_R_2_each_throw_loses_to_the_next_one_listed(rules_name: str, low: str, 
         assert game.refused == ()
         lost = {p["name"] for p in game.view()["players"] if p["lives"] < start[p["name"]]}
         assert lost == {loser}, (first, second, game.view()["players"])
+
+
+def test_refusals_are_kept_in_order_and_each_refusal_shares_the_earlier_ones() -> None:
+    """Game.apply keeps every refusal without copying the earlier ones: a refusal adds
+    one link to a chain it shares with the game before it (copying a tuple of k
+    refusals on every refusal made a long game's refusals cost k**2)."""
+    from table.game import Game, GameHeader
+    from table.rules.base import Hold, Player, Stand, Throw
+
+    game = Game.start(GameHeader("mexico", (Player("Ann"), Player("Bob")), {}))
+    events = [Stand(), Throw((6, 3)), Hold(3), Stand(), Stand(), Hold(9)]
+    games = [game]
+    for event in events:
+        game, _ = game.apply(event)
+        games.append(game)
+    assert [(r.index, r.event) for r in game.refused] == [
+        (0, Stand()),
+        (2, Hold(3)),
+        (4, Stand()),
+        (5, Hold(9)),
+    ]
+    assert games[2].refused == games[1].refused and len(games[3].refused) == 2
+    for before, after in zip(games, games[1:], strict=False):
+        if after.refused != before.refused:
+            assert after.chain is not None and after.chain.prev is before.chain
+    # an older game goes on by itself: the later refusals are not its own
+    older, _ = games[3].apply(Hold(2))
+    assert [r.index for r in older.refused] == [0, 2, 3]
+    assert [r.index for r in game.refused] == [0, 2, 4, 5]
+    assert older.view()["refused"][-1]["event"] == {"hold": 2}
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(None, "null"), ([3], "[3]"), ({"a": 1}, '{"a": 1}'), (False, "false"), ("3", '"3"')],
+)
+def test_an_option_value_not_allowed_is_named_as_the_game_file_writes_it(
+    value: object, shown: str
+) -> None:
+    """Game files are JSON: a bad option value is shown as JSON (null, not Python's None)."""
+    from table.game import Game, GameHeader, SetupError
+    from table.rules.base import Player
+
+    header = GameHeader("mex", (Player("Ann"), Player("Bob")), {"lives": value})
+    with pytest.raises(SetupError) as caught:
+        Game.start(header)
+    assert str(caught.value) == (
+        f"option 'lives': {shown} is not allowed (allowed: an integer from 1 to 99)"
+    )
