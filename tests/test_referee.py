@@ -1457,3 +1457,20 @@ def test_MN_8_the_pirate_s_multiplier_stands_apart_from_the_name() -> None:
     out = t.press(STOP)  # reading cancelled: the turn screen, with the pirate
     assert isinstance(out.screen, Turn) and out.screen.player == "Ann"
     assert out.screen.info == "pot 1  pirate Max x1"
+
+
+def test_an_option_value_off_the_menu_s_presets_is_kept_and_offered() -> None:
+    """A config's ``lives = 7`` for mex (allowed: 1-99) was dropped without a word: the
+    menu offered 12 lives and the game started with 12. A value the rules allow is kept,
+    shown as the current choice, and played."""
+    s = Settings(rules="mex", players=2, options=opts(lives=7))
+    assert dict(normalize(s).options) == {"lives": 7}
+    t = Table.boot(s)
+    while not (isinstance(t.out.screen, Menu) and t.out.screen.title == "lives"):
+        t.press(ROLL)
+    assert t.out.screen.item == "7"
+    t = start(Settings(rules="mexen", options=opts(rounds=7, limit=33)))
+    assert t.header is not None and dict(t.header.options)["rounds"] == 7
+    assert dict(t.header.options)["limit"] == 33
+    t = start(s)
+    assert t.header is not None and dict(t.header.options)["lives"] == 7

@@ -178,7 +178,7 @@ def normalize(settings: Settings) -> Settings:
         spec = specs.get(name)
         if spec is None or name in dict(options):
             continue
-        if value in _option_values(spec):
+        if _allowed(spec, value):
             options.append((name, value))
     return Settings(
         rules=rules,
@@ -193,8 +193,21 @@ def normalize(settings: Settings) -> Settings:
 _PRESETS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 99)
 
 
-def _option_values(spec: OptionSpec) -> tuple[object, ...]:
-    """The values the menu offers for an option (default first among equals)."""
+def _allowed(spec: OptionSpec, value: object) -> bool:
+    """The rules allow ``value`` for the option (None: the rules choose, if they may)."""
+    if value is None:
+        return spec.default is None
+    try:
+        spec.check(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _option_values(spec: OptionSpec, current: object = None) -> tuple[object, ...]:
+    """The values the menu offers for an option (default first among equals), with the
+    ``current`` one (a config's or the last game's) among them even when it is none of
+    the presets: ``lives = 7``."""
     if spec.choices:
         values: tuple[object, ...] = tuple(spec.choices)
     elif isinstance(spec.default, bool):
@@ -208,6 +221,8 @@ def _option_values(spec: OptionSpec) -> tuple[object, ...]:
             ints = {v for v in _PRESETS if low <= v <= high} | {low}
         if isinstance(spec.default, int):
             ints.add(spec.default)
+        if isinstance(current, int) and not isinstance(current, bool) and _allowed(spec, current):
+            ints.add(current)
         values = tuple(sorted(ints))
     if spec.default is None:
         values = (None,) + values
@@ -1515,7 +1530,7 @@ def _menu_steps(draft: Settings) -> tuple[MenuStep, ...]:
         levels = tuple(CPU_LEVELS)
         steps.append(MenuStep(f"cpu:{i}", f"CPU{i + 1} strength", levels, levels))
     for spec in get_rules(draft.rules).options:
-        values = _option_values(spec)
+        values = _option_values(spec, draft.option(spec.name))
         title = spec.name.replace("_", " ")
         labels = tuple(_value_label(v, spec) for v in values)
         steps.append(MenuStep(f"opt:{spec.name}", title, values, labels))
