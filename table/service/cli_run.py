@@ -125,6 +125,17 @@ def _fail(text: str) -> int:
     return 2
 
 
+def _start_fault(args: argparse.Namespace, text: str, shown: str) -> int:
+    """The table cannot start, and starting again changes nothing (exit 2, which the
+    service does not restart): ``text`` for the journal, ``shown`` left on the OLED (if
+    there is one) for the person at the table, as a config fault is."""
+    if not args.stand_ins:
+        from table.hw.build import show_fault
+
+        show_fault(display_for_faults(args.config), "cannot start", shown, "fix it, restart")
+    return _fail(text)
+
+
 def _config_fault(explicit: str | None, exc: ConfigError) -> int:
     """A config the table cannot start with: one line for the journal, and the same,
     shortened, left on the OLED (if there is one) for the person at the table."""
@@ -157,9 +168,11 @@ def run(args: argparse.Namespace) -> int:
         data.prepare()
         check_writable(data.root)
     except OSError as exc:
-        return _fail(
+        return _start_fault(
+            args,
             f"cannot use the data folder {data.root} ({exc.strerror or exc}); "
-            "set table.data_dir, DICETABLE_DATA or --data"
+            "set table.data_dir, DICETABLE_DATA or --data",
+            f"data folder {data.root}: {exc.strerror or exc}",
         )
     script = None
     if args.script is not None:
@@ -190,9 +203,11 @@ def run(args: argparse.Namespace) -> int:
 
         reader, settler = vision_parts(cfg.camera.settle_frames)
     except ImportError as exc:
-        return _fail(f"the pip reader cannot be loaded ({exc})")
+        text = f"the pip reader cannot be loaded ({exc})"
+        return _start_fault(args, text, text)
     except Exception as exc:  # e.g. a model file missing or unreadable
-        return _fail(f"the pip reader cannot start ({type(exc).__name__}: {exc})")
+        text = f"the pip reader cannot start ({type(exc).__name__}: {exc})"
+        return _start_fault(args, text, text)
 
     from table.hw.build import RandomThrows, build
     from table.notify import SystemdNotifier
