@@ -1474,3 +1474,23 @@ def test_an_option_value_off_the_menu_s_presets_is_kept_and_offered() -> None:
     assert dict(t.header.options)["limit"] == 33
     t = start(s)
     assert t.header is not None and dict(t.header.options)["lives"] == 7
+
+
+def test_MC_3_a_21_with_double_on_21_off_is_not_said_to_double_the_loss() -> None:
+    """With ``double_on_21`` off the round's end said "P2 loses 1 life" and, beside it,
+    "21: x2": a 21 thrown in the round doubles nothing then (MC-3)."""
+    t = start(Settings(rules="mexico", players=2, options=opts(double_on_21=False)))
+    t.throw(2, 1)
+    t.press(STOP)
+    t.throw(4, 2)
+    out = t.press(STOP)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 1 life"
+    assert "x2" not in render_text(out.screen)
+    # with it on, the round end says why the loss is 2
+    t = start(Settings(rules="mexico", players=2))
+    t.throw(2, 1)
+    t.press(STOP)
+    t.throw(4, 2)
+    out = t.press(STOP)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 2 lives"
+    assert "21: x2" in out.screen.extra

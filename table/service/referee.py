@@ -1053,7 +1053,7 @@ class Referee:
             extras.append(f"pirate {view['pirate'].get('name')}")
         if rules == "mex" and last.get("mexx"):
             extras.append(f"{last.get('mexx')} Mexx")
-        if rules == "mexico" and last.get("saw_21"):
+        if rules == "mexico" and last.get("saw_21") and loss == 2:  # MC-3: double_on_21 on
             extras.append("21: x2")
         hint = f"next: {_player(game)}"
         n = last.get("round", "?")
