@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
         text = f"the pip reader cannot start ({type(exc).__name__}: {exc})"
         return _start_fault(args, text, text)
 
-    from table.hw.build import RandomThrows, build
+    from table.hw.build import GpioUnavailable, RandomThrows, build
     from table.notify import SystemdNotifier
 
     try:
@@ -225,6 +225,10 @@ def run(args: argparse.Namespace) -> int:
         )
     except ConfigError as exc:  # a camera the config names that cannot be opened
         return _config_fault(args.config, exc)
+    except GpioUnavailable as exc:  # on a Pi: no keyboard to stand in for the buttons
+        return _start_fault(
+            args, f"buttons: no GPIO ({exc}); --keys plays with the keyboard", f"buttons: {exc}"
+        )
     if parts.notes:
         print(f"dicetable: {parts.summary}", file=sys.stderr, flush=True)
 
