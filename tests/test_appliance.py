@@ -767,3 +767,28 @@ def test_a_data_folder_the_table_cannot_use_is_left_on_the_oled(
     why = f"data folder {taken}: Not a directory"
     want = screens.render(screens.Message("cannot start", why, "fix it, restart"))
     assert shown == want.tobytes()
+
+
+def test_with_stand_ins_a_config_fault_leaves_the_oled_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--stand-ins never touches hardware, even on a Pi (where the service may be using
+    the OLED): a config fault was drawn on the OLED all the same, and left there."""
+    from table.cli import main
+    from table.hw import build as build_module
+    from table.hw.display import dummy_display
+    from table.service.config import DisplayConfig
+
+    opened: list[DisplayConfig] = []
+
+    def oled(cfg: DisplayConfig) -> Any:
+        opened.append(cfg)
+        return dummy_display()
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text("[buttons]\nroll = 99\n")
+    args = ["run", "--stand-ins", "--config", str(conf), "--data", str(tmp_path / "data")]
+    assert main(args) == 2
+    assert "buttons.roll: 99" in capsys.readouterr().err
+    assert opened == []

@@ -136,11 +136,14 @@ def _start_fault(args: argparse.Namespace, text: str, shown: str) -> int:
     return _fail(text)
 
 
-def _config_fault(explicit: str | None, exc: ConfigError) -> int:
+def _config_fault(explicit: str | None, exc: ConfigError, stand_ins: bool = False) -> int:
     """A config the table cannot start with: one line for the journal, and the same,
-    shortened, left on the OLED (if there is one) for the person at the table."""
+    shortened, left on the OLED (if there is one, and not ``stand_ins``) for the person
+    at the table."""
     from table.hw.build import show_fault
 
+    if stand_ins:
+        return _fail(str(exc))
     text = str(exc)
     path = config_path(explicit, os.environ)
     if path is not None:
@@ -158,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config)
     except ConfigError as exc:
-        return _config_fault(args.config, exc)
+        return _config_fault(args.config, exc, args.stand_ins)
 
     from table.hw.script import ScriptError, load_script
     from table.service.resume import DataDir, check_writable
@@ -224,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
         )
     except ConfigError as exc:  # a camera the config names that cannot be opened
-        return _config_fault(args.config, exc)
+        return _config_fault(args.config, exc, args.stand_ins)
     except GpioUnavailable as exc:  # on a Pi: no keyboard to stand in for the buttons
         return _start_fault(
             args, f"buttons: no GPIO ({exc}); --keys plays with the keyboard", f"buttons: {exc}"
