@@ -1494,3 +1494,19 @@ def test_MC_3_a_21_with_double_on_21_off_is_not_said_to_double_the_loss() -> Non
     out = t.press(STOP)
     assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 2 lives"
     assert "21: x2" in out.screen.extra
+
+
+def test_MC_3_a_round_end_never_cuts_off_how_many_lives_were_lost() -> None:
+    """Alexandra and Christopher lowest together read "Alexandra, Christopher lo..": the
+    names took the line and the loss was cut off. A shorter line that says the loss
+    whole is shown instead (the standings below name everyone)."""
+    s = Settings("mexico", 3, names=("Alexandra", "Christopher", "Bob"))
+    t = start(s)
+    t.throw(4, 1)
+    t.press(STOP)
+    t.throw(4, 1)
+    t.press(STOP)
+    t.throw(6, 5)
+    out = t.press(STOP)
+    assert isinstance(out.screen, RoundEnd)  # and, as every screen here, nothing is cut
+    assert "lose 1" in out.screen.lost and "Bob" not in out.screen.lost

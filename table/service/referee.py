@@ -1025,16 +1025,21 @@ class Referee:
         rules = game.header.rules
         who = ", ".join(losers) or "nobody"
         lives = "lives" if loss != 1 else "life"
+        # the loss whole: names that take the line give way to a shorter one
         if rules == "mexen":
-            lost = f"{who} takes {_counted(loss, view)}"
+            lost = _lost_line(f"{who} takes {_counted(loss, view)}", f"{who} takes {loss}")
         elif len(losers) > 1 and len(losers) == len(_in_game(before.view())):
             lost = f"all lose {loss} {lives}"
         elif len(losers) > 3:
             lost = f"{len(losers)} players lose {loss}"
         elif len(losers) > 1:
-            lost = f"{who} lose {loss} {lives}"
+            lost = _lost_line(
+                f"{who} lose {loss} {lives}",
+                f"{who} lose {loss}",
+                f"{len(losers)} players lose {loss} {lives}",
+            )
         else:
-            lost = f"{who} loses {loss} {lives}"
+            lost = _lost_line(f"{who} loses {loss} {lives}", f"{who} loses {loss}")
         # Most important first: the screen leaves out the parts that do not fit.
         extras: list[str] = []
         gone = [n for n in _in_game(before.view()) if n not in _in_game(view)]
@@ -1610,6 +1615,11 @@ def _fitting(*screens: Screen) -> Screen:
 def _title(*titles: str) -> str:
     """The first of ``titles`` that fits a chooser's title band, else the last."""
     return next((t for t in titles if not overflow(Choose(t, ""))), titles[-1])
+
+
+def _lost_line(*lines: str) -> str:
+    """The first of ``lines`` that a round end shows uncut, else the last."""
+    return next((t for t in lines if not overflow(RoundEnd("", t, ()))), lines[-1])
 
 
 def _beside(hint: str, *titles: str) -> str:
