@@ -792,3 +792,17 @@ def test_with_stand_ins_a_config_fault_leaves_the_oled_alone(
     assert main(args) == 2
     assert "buttons.roll: 99" in capsys.readouterr().err
     assert opened == []
+
+
+def test_an_output_folder_that_is_a_file_is_said_to_be_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--png-dir naming a file said "cannot write to f (File exists)", as if the folder
+    were fine and full; the path is a file, not a folder."""
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    for option, path in (("--png-dir", a_file), ("--gif", a_file / "d.gif")):
+        err = _run_fails(tmp_path, capsys, option, str(path))
+        assert f"{option}: cannot write to {a_file} (Not a directory)" in err, err
+        assert "File exists" not in err
