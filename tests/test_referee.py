@@ -1510,3 +1510,17 @@ def test_MC_3_a_round_end_never_cuts_off_how_many_lives_were_lost() -> None:
     out = t.press(STOP)
     assert isinstance(out.screen, RoundEnd)  # and, as every screen here, nothing is cut
     assert "lose 1" in out.screen.lost and "Bob" not in out.screen.lost
+
+
+def test_the_game_end_never_cuts_off_the_last_round_s_loss() -> None:
+    """Charlotte's win over Maximilian ended on "last round: Maximilian los..": the loss
+    of the last round cut off. The line gives way to "Maximilian lost 1", or goes."""
+    t = start(Settings("mexico", 2, options=opts(lives=2), names=("Charlotte", "Maximilian")))
+    for first, second in (((6, 3), (4, 2)), ((4, 2), (6, 3))):  # the loser starts (MC-5)
+        t.throw(*first)
+        t.press(STOP)
+        t.throw(*second)
+        out = t.press(STOP)
+    assert isinstance(out.screen, GameEnd)  # and, as every screen here, nothing is cut
+    assert out.screen.headline == "Charlotte wins!"
+    assert out.screen.detail == "Maximilian lost 1"

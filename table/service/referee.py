@@ -931,6 +931,8 @@ class Referee:
         screen: Screen = end
         if _is_mythical(game):  # MY-9: totals of up to six players, the detail if there is room
             screen = _fitting(end, replace(end, detail=""))
+        else:
+            screen = _detail_whole(end)
         ref = replace(self, mode=Mode.OVER, game=game, waiting=False, chooser=None, screen=screen)
         return ref, Output(screen=screen, log=log, game_over=True, status="game over")
 
@@ -1615,6 +1617,16 @@ def _fitting(*screens: Screen) -> Screen:
 def _title(*titles: str) -> str:
     """The first of ``titles`` that fits a chooser's title band, else the last."""
     return next((t for t in titles if not overflow(Choose(t, ""))), titles[-1])
+
+
+def _detail_whole(end: GameEnd) -> GameEnd:
+    """``end`` with its last round's line whole: shortened ("last round: " goes) or left
+    out rather than cut, which cut off the loss ("last round: Maximilian los..")."""
+    for detail in (end.detail, end.detail.removeprefix("last round: ")):
+        shorter = replace(end, detail=detail)
+        if detail not in overflow(shorter):
+            return shorter
+    return replace(end, detail="")
 
 
 def _lost_line(*lines: str) -> str:
