@@ -727,3 +727,82 @@ def test_sigterm_while_the_loop_holds_its_own_lock_still_stops_it(tmp_path: Path
     main.join(30)
     assert not main.is_alive(), "the signal handler waited for a lock its own thread holds"
     assert loop.queue.get(timeout=30) == Quit("SIGTERM")
+
+
+def test_a_data_folder_the_table_cannot_use_is_left_on_the_oled(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A table.data_dir the service may not write (the sandbox lets it write only below
+    /var/lib/dicetable) stopped it with exit 2, which systemd does not restart, and the
+    reason in the journal only: the display stayed blank, though the unit says the reason
+    stays on the OLED. It is drawn there, as a config fault is."""
+    from table.cli import main
+    from table.hw import build as build_module
+    from table.hw.display import dummy_display
+    from table.service.config import DisplayConfig
+
+    opened: list[Any] = []
+
+    def oled(cfg: DisplayConfig) -> Any:
+        display = dummy_display()
+        display.device.persist = False
+        opened.append(display)
+        return display
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    monkeypatch.delenv("DICETABLE_DATA", raising=False)
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text(f'[table]\ndata_dir = "{taken}"\n')
+    code = main(["run", "--config", str(conf)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "data folder" in err
+    assert len(opened) == 1 and opened[0].device.persist is True
+    from table.service import screens
+
+    shown = opened[0].device.image.convert("1").tobytes()
+    why = f"data folder {taken}: Not a directory"
+    want = screens.render(screens.Message("cannot start", why, "fix it, restart"))
+    assert shown == want.tobytes()
+
+
+def test_with_stand_ins_a_config_fault_leaves_the_oled_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--stand-ins never touches hardware, even on a Pi (where the service may be using
+    the OLED): a config fault was drawn on the OLED all the same, and left there."""
+    from table.cli import main
+    from table.hw import build as build_module
+    from table.hw.display import dummy_display
+    from table.service.config import DisplayConfig
+
+    opened: list[DisplayConfig] = []
+
+    def oled(cfg: DisplayConfig) -> Any:
+        opened.append(cfg)
+        return dummy_display()
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text("[buttons]\nroll = 99\n")
+    args = ["run", "--stand-ins", "--config", str(conf), "--data", str(tmp_path / "data")]
+    assert main(args) == 2
+    assert "buttons.roll: 99" in capsys.readouterr().err
+    assert opened == []
+
+
+def test_an_output_folder_that_is_a_file_is_said_to_be_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--png-dir naming a file said "cannot write to f (File exists)", as if the folder
+    were fine and full; the path is a file, not a folder."""
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    for option, path in (("--png-dir", a_file), ("--gif", a_file / "d.gif")):
+        err = _run_fails(tmp_path, capsys, option, str(path))
+        assert f"{option}: cannot write to {a_file} (Not a directory)" in err, err
+        assert "File exists" not in err

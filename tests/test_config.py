@@ -189,6 +189,10 @@ BAD: list[tuple[str, str]] = [
     ("[game]\nplayers = [3]", "game.players[1]: 3 is not a player"),
     ('[game]\nplayers = [{nick = "A"}]', "game.players[1].nick: unknown key"),
     ('[game]\nplayers = ["Ann"]', "game: players: mexico needs 2 to 6 players, got 1"),
+    (  # the table seats at least one person: one of them was made a person called P1
+        '[game]\nplayers = [{name = "Robo", cpu = "hard"}, {name = "Hal", cpu = "easy"}]',
+        "game.players: every player is a CPU player (allowed: at least one person",
+    ),
     ("[game.options]\nlives = 4", "game: option 'lives': 4 is not allowed (allowed: 2, 3, 6)"),
     ("[game.options]\nturbo = true", "game: mexico: unknown option 'turbo'"),
     ("[gpio]\nroll = 4", "gpio: unknown section (known: buttons, display, camera, table, game)"),

@@ -401,7 +401,7 @@ def test_on_a_pi_without_picamera2_the_camera_fault_is_shown_not_replaced(
     monkeypatch.setattr(build_module, "_has_picamera", lambda: False)
     _no_pi(monkeypatch)
     parts = build_module.build(
-        Config(display=DisplayConfig(driver=DisplayDriver.NONE)), text_out=io.StringIO()
+        Config(display=DisplayConfig(driver=DisplayDriver.NONE)), keys=True, text_out=io.StringIO()
     )
     camera, q = _real_camera_started(parts)
     camera.want(True)
@@ -411,3 +411,48 @@ def test_on_a_pi_without_picamera2_the_camera_fault_is_shown_not_replaced(
     finally:
         camera.close()
         parts.display.close()
+
+
+def test_on_a_pi_gpio_buttons_that_cannot_be_used_stop_the_table_and_say_why(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a Pi whose GPIO could not be opened the table fell back to the keyboard, which
+    under the service reads /dev/null: it showed the menu and no button did anything,
+    with the reason in the journal only. There, as a camera, the buttons are never stood
+    in for: the table stops with the reason in the journal and on the OLED."""
+    from table.cli import main
+    from table.hw import build as build_module
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
+    monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
+    _no_pi(monkeypatch)
+    cfg = Config(
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+    )
+    with pytest.raises(build_module.GpioUnavailable, match="lgpio"):
+        build_module.build(cfg, text_out=io.StringIO())
+    # asked for, the keyboard is still used
+    parts = build_module.build(cfg, keys=True, text_out=io.StringIO())
+    parts.display.close()
+    if parts.camera is not None:
+        parts.camera.close()
+
+    shown: list[Any] = []
+
+    def oled(cfg: DisplayConfig) -> Any:
+        display = dummy_display()
+        shown.append(display)
+        return display
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text(f'[camera]\nsource = "folder:{FRAMES}"\n')
+    code = main(["run", "--config", str(conf), "--data", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "buttons" in err and "lgpio" in err
+    assert len(shown) == 1
+    blank = screens.render(screens.Message("", "", ""))
+    assert not same(shown[0].device.image, blank)

@@ -1457,3 +1457,70 @@ def test_MN_8_the_pirate_s_multiplier_stands_apart_from_the_name() -> None:
     out = t.press(STOP)  # reading cancelled: the turn screen, with the pirate
     assert isinstance(out.screen, Turn) and out.screen.player == "Ann"
     assert out.screen.info == "pot 1  pirate Max x1"
+
+
+def test_an_option_value_off_the_menu_s_presets_is_kept_and_offered() -> None:
+    """A config's ``lives = 7`` for mex (allowed: 1-99) was dropped without a word: the
+    menu offered 12 lives and the game started with 12. A value the rules allow is kept,
+    shown as the current choice, and played."""
+    s = Settings(rules="mex", players=2, options=opts(lives=7))
+    assert dict(normalize(s).options) == {"lives": 7}
+    t = Table.boot(s)
+    while not (isinstance(t.out.screen, Menu) and t.out.screen.title == "lives"):
+        t.press(ROLL)
+    assert t.out.screen.item == "7"
+    t = start(Settings(rules="mexen", options=opts(rounds=7, limit=33)))
+    assert t.header is not None and dict(t.header.options)["rounds"] == 7
+    assert dict(t.header.options)["limit"] == 33
+    t = start(s)
+    assert t.header is not None and dict(t.header.options)["lives"] == 7
+
+
+def test_MC_3_a_21_with_double_on_21_off_is_not_said_to_double_the_loss() -> None:
+    """With ``double_on_21`` off the round's end said "P2 loses 1 life" and, beside it,
+    "21: x2": a 21 thrown in the round doubles nothing then (MC-3)."""
+    t = start(Settings(rules="mexico", players=2, options=opts(double_on_21=False)))
+    t.throw(2, 1)
+    t.press(STOP)
+    t.throw(4, 2)
+    out = t.press(STOP)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 1 life"
+    assert "x2" not in render_text(out.screen)
+    # with it on, the round end says why the loss is 2
+    t = start(Settings(rules="mexico", players=2))
+    t.throw(2, 1)
+    t.press(STOP)
+    t.throw(4, 2)
+    out = t.press(STOP)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 2 lives"
+    assert "21: x2" in out.screen.extra
+
+
+def test_MC_3_a_round_end_never_cuts_off_how_many_lives_were_lost() -> None:
+    """Alexandra and Christopher lowest together read "Alexandra, Christopher lo..": the
+    names took the line and the loss was cut off. A shorter line that says the loss
+    whole is shown instead (the standings below name everyone)."""
+    s = Settings("mexico", 3, names=("Alexandra", "Christopher", "Bob"))
+    t = start(s)
+    t.throw(4, 1)
+    t.press(STOP)
+    t.throw(4, 1)
+    t.press(STOP)
+    t.throw(6, 5)
+    out = t.press(STOP)
+    assert isinstance(out.screen, RoundEnd)  # and, as every screen here, nothing is cut
+    assert "lose 1" in out.screen.lost and "Bob" not in out.screen.lost
+
+
+def test_the_game_end_never_cuts_off_the_last_round_s_loss() -> None:
+    """Charlotte's win over Maximilian ended on "last round: Maximilian los..": the loss
+    of the last round cut off. The line gives way to "Maximilian lost 1", or goes."""
+    t = start(Settings("mexico", 2, options=opts(lives=2), names=("Charlotte", "Maximilian")))
+    for first, second in (((6, 3), (4, 2)), ((4, 2), (6, 3))):  # the loser starts (MC-5)
+        t.throw(*first)
+        t.press(STOP)
+        t.throw(*second)
+        out = t.press(STOP)
+    assert isinstance(out.screen, GameEnd)  # and, as every screen here, nothing is cut
+    assert out.screen.headline == "Charlotte wins!"
+    assert out.screen.detail == "Maximilian lost 1"

@@ -323,3 +323,35 @@ def test_the_parts_of_a_line_are_measured_as_they_are_drawn() -> None:
     rows = (("P1", "0"), ("P2", "3"), ("Ann", "1"))
     for extra in ("P1 is out  Ann 65  1 Mexx", "P1 is out  P2 500  1 Mexx"):
         assert overflow(RoundEnd("round 3 over", "P1 loses 2 lives", rows, extra)) == ()
+
+
+def _first_word(image: Image.Image, top: int, bottom: int, space: int) -> tuple[int, int]:
+    """(left, right) of the first run of ink in rows top..bottom whose gaps are at most
+    ``space`` px: what reads as one word or number."""
+    band = image.crop((0, top, image.width, bottom))
+    inked = [band.crop((x, 0, x + 1, band.height)).getbbox() is not None for x in range(128)]
+    left = inked.index(True)
+    right = left
+    for x in range(left, 128):
+        if inked[x]:
+            right = x
+        elif x - right > space:
+            break
+    return left, right
+
+
+def test_a_name_ending_in_a_digit_stands_apart_from_its_count_in_the_standings() -> None:
+    """Five CPU players at a game end: "CPU2" and "20" were drawn 2 px apart in three
+    columns, narrower than a space between two digits (3 px), and read "CPU220". A
+    name ending in a digit keeps more room from its count than such a space."""
+    rows = tuple((f"CPU{i}", "20") for i in range(1, 6))
+    end = GameEnd("draw", rows)
+    assert overflow(end) == ()
+    image = render(end)
+    ink_rows = [y for y in range(20, 52) if image.crop((0, y, 128, y + 1)).getbbox()]
+    top = ink_rows[0]
+    left, right = _first_word(image, top, top + 11, space=3)
+    widest = ImageDraw.Draw(Image.new("1", (1, 1))).textbbox(
+        (0, 0), "CPU1", font=ImageFont.load_default(size=10)
+    )
+    assert right - left + 1 <= widest[2] - widest[0]  # the name alone, not "CPU120"

@@ -3,7 +3,9 @@
 Off a Raspberry Pi (no GPIO, no I2C display, no picamera2) each part falls back
 to a stand-in, and :attr:`Parts.notes` says so, and why, in one line, e.g. ``no
 GPIO here (lgpio: ...): keyboard buttons; display: no /dev/i2c-1 ...: display in
-the terminal; camera replays frames from ...``. A camera the config names is never
+the terminal; camera replays frames from ...``. On a Pi, GPIO buttons that cannot
+be used are a :class:`GpioUnavailable` (the service has no keyboard to stand in;
+``keys`` asks for it). A camera the config names is never
 replaced by replayed photos: a ``folder:PATH`` or ``video:PATH`` is opened at once,
 and one that cannot be opened is a :class:`ConfigError` naming ``camera.source``;
 a ``usb:N`` webcam, like the Pi's camera, is opened when dice are first wanted, and
@@ -229,6 +231,10 @@ def build(
         try:
             buttons = _gpio_buttons(cfg)
         except GpioUnavailable as exc:
+            if _on_a_pi():  # the service has no keyboard: the buttons would be dead
+                if camera is not None:
+                    camera.close()
+                raise
             buttons = KeyButtons()
             notes.append(f"no GPIO here ({exc}): keyboard buttons ({KEYS_HELP})")
 

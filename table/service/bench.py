@@ -210,11 +210,27 @@ def cv2_shape() -> tuple[int, int]:
     return int(shape[0]), int(shape[1])
 
 
+def _at_least(low: float, kind: type[int] | type[float]) -> Any:
+    """An argparse type: a number of ``kind`` of at least ``low`` (a median of no
+    presses is no figure: it ended the whole run in a traceback)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value >= low:  # nan too
+            raise argparse.ArgumentTypeError(f"{text!r}: give {low:g} or more")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m table.service.bench", description=__doc__)
-    p.add_argument("--presses", type=int, default=60)
-    p.add_argument("--throws", type=int, default=30)
-    p.add_argument("--idle-seconds", type=float, default=10.0)
+    p.add_argument("--presses", type=_at_least(1, int), default=60)
+    p.add_argument("--throws", type=_at_least(0, int), default=30)
+    p.add_argument("--idle-seconds", type=_at_least(0.1, float), default=10.0)
     args = p.parse_args(argv)
     cfg = Config()
     press_ms, rest_ms = measure_loop(args.presses, args.throws)

@@ -125,11 +125,25 @@ def _fail(text: str) -> int:
     return 2
 
 
-def _config_fault(explicit: str | None, exc: ConfigError) -> int:
+def _start_fault(args: argparse.Namespace, text: str, shown: str) -> int:
+    """The table cannot start, and starting again changes nothing (exit 2, which the
+    service does not restart): ``text`` for the journal, ``shown`` left on the OLED (if
+    there is one) for the person at the table, as a config fault is."""
+    if not args.stand_ins:
+        from table.hw.build import show_fault
+
+        show_fault(display_for_faults(args.config), "cannot start", shown, "fix it, restart")
+    return _fail(text)
+
+
+def _config_fault(explicit: str | None, exc: ConfigError, stand_ins: bool = False) -> int:
     """A config the table cannot start with: one line for the journal, and the same,
-    shortened, left on the OLED (if there is one) for the person at the table."""
+    shortened, left on the OLED (if there is one, and not ``stand_ins``) for the person
+    at the table."""
     from table.hw.build import show_fault
 
+    if stand_ins:
+        return _fail(str(exc))
     text = str(exc)
     path = config_path(explicit, os.environ)
     if path is not None:
@@ -147,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config)
     except ConfigError as exc:
-        return _config_fault(args.config, exc)
+        return _config_fault(args.config, exc, args.stand_ins)
 
     from table.hw.script import ScriptError, load_script
     from table.service.resume import DataDir, check_writable
@@ -157,9 +171,11 @@ def run(args: argparse.Namespace) -> int:
         data.prepare()
         check_writable(data.root)
     except OSError as exc:
-        return _fail(
+        return _start_fault(
+            args,
             f"cannot use the data folder {data.root} ({exc.strerror or exc}); "
-            "set table.data_dir, DICETABLE_DATA or --data"
+            "set table.data_dir, DICETABLE_DATA or --data",
+            f"data folder {data.root}: {exc.strerror or exc}",
         )
     script = None
     if args.script is not None:
@@ -190,11 +206,13 @@ def run(args: argparse.Namespace) -> int:
 
         reader, settler = vision_parts(cfg.camera.settle_frames)
     except ImportError as exc:
-        return _fail(f"the pip reader cannot be loaded ({exc})")
+        text = f"the pip reader cannot be loaded ({exc})"
+        return _start_fault(args, text, text)
     except Exception as exc:  # e.g. a model file missing or unreadable
-        return _fail(f"the pip reader cannot start ({type(exc).__name__}: {exc})")
+        text = f"the pip reader cannot start ({type(exc).__name__}: {exc})"
+        return _start_fault(args, text, text)
 
-    from table.hw.build import RandomThrows, build
+    from table.hw.build import GpioUnavailable, RandomThrows, build
     from table.notify import SystemdNotifier
 
     try:
@@ -209,7 +227,11 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
         )
     except ConfigError as exc:  # a camera the config names that cannot be opened
-        return _config_fault(args.config, exc)
+        return _config_fault(args.config, exc, args.stand_ins)
+    except GpioUnavailable as exc:  # on a Pi: no keyboard to stand in for the buttons
+        return _start_fault(
+            args, f"buttons: no GPIO ({exc}); --keys plays with the keyboard", f"buttons: {exc}"
+        )
     if parts.notes:
         print(f"dicetable: {parts.summary}", file=sys.stderr, flush=True)
 

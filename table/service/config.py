@@ -389,6 +389,11 @@ def _game(raw: object) -> GameConfig:
                 out.append(PlayerConfig(name, cpu))
             else:
                 raise _bad(where, p, allowed, "is not a player")
+        if all(p.cpu is not None for p in out):  # the menu seats one person at least
+            raise ConfigError(
+                f"{s.key('players')}: every player is a CPU player "
+                '(allowed: at least one person, e.g. ["Ann", {name = "CPU", cpu = "hard"}])'
+            )
         players = tuple(out)
     options: dict[str, Any] = {}
     if s.has("options"):

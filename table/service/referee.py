@@ -178,7 +178,7 @@ def normalize(settings: Settings) -> Settings:
         spec = specs.get(name)
         if spec is None or name in dict(options):
             continue
-        if value in _option_values(spec):
+        if _allowed(spec, value):
             options.append((name, value))
     return Settings(
         rules=rules,
@@ -193,8 +193,21 @@ def normalize(settings: Settings) -> Settings:
 _PRESETS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 99)
 
 
-def _option_values(spec: OptionSpec) -> tuple[object, ...]:
-    """The values the menu offers for an option (default first among equals)."""
+def _allowed(spec: OptionSpec, value: object) -> bool:
+    """The rules allow ``value`` for the option (None: the rules choose, if they may)."""
+    if value is None:
+        return spec.default is None
+    try:
+        spec.check(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _option_values(spec: OptionSpec, current: object = None) -> tuple[object, ...]:
+    """The values the menu offers for an option (default first among equals), with the
+    ``current`` one (a config's or the last game's) among them even when it is none of
+    the presets: ``lives = 7``."""
     if spec.choices:
         values: tuple[object, ...] = tuple(spec.choices)
     elif isinstance(spec.default, bool):
@@ -208,6 +221,8 @@ def _option_values(spec: OptionSpec) -> tuple[object, ...]:
             ints = {v for v in _PRESETS if low <= v <= high} | {low}
         if isinstance(spec.default, int):
             ints.add(spec.default)
+        if isinstance(current, int) and not isinstance(current, bool) and _allowed(spec, current):
+            ints.add(current)
         values = tuple(sorted(ints))
     if spec.default is None:
         values = (None,) + values
@@ -916,6 +931,8 @@ class Referee:
         screen: Screen = end
         if _is_mythical(game):  # MY-9: totals of up to six players, the detail if there is room
             screen = _fitting(end, replace(end, detail=""))
+        else:
+            screen = _detail_whole(end)
         ref = replace(self, mode=Mode.OVER, game=game, waiting=False, chooser=None, screen=screen)
         return ref, Output(screen=screen, log=log, game_over=True, status="game over")
 
@@ -1010,16 +1027,21 @@ class Referee:
         rules = game.header.rules
         who = ", ".join(losers) or "nobody"
         lives = "lives" if loss != 1 else "life"
+        # the loss whole: names that take the line give way to a shorter one
         if rules == "mexen":
-            lost = f"{who} takes {_counted(loss, view)}"
+            lost = _lost_line(f"{who} takes {_counted(loss, view)}", f"{who} takes {loss}")
         elif len(losers) > 1 and len(losers) == len(_in_game(before.view())):
             lost = f"all lose {loss} {lives}"
         elif len(losers) > 3:
             lost = f"{len(losers)} players lose {loss}"
         elif len(losers) > 1:
-            lost = f"{who} lose {loss} {lives}"
+            lost = _lost_line(
+                f"{who} lose {loss} {lives}",
+                f"{who} lose {loss}",
+                f"{len(losers)} players lose {loss} {lives}",
+            )
         else:
-            lost = f"{who} loses {loss} {lives}"
+            lost = _lost_line(f"{who} loses {loss} {lives}", f"{who} loses {loss}")
         # Most important first: the screen leaves out the parts that do not fit.
         extras: list[str] = []
         gone = [n for n in _in_game(before.view()) if n not in _in_game(view)]
@@ -1038,7 +1060,7 @@ class Referee:
             extras.append(f"pirate {view['pirate'].get('name')}")
         if rules == "mex" and last.get("mexx"):
             extras.append(f"{last.get('mexx')} Mexx")
-        if rules == "mexico" and last.get("saw_21"):
+        if rules == "mexico" and last.get("saw_21") and loss == 2:  # MC-3: double_on_21 on
             extras.append("21: x2")
         hint = f"next: {_player(game)}"
         n = last.get("round", "?")
@@ -1515,7 +1537,7 @@ def _menu_steps(draft: Settings) -> tuple[MenuStep, ...]:
         levels = tuple(CPU_LEVELS)
         steps.append(MenuStep(f"cpu:{i}", f"CPU{i + 1} strength", levels, levels))
     for spec in get_rules(draft.rules).options:
-        values = _option_values(spec)
+        values = _option_values(spec, draft.option(spec.name))
         title = spec.name.replace("_", " ")
         labels = tuple(_value_label(v, spec) for v in values)
         steps.append(MenuStep(f"opt:{spec.name}", title, values, labels))
@@ -1595,6 +1617,21 @@ def _fitting(*screens: Screen) -> Screen:
 def _title(*titles: str) -> str:
     """The first of ``titles`` that fits a chooser's title band, else the last."""
     return next((t for t in titles if not overflow(Choose(t, ""))), titles[-1])
+
+
+def _detail_whole(end: GameEnd) -> GameEnd:
+    """``end`` with its last round's line whole: shortened ("last round: " goes) or left
+    out rather than cut, which cut off the loss ("last round: Maximilian los..")."""
+    for detail in (end.detail, end.detail.removeprefix("last round: ")):
+        shorter = replace(end, detail=detail)
+        if detail not in overflow(shorter):
+            return shorter
+    return replace(end, detail="")
+
+
+def _lost_line(*lines: str) -> str:
+    """The first of ``lines`` that a round end shows uncut, else the last."""
+    return next((t for t in lines if not overflow(RoundEnd("", t, ()))), lines[-1])
 
 
 def _beside(hint: str, *titles: str) -> str:

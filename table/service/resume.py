@@ -15,6 +15,7 @@ resumes the game from it and goes on appending to it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import time
@@ -38,8 +39,12 @@ CURRENT = "current"
 
 def check_writable(folder: Path) -> None:
     """Make ``folder`` (and its parents) if needed and write and remove a file in it:
-    OSError now, before anything depends on writing there."""
-    folder.mkdir(parents=True, exist_ok=True)
+    OSError now, before anything depends on writing there (a file in its place is no
+    folder: NotADirectoryError, not mkdir's "File exists")."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder)) from None
     probe = folder / f".dicetable-write-test-{os.getpid()}"
     probe.write_bytes(b"")
     probe.unlink()

@@ -352,6 +352,13 @@ def _parts(c: _Canvas, y: int, text: str, center: bool = False) -> int:
 _VALUE_W3 = 22  # room for a value in one of three columns
 
 
+def _name_gap(name: str) -> int:
+    """The room between a name and its value in the standings: 2 px, or 5 px after a name
+    ending in a digit, wider than a space between two digits, so that "CPU2" and "20"
+    do not read as "CPU220" nor "HAL 9000" and "12" as one number."""
+    return 5 if drawable(name)[-1:].isdigit() else 2
+
+
 def _columns(rows: tuple[tuple[str, str], ...], room: int) -> int:
     """How many columns the standings need to fit ``room`` lines (0: they do not). Three
     columns only when every value and name fits a third's room ("12 pts" does not). One
@@ -361,7 +368,7 @@ def _columns(rows: tuple[tuple[str, str], ...], room: int) -> int:
     # a third of the width holds the value and, at the smallest size, the whole name
     narrow = all(
         _width(v, _SMALL) + 1 <= _VALUE_W3
-        and _width(name, 8) <= WIDTH // 3 - 6 - (_width(v, _SMALL) + 1)
+        and _width(name, 8) <= WIDTH // 3 - 4 - _name_gap(name) - (_width(v, _SMALL) + 1)
         for name, v in rows
     )
     fits = [k for k in (1, 2, 3) if -(-n // k) <= room and (k < 3 or narrow)]
@@ -388,7 +395,8 @@ def _cells(rows: tuple[tuple[str, str], ...], columns: int) -> list[tuple[int, i
 def _whole(rows: tuple[tuple[str, str], ...], columns: int) -> bool:
     """Every name and value of the standings uncut in ``columns`` columns."""
     return all(
-        _width(value, _SMALL) + 1 <= value_w and _width(name, 8) <= right - value_w - x - 2
+        _width(value, _SMALL) + 1 <= value_w
+        and _width(name, 8) <= right - value_w - x - _name_gap(name)
         for (name, value), (x, _line, right, value_w) in zip(
             rows, _cells(rows, columns), strict=True
         )
@@ -416,7 +424,7 @@ def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...], bottom: in
     for (name, value), (x, line, right, value_w) in zip(rows, _cells(rows, columns), strict=True):
         yy = y + line * _LINE
         c.text(yy, value, x=right - value_w, width=value_w)
-        c.text(yy, name, (_SMALL, 9, 8), x=x, width=right - value_w - x - 2)
+        c.text(yy, name, (_SMALL, 9, 8), x=x, width=right - value_w - x - _name_gap(name))
     return y + -(-len(rows) // columns) * _LINE
 
 
