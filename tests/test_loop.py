@@ -735,3 +735,34 @@ def test_a_game_whose_in_progress_mark_cannot_be_written_leaves_no_log_open(
             data.new_log(header)
     assert len(opened) == 2 and all(w._fh.closed for w in opened)
     assert data.logs() == [] and data.current() is None
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        (b"20261201-200000.jsonl\n", 'names "20261201-200000.jsonl", no such log'),
+        (b"games/20261201-200000.jsonl\n", 'names "games/20261201-200000.jsonl", not a log'),
+        (b"\xff\xfe2\x000\x00\n", "not UTF-8 text"),
+        (b"\n", "it is empty"),
+    ],
+)
+def test_a_pointer_that_names_no_log_is_said_not_dropped(
+    tmp_path: Path, name: bytes, why: str
+) -> None:
+    """games/current naming no log (a typo, a name with its folder, an editor's UTF-16)
+    was removed without a word: the game in progress was given up in silence. It is set
+    aside as current.bad (what it said is kept), and the display and the journal say so."""
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    (data.games / "20261201-200000.jsonl.bad").write_bytes(b"an earlier log set aside")
+    data.current_path.write_bytes(name)
+    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
+    loop.camera = None
+    loop.boot()
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert f"cannot resume the unfinished game: current: {why}; set aside as current.bad" in said
+    assert "cannot resume" in display.texts[0]
+    assert f"games/current set aside: {why}" in display.texts[0]
+    assert not data.current_path.exists()
+    assert (data.games / "current.bad").read_bytes() == name
+    assert loop.resumed is None and loop.referee is not None and loop.referee.game is None

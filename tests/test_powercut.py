@@ -211,3 +211,21 @@ def test_a_current_written_by_an_editor_still_names_the_game(tmp_path: Path) -> 
     assert isinstance(unfinished, Unfinished) and unfinished.path == log.path
     assert unfinished.game.events == (Throw((6, 3)),)
     assert data.current_path.exists()
+
+
+def test_a_pointer_set_aside_twice_keeps_both(tmp_path: Path) -> None:
+    """Each games/current that names no log is kept as it was: a second one set aside
+    does not replace the first's current.bad."""
+    from table.service.resume import DataDir, Unusable
+
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    for name in (b"typo-1.jsonl\n", b"typo-2.jsonl\n"):
+        data.current_path.write_bytes(name)
+        unusable = data.unfinished()
+        assert isinstance(unusable, Unusable) and not unusable.kept
+        assert "set aside as current" in unusable.text() and not data.current_path.exists()
+    assert sorted(p.read_bytes() for p in data.games.glob("current*.bad")) == [
+        b"typo-1.jsonl\n",
+        b"typo-2.jsonl\n",
+    ]

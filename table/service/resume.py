@@ -61,13 +61,14 @@ class Unfinished:
 @dataclass(frozen=True)
 class Unusable:
     """The unfinished game's log (or ``games/current``, which names it), which could not
-    be loaded. ``kept``: it is still the game in progress (it could not be read: an I/O
-    error may pass, so the next start tries again); otherwise it was set aside as
-    ``path`` (``.bad``) and forgotten."""
+    be loaded. ``kept``: it is still the game in progress (it could not be read, or not
+    be renamed: an I/O error may pass, so the next start tries again); otherwise it was
+    set aside as ``path`` (``.bad``) and forgotten."""
 
     path: Path
     reason: str
     kept: bool
+    what: str = "log"  # what was kept or set aside, for the display
 
     def text(self) -> str:
         """One line for the journal."""
@@ -78,7 +79,9 @@ class Unusable:
     def brief(self) -> str:
         """For the display, what became of the log first (its end may not fit)."""
         why = self.reason.split(": ", 1)[-1]  # without the log's name
-        return f"log kept for the next start: {why}" if self.kept else f"log set aside: {why}"
+        if self.kept:
+            return f"{self.what} kept for the next start: {why}"
+        return f"{self.what} set aside: {why}"
 
 
 def _named(exc: LogError, path: Path) -> str:
@@ -142,11 +145,12 @@ class DataDir:
         """The log of the unfinished game, if any."""
         try:
             return self._current()
-        except LogUnreadable:
+        except LogError:
             return None
 
     def _current(self) -> Path | None:
-        """``current``; LogUnreadable if ``games/current`` exists but cannot be read."""
+        """``current``; LogUnreadable if ``games/current`` exists but cannot be read,
+        LogError if it names no log (it is there, so a game was in progress)."""
         try:
             data = self.current_path.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
@@ -156,42 +160,67 @@ class DataDir:
         try:
             name = data.decode("utf-8").removeprefix("\ufeff").strip()  # an editor's BOM
         except UnicodeDecodeError:
-            return None
-        if not name or "/" in name:
-            return None
+            raise LogError(f"{CURRENT}: not UTF-8 text") from None
+        if not name:
+            raise LogError(f"{CURRENT}: it is empty")
+        shown = json.dumps(name, ensure_ascii=False)
+        if len(shown) > 40:
+            shown = shown[:37] + "..."
+        if "/" in name:
+            raise LogError(f"{CURRENT}: names {shown}, not a log")
         path = self.games / name
-        return path if path.is_file() else None
+        if not path.is_file():
+            missing = not path.exists() and not path.is_symlink()
+            raise LogError(f"{CURRENT}: names {shown}, {'no such log' if missing else 'not a log'}")
+        return path
 
     def unfinished(self) -> Unfinished | Unusable | None:
         """The unfinished game, loaded; None if there is none.
 
         A log that holds no game (not JSON, an unknown event, empty) is set aside
         (``.bad``) and forgotten, so the table starts instead of failing on it at
-        every boot; one that could not be read is left as it is. Either way the
-        caller is told why (``Unusable``): a game is never given up in silence.
+        every boot, and so is a ``games/current`` that names no log (``current.bad``);
+        one that could not be read is left as it is. Either way the caller is told
+        why (``Unusable``): a game is never given up in silence.
         """
+        pointer = f"games/{CURRENT}"
         try:
             path = self._current()
         except LogUnreadable as exc:  # the game in progress is not forgotten for it
             return Unusable(self.current_path, str(exc), kept=True)
+        except LogError as exc:  # what it said is kept, and said
+            aside = self.set_aside(self.current_path)
+            kept = aside == self.current_path
+            return Unusable(aside, str(exc), kept=kept, what="log" if kept else pointer)
         if path is None:
-            self.finish()
             return None
         try:
             loaded = load(path)
         except LogUnreadable as exc:
             return Unusable(path, _named(exc, path), kept=True)
         except LogError as exc:
-            bad = path.with_suffix(path.suffix + ".bad")
-            try:
-                path.rename(bad)
-            except OSError:
-                bad = path
-            else:
-                fsync_dir(self.games)
+            bad = self.set_aside(path)
+            if bad == path:  # not renamed: it stays the game in progress
+                return Unusable(path, _named(exc, path), kept=True)
             self.finish()
             return Unusable(bad, _named(exc, path), kept=False)
         return Unfinished(path, loaded)
+
+    def set_aside(self, path: Path, end: str = ".bad") -> Path:
+        """Rename ``path`` to its name with ``end`` after it (``-2`` before ``end`` if
+        that is taken: nothing set aside before is replaced); ``path`` if it cannot be
+        renamed."""
+        aside = path.with_name(path.name + end)
+        n = 2
+        while aside.exists() or aside.is_symlink():
+            aside = path.with_name(f"{path.name}-{n}{end}")
+            n += 1
+        try:
+            path.rename(aside)
+        except OSError:
+            return path
+        fsync_dir(self.games)
+        return aside
 
     def logs(self) -> list[Path]:
         """Every game log, oldest first."""
