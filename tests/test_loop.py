@@ -766,3 +766,41 @@ def test_a_pointer_that_names_no_log_is_said_not_dropped(
     assert not data.current_path.exists()
     assert (data.games / "current.bad").read_bytes() == name
     assert loop.resumed is None and loop.referee is not None and loop.referee.game is None
+
+
+def test_a_kept_log_is_set_aside_when_a_new_game_takes_its_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The display said the unreadable log was "kept for the next start"; then a new game
+    was started, games/current named the new log and the old one was never tried again,
+    without a word. It is set aside as .unfinished (never removed) and the journal says so."""
+    from table.game import GameHeader
+    from table.rules.base import Player, Throw
+
+    data = DataDir(tmp_path / "data")
+    with data.new_log(GameHeader("mexico", (Player("Ann"), Player("Bob")), {}, 1)) as log:
+        log.append_all([Throw((6, 3))])
+    old = log.path
+    content = old.read_bytes()
+    real = Path.read_bytes
+
+    def failing(self: Path) -> bytes:
+        if self == old:
+            raise OSError(5, "Input/output error")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", failing)
+    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
+    loop.camera = None
+    loop.boot()
+    assert "log kept for the next start" in display.texts[0]
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):  # the notice, then the menu
+        loop.handle(ButtonPress(Button.ROLL))
+    monkeypatch.undo()
+    assert loop.referee is not None and loop.referee.game is not None  # the new game
+    new = data.current()
+    assert new is not None and new != old
+    aside = old.with_name(old.name + ".unfinished")
+    assert aside.read_bytes() == content and not old.exists()
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert f"{old.name}, which could not be resumed, is set aside as {aside.name}" in said

@@ -133,6 +133,7 @@ class TableLoop:
         self._stopping = threading.Event()
         self._timer: threading.Thread | None = None
         self.resumed: Unfinished | None = None
+        self.kept: Unusable | None = None  # the game in progress that could not be resumed
         self.quit_reason = ""
 
     # -- producers (any thread) ---------------------------------------------
@@ -161,6 +162,8 @@ class TableLoop:
         if isinstance(unfinished, Unusable):
             why = unfinished.brief()
             self._error(f"cannot resume the unfinished game: {unfinished.text()}")
+            if unfinished.kept:
+                self.kept = unfinished
         elif unfinished is not None:
             try:
                 self.writer = LogWriter.reopen(unfinished.path)
@@ -177,6 +180,7 @@ class TableLoop:
                 why = f"log kept for the next start: {exc.strerror or exc}"
                 self._error(f"cannot resume the unfinished game: {kept.text()}")
                 self._close_writer()
+                self.kept = kept
                 out = None
             except Exception as exc:  # a log we cannot go on with must not stop the table
                 why = f"log kept as it was: {exc}"
@@ -216,10 +220,17 @@ class TableLoop:
         """
         self.outputs += 1
         if out.new_game is not None:
+            aside = self._set_aside_kept()
             try:
                 writer = self.data.new_log(out.new_game)
             except OSError as exc:
+                if aside is not None and self.kept is not None:  # still the game in progress
+                    try:
+                        aside.rename(self.kept.path)
+                    except OSError:
+                        self.kept = None
                 return self._not_saved("cannot create the game log", exc)
+            self.kept = None
             self._close_writer()
             self.writer = writer
         if out.log:
@@ -257,6 +268,26 @@ class TableLoop:
                 self.settler.reset()
         self._want(out.want_dice)
         return True
+
+    def _set_aside_kept(self) -> Path | None:
+        """A new game takes the place of the one kept at boot (it could not be resumed):
+        that log (or ``games/current``) is set aside as ``.unfinished``, never removed,
+        and the journal says so. Where it went, if it was renamed."""
+        kept = self.kept
+        if kept is None:
+            return None
+        aside = self.data.set_aside(kept.path, ".unfinished")
+        if aside == kept.path:
+            self._error(
+                f"a new game takes the place of {kept.path.name}, which could not be "
+                f"resumed nor set aside: it stays {kept.path.name}, no longer in progress"
+            )
+            return None
+        self._error(
+            f"a new game takes the place of the unfinished game: {kept.path.name}, which "
+            f"could not be resumed, is set aside as {aside.name}"
+        )
+        return aside
 
     def _want(self, flag: bool) -> None:
         self.want_dice = flag

@@ -231,8 +231,9 @@ class DataDir:
 
 def _taken(path: Path) -> bool:
     """A log's name is in use while the log, or what was set aside from it (``.bad``,
-    ``.torn``), is there: the clock can repeat a second after a cut."""
-    return any(path.with_name(path.name + end).exists() for end in ("", ".bad", ".torn"))
+    ``.torn``, ``.unfinished``), is there: the clock can repeat a second after a cut."""
+    ends = ("", ".bad", ".torn", ".unfinished")
+    return any(path.with_name(path.name + end).exists() for end in ends)
 
 
 def _started(path: Path) -> tuple[str, int, str]:
