@@ -336,12 +336,13 @@ def test_a_log_the_rules_cannot_play_on_is_not_called_resumed(tmp_path: Path, vi
     head = json.loads(lines[0])
     head["rules"] = "mexicoo"
     path.write_text("\n".join([json.dumps(head)] + lines[1:]))
+    content = path.read_bytes()
     loop, display, _ = make_loop(tmp_path, "mexico", ["quit"], vision)
     loop.run(seconds=30)
     assert loop.resumed is None
     assert "mexicoo" in loop.errors.getvalue()  # type: ignore[union-attr]
     assert "cannot resume" in display.texts[0]
-    assert path.is_file()  # kept as it is
+    assert path.with_name(path.name + ".bad").read_bytes() == content  # kept, set aside
 
 
 def test_a_mythical_log_is_resumed_and_played_on_with_the_buttons(
@@ -804,3 +805,27 @@ def test_a_kept_log_is_set_aside_when_a_new_game_takes_its_place(
     assert aside.read_bytes() == content and not old.exists()
     said = loop.errors.getvalue()  # type: ignore[union-attr]
     assert f"{old.name}, which could not be resumed, is set aside as {aside.name}" in said
+
+
+def test_a_log_the_rules_cannot_play_is_set_aside_as_bad_and_said_so(tmp_path: Path) -> None:
+    """A log with an option the rules do not allow (MC-1: lives 2, 3 or 6) was said to
+    be "kept", yet games/current was removed and the log kept its name: neither the game
+    in progress nor set aside as .bad, as the README says of a log that holds no game."""
+    from table.game import GameHeader
+    from table.rules.base import Player, Throw
+
+    data = DataDir(tmp_path / "data")
+    with data.new_log(GameHeader("mexico", (Player("Ann"), Player("Bob")), {"lives": 4}, 1)) as log:
+        log.append_all([Throw((6, 3))])
+    content = log.path.read_bytes()
+    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
+    loop.camera = None
+    loop.boot()
+    bad = log.path.with_name(log.path.name + ".bad")
+    assert bad.read_bytes() == content and not log.path.exists()
+    assert data.current() is None and not data.current_path.exists()
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert f"cannot resume the unfinished game: {log.path.name}: option 'lives'" in said
+    assert f"set aside as {bad.name}" in said and "kept" not in said
+    assert "log set aside: option 'lives': 4 is not allowed" in display.texts[0]
+    assert loop.resumed is None and loop.referee is not None and loop.referee.game is None

@@ -183,15 +183,15 @@ class TableLoop:
                 self.kept = kept
                 out = None
             except Exception as exc:  # a log we cannot go on with must not stop the table
-                why = f"log kept as it was: {exc}"
-                self._error(f"cannot resume {unfinished.path.name}: {exc}; it is kept")
                 self._close_writer()
-                self.data.finish()
+                why = self._cannot_play(unfinished.path, str(exc))
                 out = None
             else:
                 if self.referee.game is None:  # the rules could not play the log on
                     text = out.screen.text if isinstance(out.screen, screens.Message) else ""
-                    self._error(f"cannot resume {unfinished.path.name}: {text}; it is kept")
+                    self._close_writer()
+                    why = self._cannot_play(unfinished.path, text)
+                    out = None
                 else:
                     self.resumed = unfinished
         if out is None:
@@ -268,6 +268,20 @@ class TableLoop:
                 self.settler.reset()
         self._want(out.want_dice)
         return True
+
+    def _cannot_play(self, path: Path, reason: str) -> str:
+        """The unfinished game's log loaded, but cannot be played on (an option the rules
+        do not allow): like a log that holds no game, it is set aside as ``.bad`` and
+        the game in progress is over (if it cannot be renamed, it stays the game in
+        progress for the next start). Said in the journal; what to show, returned."""
+        bad = self.data.set_aside(path)
+        unusable = Unusable(bad, f"{path.name}: {reason}", kept=bad == path)
+        if unusable.kept:
+            self.kept = unusable
+        else:
+            self.data.finish()
+        self._error(f"cannot resume the unfinished game: {unusable.text()}")
+        return unusable.brief()
 
     def _set_aside_kept(self) -> Path | None:
         """A new game takes the place of the one kept at boot (it could not be resumed):

@@ -417,7 +417,7 @@ class Referee:
             game = replay(resume.header, resume.events)
         except (SetupError, ValueError, KeyError) as exc:
             # The log cannot be played on: it is finished as it is (the loop
-            # archives it) and the table starts at the menu.
+            # sets it aside as .bad) and the table starts at the menu.
             ref, out = ref._menu_at(0)
             msg = _cannot_resume(str(exc))
             ref = replace(ref, screen=msg, dismiss=True)
