@@ -212,6 +212,10 @@ BAD: list[tuple[str, str]] = [
         'camera.source: "usb:cam" is not allowed (allowed: usb:N with N the webcam\'s number '
         "(usb:0), or usb:/dev/videoN)",
     ),
+    (  # "²" passes str.isdigit, but int() and the webcam's opening refuse it
+        '[camera]\nsource = "usb:\u00b2"',
+        'camera.source: "usb:\u00b2" is not allowed (allowed: usb:N with N the webcam\'s number',
+    ),
     (
         '[camera]\nsource = "picamera:big"',
         'camera.source: "picamera:big" is not allowed (allowed: picamera, or '

@@ -214,7 +214,7 @@ def _camera_source(key: str, value: object) -> str:
             raise _bad(key, value, "picamera, or picamera:WIDTHxHEIGHT like picamera:1280x960")
         return text
     if kind == "usb" and sep:
-        if not (rest.isdigit() or rest.startswith("/dev/")):
+        if not (rest.isdecimal() or rest.startswith("/dev/")):  # "²" is a digit, no number
             raise _bad(key, value, "usb:N with N the webcam's number (usb:0), or usb:/dev/videoN")
         return text
     if kind in ("folder", "video") and sep and rest.strip():
