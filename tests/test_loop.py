@@ -829,3 +829,52 @@ def test_a_log_the_rules_cannot_play_is_set_aside_as_bad_and_said_so(tmp_path: P
     assert f"set aside as {bad.name}" in said and "kept" not in said
     assert "log set aside: option 'lives': 4 is not allowed" in display.texts[0]
     assert loop.resumed is None and loop.referee is not None and loop.referee.game is None
+
+
+def test_cpu_decisions_owed_at_resume_that_cannot_be_saved_are_not_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a resume the CPU decisions owed at the cut (MX-7: CPU1 ends the round) are
+    taken at once. With the disk full they were not written, yet the table went on from
+    the game with them: every event after it was logged onto a game without the end of
+    the round, a different game for the next resume and for an audit. The log stays the
+    game in progress as it is, for the next start, and the display says why."""
+    import errno
+
+    from table.game import GameHeader
+    from table.gamelog import LogWriter
+    from table.rules.base import EndRound, Player, Throw
+
+    header = GameHeader(
+        "mex",
+        (Player("P1"), Player("P2"), Player("CPU1", "normal")),
+        {"lives": 3, "max_throws": 2},
+        892587379,
+    )
+    pairs = [(4, 1), (6, 3), (4, 3), (3, 2), (6, 5)]
+    events = [Throw(p) for p in pairs] + [EndRound(True)]
+    events += [Throw(p) for p in [(6, 4), (5, 5), (5, 5), (6, 6)]]
+    data = DataDir(tmp_path / "data")
+    with data.new_log(header) as log:
+        log.append_all(events)
+    content = log.path.read_bytes()
+
+    def full(self: LogWriter, events: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(LogWriter, "append_all", full)
+    loop, display, _ = make_loop(tmp_path, "mex", [], BrokenReader())
+    loop.camera = None
+    loop.boot()
+    assert "log kept for the next start: No space left on device" in display.texts[0]
+    assert loop.referee is not None and loop.referee.game is None
+    assert data.current() == log.path and log.path.read_bytes() == content
+    monkeypatch.undo()
+    loop2, display2, _ = make_loop(tmp_path, "mex", [], BrokenReader())
+    loop2.camera = None
+    loop2.boot()  # the disk has room again: the CPU's decision is taken and logged
+    assert loop2.resumed is not None and loop2.referee is not None
+    assert loop2.referee.game is not None and load(log.path).events == tuple(events) + (
+        EndRound(True),
+    )
+    assert loop2.referee.game.count == len(events) + 1

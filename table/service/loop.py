@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
@@ -173,6 +173,11 @@ class TableLoop:
                     seed=self.seed,
                     cpu_dice_by_hand=self.cpu_dice_by_hand,
                 )
+                if self.referee.game is not None and out.log:
+                    # CPU decisions owed at the cut: on disk before the game goes on
+                    # from them, or it goes on from a game the log does not hold.
+                    self.writer.append_all(out.log)
+                    out = replace(out, log=())
             except OSError as exc:
                 # A full disk (while the torn line is kept in .torn) or an I/O error may
                 # pass: the log stays the game in progress, as one that cannot be read does.
