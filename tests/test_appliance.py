@@ -806,3 +806,27 @@ def test_an_output_folder_that_is_a_file_is_said_to_be_no_folder(
         err = _run_fails(tmp_path, capsys, option, str(path))
         assert f"{option}: cannot write to {a_file} (Not a directory)" in err, err
         assert "File exists" not in err
+
+
+def test_a_games_folder_the_table_cannot_write_is_refused_at_the_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the data folder itself was tried: a games/ folder the table may not write (left
+    by a run as root) let it start, and every game then ended at its first screen with
+    "cannot save ... try again", which no retry mends, and a game in progress could not be
+    taken up. It is found at the start, named, exit 2, as the data folder is."""
+    from table.service import resume
+
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    games = tmp_path / "data" / "games"
+    games.mkdir(parents=True)
+    real = Path.write_bytes
+
+    def denied(self: Path, data: Any) -> int:
+        if self.parent == games:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, data)
+
+    monkeypatch.setattr(resume.Path, "write_bytes", denied)
+    err = _run_fails(tmp_path, capsys, "--seconds", "1")
+    assert f"cannot use the data folder {games} (Permission denied)" in err

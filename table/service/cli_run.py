@@ -167,15 +167,18 @@ def run(args: argparse.Namespace) -> int:
     from table.service.resume import DataDir, check_writable
 
     data = DataDir(args.data if args.data is not None else cfg.table.data_dir)
+    where = data.root
     try:
         data.prepare()
-        check_writable(data.root)
+        check_writable(where)
+        where = data.games  # the game logs: written at every event
+        check_writable(where)
     except OSError as exc:
         return _start_fault(
             args,
-            f"cannot use the data folder {data.root} ({exc.strerror or exc}); "
+            f"cannot use the data folder {where} ({exc.strerror or exc}); "
             "set table.data_dir, DICETABLE_DATA or --data",
-            f"data folder {data.root}: {exc.strerror or exc}",
+            f"data folder {where}: {exc.strerror or exc}",
         )
     script = None
     if args.script is not None:
