@@ -830,3 +830,31 @@ def test_a_games_folder_the_table_cannot_write_is_refused_at_the_start(
     monkeypatch.setattr(resume.Path, "write_bytes", denied)
     err = _run_fails(tmp_path, capsys, "--seconds", "1")
     assert f"cannot use the data folder {games} (Permission denied)" in err
+
+
+def test_a_resume_that_cut_off_a_torn_line_says_where_its_bytes_went(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The torn last line of the game in progress is cut off the log and kept in
+    ``.torn`` beside it; the journal said only "resumed ... (1 events)": someone auditing
+    the game found a .torn file nothing had spoken of."""
+    from table.cli import main
+    from table.game import GameHeader
+    from table.rules.base import Player, Throw
+    from table.service.resume import DataDir
+
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    data = DataDir(tmp_path / "data")
+    with data.new_log(GameHeader("mexico", (Player("Ann"), Player("Bob")), {}, 1)) as log:
+        log.append_all([Throw((6, 3))])
+    with open(log.path, "ab") as fh:
+        fh.write(b'{"stand":tr')
+    script = tmp_path / "script.json"
+    script.write_text('["quit"]')
+    args = ["run", "--stand-ins", "--script", str(script), "--data", str(data.root)]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    torn = log.path.with_name(log.path.name + ".torn")
+    assert torn.read_bytes() == b'{"stand":tr'
+    assert f"resumed the unfinished game {log.path.name} (1 events)" in err
+    assert f"line 3 is torn (not valid JSON) and was ignored: its bytes are in {torn.name}" in err

@@ -265,9 +265,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         loop.boot()
         if loop.resumed is not None:
+            resumed = loop.resumed
+            torn = resumed.game.torn  # cut off the log by the resume, kept beside it
             print(
-                f"dicetable: resumed the unfinished game {loop.resumed.path.name} "
-                f"({len(loop.resumed.game.events)} events)",
+                f"dicetable: resumed the unfinished game {resumed.path.name} "
+                f"({len(resumed.game.events)} events)"
+                + (f"; {torn}: its bytes are in {resumed.path.name}.torn" if torn else ""),
                 file=sys.stderr,
                 flush=True,
             )
