@@ -229,3 +229,17 @@ def test_a_pointer_set_aside_twice_keeps_both(tmp_path: Path) -> None:
         b"typo-1.jsonl\n",
         b"typo-2.jsonl\n",
     ]
+
+
+def test_settings_nested_too_deeply_are_forgotten_not_the_end_of_the_start(
+    tmp_path: Path,
+) -> None:
+    """settings.json that is not settings is forgotten (the config's [game] is used); one
+    nested deeper than the JSON reader's stack stopped every start with "internal error:
+    RecursionError", exit 1, over and over under systemd."""
+    from table.service.resume import DataDir
+
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.settings_path.write_text("[" * 200_000 + "]" * 200_000)
+    assert data.load_settings() is None

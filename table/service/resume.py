@@ -107,7 +107,7 @@ class DataDir:
     def load_settings(self) -> dict[str, Any] | None:
         try:
             obj = json.loads(self.settings_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # nested too deeply: no settings either
             return None
         return obj if isinstance(obj, dict) else None
 
