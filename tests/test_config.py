@@ -216,6 +216,11 @@ BAD: list[tuple[str, str]] = [
         '[camera]\nsource = "usb:\u00b2"',
         'camera.source: "usb:\u00b2" is not allowed (allowed: usb:N with N the webcam\'s number',
     ),
+    (  # the webcam's opening failed with an OpenCV error: "Python int too large"
+        '[camera]\nsource = "usb:99999999999999999999"',
+        'camera.source: "usb:99999999999999999999" is out of range (allowed: usb:N with N '
+        "from 0 to 255",
+    ),
     (
         '[camera]\nsource = "picamera:big"',
         'camera.source: "picamera:big" is not allowed (allowed: picamera, or '

@@ -216,6 +216,9 @@ def _camera_source(key: str, value: object) -> str:
     if kind == "usb" and sep:
         if not (rest.isdecimal() or rest.startswith("/dev/")):  # "²" is a digit, no number
             raise _bad(key, value, "usb:N with N the webcam's number (usb:0), or usb:/dev/videoN")
+        if rest.isdecimal() and (len(rest.lstrip("0")) > 3 or int(rest) > 255):  # V4L2: 0-255
+            allowed = "usb:N with N from 0 to 255, or usb:/dev/videoN"
+            raise _bad(key, value, allowed, "is out of range")
         return text
     if kind in ("folder", "video") and sep and rest.strip():
         return text
