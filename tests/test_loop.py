@@ -745,6 +745,7 @@ def test_a_game_whose_in_progress_mark_cannot_be_written_leaves_no_log_open(
         (b"games/20261201-200000.jsonl\n", 'names "games/20261201-200000.jsonl", not a log'),
         (b"\xff\xfe2\x000\x00\n", "not UTF-8 text"),
         (b"\n", "it is empty"),
+        (b"a" * 300 + b".jsonl\n", f'names "{"a" * 36}..., a name too long for a file'),
     ],
 )
 def test_a_pointer_that_names_no_log_is_said_not_dropped(

@@ -169,10 +169,15 @@ class DataDir:
         if "/" in name:
             raise LogError(f"{CURRENT}: names {shown}, not a log")
         path = self.games / name
-        if not path.is_file():
+        try:
+            if path.is_file():
+                return path
             missing = not path.exists() and not path.is_symlink()
-            raise LogError(f"{CURRENT}: names {shown}, {'no such log' if missing else 'not a log'}")
-        return path
+        except OSError as exc:  # not a name a file can have, or a folder it may not enter
+            if exc.errno == errno.ENAMETOOLONG:
+                raise LogError(f"{CURRENT}: names {shown}, a name too long for a file") from None
+            raise LogUnreadable(f"{CURRENT}: names {shown}: {exc.strerror or exc}") from None
+        raise LogError(f"{CURRENT}: names {shown}, {'no such log' if missing else 'not a log'}")
 
     def unfinished(self) -> Unfinished | Unusable | None:
         """The unfinished game, loaded; None if there is none.
@@ -212,12 +217,12 @@ class DataDir:
         renamed."""
         aside = path.with_name(path.name + end)
         n = 2
-        while aside.exists() or aside.is_symlink():
-            aside = path.with_name(f"{path.name}-{n}{end}")
-            n += 1
         try:
+            while aside.exists() or aside.is_symlink():
+                aside = path.with_name(f"{path.name}-{n}{end}")
+                n += 1
             path.rename(aside)
-        except OSError:
+        except OSError:  # e.g. a name that is too long with the end added
             return path
         fsync_dir(self.games)
         return aside
