@@ -188,7 +188,6 @@ class DataDir:
         one that could not be read is left as it is. Either way the caller is told
         why (``Unusable``): a game is never given up in silence.
         """
-        pointer = f"games/{CURRENT}"
         try:
             path = self._current()
         except LogUnreadable as exc:  # the game in progress is not forgotten for it
@@ -196,7 +195,7 @@ class DataDir:
         except LogError as exc:  # what it said is kept, and said
             aside = self.set_aside(self.current_path)
             kept = aside == self.current_path
-            return Unusable(aside, str(exc), kept=kept, what="log" if kept else pointer)
+            return Unusable(aside, str(exc), kept=kept, what="log" if kept else CURRENT)
         if path is None:
             return None
         try:
