@@ -351,6 +351,53 @@ def test_a_webcam_that_is_not_there_is_said_at_the_throw_and_tried_again(
         parts.display.close()
 
 
+def test_a_camera_fault_that_is_no_camera_error_is_said_and_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A driver or OpenCV fault that vision.sources does not turn into a CameraError (an
+    OverflowError from the bindings, say) used to end the camera thread with a traceback:
+    the table then waited for dice that never came, with nothing on the display. It is
+    said like any camera fault, and the camera is opened again when dice are next wanted."""
+
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+    from table.service.ports import CameraFailed, Frame
+
+    reads = [0]
+
+    class Webcam:
+        def __init__(self, device: str, *, size: tuple[int, int] | None = None) -> None:
+            pass
+
+        def read(self) -> Any:
+            reads[0] += 1
+            if reads[0] == 1:
+                raise OverflowError("Python int too large to convert to C int")
+            return np.zeros((48, 64, 3), np.uint8)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr("vision.sources.DeviceSource", Webcam)
+    _no_pi(monkeypatch)
+    cfg = Config(
+        camera=CameraConfig(source="usb:9"), display=DisplayConfig(driver=DisplayDriver.NONE)
+    )
+    parts = build(cfg, text_out=io.StringIO())
+    camera, q = _real_camera_started(parts)
+    try:
+        camera.want(True)
+        failed = q.get(timeout=30)
+        assert isinstance(failed, CameraFailed)
+        assert failed.reason == "usb:9: OverflowError: Python int too large to convert to C int"
+        camera.want(False)
+        camera.want(True)
+        assert isinstance(q.get(timeout=30), Frame)
+    finally:
+        camera.close()
+        parts.display.close()
+
+
 def test_a_webcam_is_asked_for_the_frame_size_in_the_config(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

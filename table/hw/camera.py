@@ -104,9 +104,10 @@ class SourceCamera(_Paced):
                 self.source = open_source(self.spec, loop=self.loop)
 
     def _run(self, put: Put) -> None:
-        """Frames while wanted. A source that fails (unplugged, a missing folder) is
-        reported once and closed; it is opened again when the table next wants dice
-        (the player's "ROLL: try again"), so the thread never ends before ``close``."""
+        """Frames while wanted. A source that fails (unplugged, a missing folder, any
+        other fault of its driver) is reported once and closed; it is opened again when
+        the table next wants dice (the player's "ROLL: try again"), so the thread never
+        ends before ``close``."""
         from vision.sources import CameraError
 
         next_at = time.monotonic()
@@ -125,6 +126,11 @@ class SourceCamera(_Paced):
                 except CameraError as exc:
                     self._failed()
                     put(CameraFailed(str(exc)))
+                    continue
+                except Exception as exc:  # a driver or binding fault vision did not name:
+                    # said like any camera fault, not a dead thread the table waits on
+                    self._failed()
+                    put(CameraFailed(f"{self.spec}: {type(exc).__name__}: {exc}"))
                     continue
                 put(Frame(image, time.monotonic()))
                 next_at = max(next_at + self.period, time.monotonic())
