@@ -26,7 +26,7 @@ class SystemdNotifier:
         usec = env.get("WATCHDOG_USEC", "")
         pid = env.get("WATCHDOG_PID", "")
         owner_ok = not pid or pid == str(os.getpid())
-        self.watchdog_usec = int(usec) if usec.isdigit() and owner_ok else 0
+        self.watchdog_usec = int(usec) if usec.isdecimal() and owner_ok else 0
 
     @property
     def enabled(self) -> bool:

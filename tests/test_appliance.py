@@ -61,6 +61,11 @@ def test_watchdog_belongs_to_the_named_pid_only() -> None:
     assert mine.watchdog_interval == 0.5
 
 
+def test_a_watchdog_interval_that_is_no_number_turns_the_watchdog_off() -> None:
+    """ "²" passes str.isdigit, not int(): the notifier stopped the table at start."""
+    assert SystemdNotifier({"WATCHDOG_USEC": "\u00b2"}).watchdog_interval is None
+
+
 def _unit_text() -> str:
     return UNIT.read_text()
 

@@ -104,6 +104,17 @@ def test_a_table_started_again_numbers_its_pngs_on_after_the_last_runs(tmp_path:
     assert same(Image.open(png / "frame_0001.png"), screens.render(SCREENS[0]))
 
 
+def test_a_png_named_with_a_digit_int_does_not_take_is_passed_over(tmp_path: Path) -> None:
+    """``frame_².png`` in the folder: "²" passes str.isdigit, not int(), and the display
+    could not be made (``run --png-dir`` stopped with a ValueError)."""
+    png = tmp_path / "png"
+    png.mkdir()
+    (png / "frame_\u00b2.png").write_bytes(b"")
+    display = TerminalDisplay(out=None, png_dir=png)
+    display.show(screens.render(SCREENS[0]))
+    assert [p.name for p in display.pngs] == ["frame_0001.png"]
+
+
 def test_tee_and_null_displays() -> None:
     a, b = dummy_display(), dummy_display()
     tee = TeeDisplay(a, b, NullDisplay())

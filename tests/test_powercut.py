@@ -172,6 +172,18 @@ def test_logs_started_in_the_same_second_are_listed_oldest_first(tmp_path: Path)
     assert [p.name for p in data.logs()] == [p.name for p in made]
 
 
+def test_a_log_named_with_a_digit_int_does_not_take_is_still_listed(tmp_path: Path) -> None:
+    """``STAMP-².jsonl`` (a copy named by hand): "²" passes str.isdigit, not int(), and
+    listing the logs stopped the table with a ValueError at every start."""
+    from table.service.resume import DataDir
+
+    data = DataDir(tmp_path / "data")
+    data.games.mkdir(parents=True)
+    odd = data.games / "20261202-101010-\u00b2.jsonl"
+    odd.write_text("{}\n", encoding="utf-8")
+    assert data.logs() == [odd]
+
+
 def test_a_new_game_never_takes_the_name_of_a_log_set_aside(tmp_path: Path) -> None:
     """A Pi without network keeps no time over a cut: the clock can start again from
     before, and a new game can be started in a second an earlier game already used. Its

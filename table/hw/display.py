@@ -130,7 +130,7 @@ class TerminalDisplay:
             # A table started again (after a power cut, or q) numbers on after the PNGs
             # already there instead of writing over the screens of the last run.
             self._first_png = 1 + max(
-                (int(p.stem[6:]) for p in png_dir.glob("frame_*.png") if p.stem[6:].isdigit()),
+                (int(p.stem[6:]) for p in png_dir.glob("frame_*.png") if p.stem[6:].isdecimal()),
                 default=0,
             )
 

@@ -244,6 +244,6 @@ def _started(path: Path) -> tuple[str, int, str]:
     """Sort key of a game log by when it was started: ``STAMP.jsonl`` before
     ``STAMP-2.jsonl`` before ``STAMP-10.jsonl`` (a plain sort puts ``-`` before ``.``)."""
     stamp, dash, n = path.stem.rpartition("-")
-    if dash and n.isdigit() and stamp.count("-") == 1:
+    if dash and n.isdecimal() and stamp.count("-") == 1:
         return (stamp, int(n), path.name)
     return (path.stem, 1, path.name)
