@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 
 import pytest
 from gpiozero import Device
@@ -20,3 +24,27 @@ def factory() -> Iterator[MockFactory]:
     finally:
         f.reset()
         Device.pin_factory = old
+
+
+RunPython = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+@pytest.fixture
+def run_python() -> RunPython:
+    """``run_python(code, *args, env=None)``: Python code run in a child process from the
+    repository's root, its output as text. For faults that end a whole process (a
+    segmentation fault inside OpenCV): the test sees a return code, not a dead run."""
+
+    def run(
+        code: str, *args: str, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", code, *args],
+            cwd=Path(__file__).resolve().parents[1],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=dict(os.environ if env is None else env),
+        )
+
+    return run

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -317,16 +318,43 @@ def test_a_folder_camera_in_the_config_is_opened_and_read(
         parts.display.close()
 
 
+def _webcam_fails_then_frames(
+    monkeypatch: pytest.MonkeyPatch, webcam: type, mend: Callable[[], None] = lambda: None
+) -> str:
+    """The config's camera ``usb:9`` started with ``webcam`` in place of a real one: the
+    reason of its first event, which must be a CameraFailed. The camera must then, once
+    not wanted, ``mend``ed and wanted again, give a Frame."""
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+    from table.service.ports import CameraFailed, Frame
+
+    monkeypatch.setattr("vision.sources.DeviceSource", webcam)
+    _no_pi(monkeypatch)
+    cfg = Config(
+        camera=CameraConfig(source="usb:9"), display=DisplayConfig(driver=DisplayDriver.NONE)
+    )
+    parts = build(cfg, text_out=io.StringIO())
+    camera, q = _real_camera_started(parts)
+    try:
+        camera.want(True)
+        failed = q.get(timeout=30)
+        assert isinstance(failed, CameraFailed)
+        camera.want(False)
+        mend()
+        camera.want(True)
+        assert isinstance(q.get(timeout=30), Frame)
+        return failed.reason
+    finally:
+        camera.close()
+        parts.display.close()
+
+
 def test_a_webcam_that_is_not_there_is_said_at_the_throw_and_tried_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A webcam unplugged at boot used to stop the service at every start (a blank
     display, and systemd gives up after 20 starts). It is now said on the display when
     dice are wanted, and opened again the next time: plugged in by then, it works."""
-
-    from table.hw.build import build
-    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
-    from table.service.ports import CameraFailed, Frame
     from vision.sources import CameraError
 
     plugged = [False]
@@ -342,24 +370,11 @@ def test_a_webcam_that_is_not_there_is_said_at_the_throw_and_tried_again(
         def close(self) -> None:
             pass
 
-    monkeypatch.setattr("vision.sources.DeviceSource", Webcam)
-    _no_pi(monkeypatch)
-    cfg = Config(
-        camera=CameraConfig(source="usb:9"), display=DisplayConfig(driver=DisplayDriver.NONE)
-    )
-    parts = build(cfg, text_out=io.StringIO())
-    camera, q = _real_camera_started(parts)
-    try:
-        camera.want(True)
-        failed = q.get(timeout=30)
-        assert isinstance(failed, CameraFailed) and "usb:9: cannot open camera" in failed.reason
-        camera.want(False)
+    def plug_in() -> None:
         plugged[0] = True
-        camera.want(True)
-        assert isinstance(q.get(timeout=30), Frame)
-    finally:
-        camera.close()
-        parts.display.close()
+
+    reason = _webcam_fails_then_frames(monkeypatch, Webcam, plug_in)
+    assert "usb:9: cannot open camera" in reason
 
 
 def test_a_camera_fault_that_is_no_camera_error_is_said_and_tried_again(
@@ -369,11 +384,6 @@ def test_a_camera_fault_that_is_no_camera_error_is_said_and_tried_again(
     OverflowError from the bindings, say) used to end the camera thread with a traceback:
     the table then waited for dice that never came, with nothing on the display. It is
     said like any camera fault, and the camera is opened again when dice are next wanted."""
-
-    from table.hw.build import build
-    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
-    from table.service.ports import CameraFailed, Frame
-
     reads = [0]
 
     class Webcam:
@@ -389,24 +399,8 @@ def test_a_camera_fault_that_is_no_camera_error_is_said_and_tried_again(
         def close(self) -> None:
             pass
 
-    monkeypatch.setattr("vision.sources.DeviceSource", Webcam)
-    _no_pi(monkeypatch)
-    cfg = Config(
-        camera=CameraConfig(source="usb:9"), display=DisplayConfig(driver=DisplayDriver.NONE)
-    )
-    parts = build(cfg, text_out=io.StringIO())
-    camera, q = _real_camera_started(parts)
-    try:
-        camera.want(True)
-        failed = q.get(timeout=30)
-        assert isinstance(failed, CameraFailed)
-        assert failed.reason == "usb:9: OverflowError: Python int too large to convert to C int"
-        camera.want(False)
-        camera.want(True)
-        assert isinstance(q.get(timeout=30), Frame)
-    finally:
-        camera.close()
-        parts.display.close()
+    reason = _webcam_fails_then_frames(monkeypatch, Webcam)
+    assert reason == "usb:9: OverflowError: Python int too large to convert to C int"
 
 
 def test_a_webcam_is_asked_for_the_frame_size_in_the_config(

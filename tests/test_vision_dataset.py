@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import RunPython
 
 from vision.dataset import DatasetError, Part, in_part, load_set
 
@@ -102,14 +103,12 @@ def test_bench_reports_a_set_whose_part_has_no_image(
     assert "byler_d6 [heldout]: 0 images, 0 dice" in capsys.readouterr().out
 
 
-def test_bench_reads_a_photo_as_dicetable_read_does(tmp_path: Path) -> None:
+def test_bench_reads_a_photo_as_dicetable_read_does(tmp_path: Path, run_python: RunPython) -> None:
     """The benchmark scripts read the labelled photos through ``load_image``, as ``dicetable
     read`` does: a photo whose name is not UTF-8 (OpenCV takes names as UTF-8 text) ended
     the benchmark with a segmentation fault in cv2.imread, where ``dicetable read`` reads
     it. Checked in a fresh process, which such a fault would end."""
     import os
-    import subprocess
-    import sys
 
     import cv2
     import numpy as np
@@ -138,14 +137,7 @@ def test_bench_reads_a_photo_as_dicetable_read_does(tmp_path: Path) -> None:
         "    except DatasetError as exc:\n"
         "        print(ascii(str(exc)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=Path(__file__).resolve().parents[1],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "DICETABLE_SHARED": str(tmp_path)},
-    )
+    done = run_python(code, env={**os.environ, "DICETABLE_SHARED": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     missing, read = done.stdout.splitlines()
     assert read == "[10, 120, 230]"

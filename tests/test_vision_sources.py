@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import types
 import zlib
@@ -13,6 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from conftest import RunPython
 
 from vision.sources import (
     CameraError,
@@ -237,7 +237,9 @@ def test_unreadable_video_is_a_camera_error(tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
 
 
-def test_a_broken_video_is_one_line_without_ffmpegs_own_log(tmp_path: Path) -> None:
+def test_a_broken_video_is_one_line_without_ffmpegs_own_log(
+    tmp_path: Path, run_python: RunPython
+) -> None:
     """FFmpeg logs a broken file itself ("[mjpeg @ 0x...] No JPEG data found"). Its level
     is fixed when a process first opens a video, so this is checked in a fresh one."""
     broken = tmp_path / "throw.jpg"  # FFmpeg opens it as a one-picture video, finds none
@@ -251,19 +253,14 @@ def test_a_broken_video_is_one_line_without_ffmpegs_own_log(tmp_path: Path) -> N
         "    print(exc)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "OPENCV_FFMPEG_LOGLEVEL"}
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=Path(__file__).resolve().parents[1],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
+    done = run_python(code, env=env)
     assert done.stdout.startswith(f"video:{broken}: ") and done.stdout.count("\n") == 1
     assert done.stderr == ""
 
 
-def test_a_video_whose_name_is_not_utf8_is_a_camera_error(tmp_path: Path) -> None:
+def test_a_video_whose_name_is_not_utf8_is_a_camera_error(
+    tmp_path: Path, run_python: RunPython
+) -> None:
     """OpenCV takes a file name as UTF-8 text; a name with other bytes (a file copied from
     an old camera card) stopped the whole process with a segmentation fault in
     cv2.VideoCapture. Checked in a fresh process, which such a fault would end."""
@@ -280,13 +277,7 @@ def test_a_video_whose_name_is_not_utf8_is_a_camera_error(tmp_path: Path) -> Non
         "        print(ascii(str(exc)))\n"
     )
     path = str(tmp_path / name)
-    done = subprocess.run(
-        [sys.executable, "-c", code, f"video:{path}", path],
-        cwd=Path(__file__).resolve().parents[1],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_python(code, f"video:{path}", path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 2 and all("not UTF-8" in line for line in lines), lines
