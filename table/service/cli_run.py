@@ -228,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
             gif_path=gif,
             force_stand_ins=args.stand_ins,
             seed=args.seed,
+            text_out=sys.stdout,  # the streams of now, not of when build was imported
         )
     except ConfigError as exc:  # a camera the config names that cannot be opened
         return _config_fault(args.config, exc, args.stand_ins)
@@ -253,6 +254,7 @@ def run(args: argparse.Namespace) -> int:
         cpu_dice_by_hand=cfg.table.cpu_dice is CpuDice.TABLE,
         tick_s=notifier.watchdog_interval or 5.0,
         state_path=args.state_json,
+        errors=sys.stderr,
     )
     if parts.script is not None:
         parts.script.wait_idle = loop.wait_idle
