@@ -863,3 +863,27 @@ def test_a_resume_that_cut_off_a_torn_line_says_where_its_bytes_went(
     assert torn.read_bytes() == b'{"stand":tr'
     assert f"resumed the unfinished game {log.path.name} (1 events)" in err
     assert f"line 3 is torn (not valid JSON) and was ignored: its bytes are in {torn.name}" in err
+
+
+def test_a_game_in_progress_that_had_ended_is_not_said_to_be_resumed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cut between a game's last event and the removal of ``games/current`` leaves a
+    finished game in progress. The table shows its end, as it should, but the journal
+    said "resumed the unfinished game"."""
+    from table.cli import main
+    from table.gamelog import load
+    from table.service.resume import DataDir
+
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    played = load(Path(__file__).parent / "games" / "mexico_draw.json")
+    data = DataDir(tmp_path / "data")
+    with data.new_log(played.header) as log:
+        log.append_all(list(played.events))
+    script = tmp_path / "script.json"
+    script.write_text('["quit"]')
+    args = ["run", "--stand-ins", "--script", str(script), "--data", str(data.root)]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "resumed the unfinished game" not in err
+    assert f"the game {log.path.name} had ended (8 events): its end is shown" in err

@@ -269,10 +269,15 @@ def run(args: argparse.Namespace) -> int:
         if loop.resumed is not None:
             resumed = loop.resumed
             torn = resumed.game.torn  # cut off the log by the resume, kept beside it
+            game = loop.referee.game if loop.referee is not None else None
+            name, n = resumed.path.name, len(resumed.game.events)
+            said = (  # a cut after a game's last event, before games/current was removed
+                f"the game {name} had ended ({n} events): its end is shown"
+                if game is not None and game.is_over
+                else f"resumed the unfinished game {name} ({n} events)"
+            )
             print(
-                f"dicetable: resumed the unfinished game {resumed.path.name} "
-                f"({len(resumed.game.events)} events)"
-                + (f"; {torn}: its bytes are in {resumed.path.name}.torn" if torn else ""),
+                f"dicetable: {said}" + (f"; {torn}: its bytes are in {name}.torn" if torn else ""),
                 file=sys.stderr,
                 flush=True,
             )
