@@ -273,6 +273,25 @@ def test_reopen_cuts_a_torn_line_and_goes_on(tmp_path: Path) -> None:
     assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"sta'
 
 
+def test_reopen_cuts_the_first_event_torn_and_goes_on(tmp_path: Path) -> None:
+    """The cut came while the game's first event was written: the log is its header
+    and that torn line. The next event must not follow the torn bytes (the log would
+    stop being readable, and the game would be lost)."""
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
+    path = tmp_path / "g.jsonl"
+    LogWriter.create(path, header).close()
+    with open(path, "ab") as fh:
+        fh.write(b'{"throw": [6,')
+    torn = load(path)
+    assert torn.torn is not None and torn.events == ()
+    with LogWriter.reopen(path) as log:
+        log.append(Throw((5, 2)))
+    loaded = load(path)
+    assert loaded.torn is None and loaded.header == header
+    assert loaded.events == (Throw((5, 2)),)
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"throw": [6,'
+
+
 def _two_events(path: Path) -> None:
     header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
     with LogWriter.create(path, header) as log:
@@ -459,6 +478,20 @@ def test_a_key_twice_in_one_object_is_a_fault(text: str) -> None:
     equal keys, which would hide an event's second key (or a second bid for one
     player, which MY-3 refuses) without a word."""
     with pytest.raises(LogError, match="appears twice"):
+        loads(text)
+
+
+def test_the_faults_name_the_keys_at_fault() -> None:
+    """Someone auditing a log is told which keys: both of an event with two, none of an
+    empty one, and the one key that comes twice (not the first key of the object)."""
+    with pytest.raises(LogError, match="exactly one key, got 'throw', 'stand'$"):
+        parse_event({"throw": [6, 3], "stand": True}, "event 0")
+    with pytest.raises(LogError, match="exactly one key, got no keys$"):
+        parse_event({}, "event 0")
+    text = json.dumps(
+        {"rules": "mythical", "players": ["Ann", "Bob", "Cid"], "events": [{"bids": {}}]}
+    ).replace("{}", '{"Ann": 1, "Bob": 0, "Cid": 1, "Bob": 1}')
+    with pytest.raises(LogError, match='the key "Bob" appears twice'):
         loads(text)
 
 
