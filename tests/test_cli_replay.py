@@ -133,3 +133,13 @@ def test_a_lone_surrogate_in_a_name_is_exit_2_not_an_internal_error(
     assert main(["replay", str(_write(tmp_path, game))]) == 2
     err = capsys.readouterr().err
     assert "not valid Unicode" in err and err.count("\n") == 1 and "internal error" not in err
+
+
+def test_a_null_option_is_named_as_the_file_says_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The file says null; "None" is a word of the program's language, not of the file."""
+    game = {**GAME, "options": {"lives": None}}
+    assert main(["replay", str(_write(tmp_path, game))]) == 2
+    err = capsys.readouterr().err
+    assert "option 'lives': null is not allowed (allowed: 2, 3, 6)" in err

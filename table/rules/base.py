@@ -264,6 +264,8 @@ class OptionSpec:
 
 
 def _show(value: object) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
