@@ -1495,3 +1495,18 @@ def test_a_long_stop_on_a_cpu_s_turn_does_not_end_the_round_for_it() -> None:
     out = t.press(STOP_LONG)
     assert out.log == () and "CPU1 plays: ROLL lets it" in render_text(out.screen)
     assert t.game.view()["round"] == 1 and not t.game.view()["last_round"]
+
+
+def test_MX_7_b_a_person_ends_the_round_from_a_cpu_s_turn_before_it_throws() -> None:
+    """P2 threw last; CPU1 is next and has not thrown: P2's long STOP ends the round."""
+    t = start(Settings("mex", 3, cpus=("hard",)))
+    t.throw(6, 3)
+    t.press(STOP)  # one throw each (MX-4)
+    t.throw(4, 2)  # P2's only throw: CPU1's turn
+    turn = t.game.turn
+    assert turn is not None and (turn.player, turn.throw) == ("CPU1", 0)
+    out = t.press(STOP_LONG)
+    assert out.log == (EndRound(),)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 1 life"
+    last = t.game.view()["last_round"]
+    assert last["ended_by"] == "P2" and [p["name"] for p in last["pairs"]] == ["P1", "P2"]
