@@ -143,3 +143,55 @@ def test_a_null_option_is_named_as_the_file_says_it(
     assert main(["replay", str(_write(tmp_path, game))]) == 2
     err = capsys.readouterr().err
     assert "option 'lives': null is not allowed (allowed: 2, 3, 6)" in err
+
+
+GAMES = Path(__file__).resolve().parent / "games"
+
+
+@pytest.mark.parametrize(
+    ("game", "lines"),
+    [
+        ("mexico_draw", ["mexico, round 2: game over, a draw", "  Ann  lives 0  out"]),
+        (
+            "mex_end_round",
+            ["mex, round 4: game over, no single winner", "  Dan  lives 1  points 1"],
+        ),
+        (
+            "mexen_pirate",
+            [
+                "mexen, round 2: game over, winner Ann",
+                "  Ann  sips 2",
+                "pot: 0",
+                "pirate: Cid (x1)",
+                "refused (2):",
+                '  event 10 {"stand": true}: mexen: standing early is not allowed',
+            ],
+        ),
+        (
+            "mythical_all_flags",
+            ["mythical, round 2", "next: Bob to roll, trick 2", "refused: none"],
+        ),
+        ("mex_tiebreak", ["next: Ann to throw, throw 1 of 3"]),
+    ],
+)
+def test_the_readable_summary_says_how_the_game_stands(
+    game: str, lines: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What `dicetable replay FILE` tells someone auditing a game: the winner or the draw,
+    who is out, each counter, mexen's pot and pirate, whose turn it is."""
+    obj = json.loads((GAMES / f"{game}.json").read_text())
+    obj.pop("expect")
+    assert main(["replay", str(_write(tmp_path, obj))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    for line in lines:
+        assert line in out, (line, out)
+
+
+def test_the_readable_summary_of_a_round_still_to_bid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = {"rules": "mythical", "players": ["Ann", "Bob"], "events": []}
+    assert main(["replay", str(_write(tmp_path, game))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "mythical, round 1" and "next: everyone to bid" in out
+    assert "  Ann  points 0" in out
