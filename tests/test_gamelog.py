@@ -257,6 +257,17 @@ def test_a_reopened_log_whose_newline_the_full_disk_refused_is_closed(
     assert path.read_bytes() == before and len(load(path).events) == 2
 
 
+def test_a_cpu_player_s_strength_is_kept_in_the_log(tmp_path: Path) -> None:
+    """A resumed game must still know which seats the CPU plays, and how well; people's
+    seats carry no "cpu" at all (GAME_LOG.md: it is optional)."""
+    header = GameHeader("mexico", (Player("Ann"), Player("CPU1", "hard")), {"lives": 2}, 5)
+    path = tmp_path / "g.jsonl"
+    LogWriter.create(path, header).close()
+    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    assert first["players"] == [{"name": "Ann"}, {"name": "CPU1", "cpu": "hard"}]
+    assert load(path).header == header
+
+
 def test_reopen_cuts_a_torn_line_and_goes_on(tmp_path: Path) -> None:
     header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
     path = tmp_path / "g.jsonl"
