@@ -195,3 +195,35 @@ def test_the_readable_summary_of_a_round_still_to_bid(
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "mythical, round 1" and "next: everyone to bid" in out
     assert "  Ann  points 0" in out
+
+
+@pytest.mark.parametrize(
+    ("game", "line"),
+    [
+        (
+            {"rules": "mex", "options": {"lives": True}},
+            "option 'lives': true is not allowed (allowed: an integer from 1 to 99)",
+        ),
+        (
+            {"rules": "mex", "options": {"max_throws": 0}},
+            "option 'max_throws': 0 is not allowed (allowed: an integer from 1 to 3)",
+        ),
+        (
+            {"rules": "mexen", "options": {"rounds": -1}},
+            "option 'rounds': -1 is not allowed (allowed: an integer from 0 to 1000)",
+        ),
+        (
+            {"rules": "mexico", "players": ["Ann", "Bob", "Bob"]},
+            "players: the name 'Bob' is used twice",
+        ),
+    ],
+)
+def test_a_bad_header_names_the_value_and_what_is_allowed(
+    game: dict[str, object], line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """true is no number of lives (JSON's true is no integer either); the range allowed
+    is said; a name used twice is the one named, not the first player's."""
+    obj = {"players": ["Ann", "Bob"], "events": [], **game}
+    path = _write(tmp_path, obj)
+    assert main(["replay", str(path)]) == 2
+    assert capsys.readouterr().err == f"dicetable replay: {path}: {line}\n"
