@@ -153,3 +153,97 @@ def test_the_summary_counts_the_throws_made_not_the_next_one(
         assert main(["replay", str(path)]) == 0
         out = capsys.readouterr().out
         assert f"next: Ann's turn, {made} of 3 throws made\n" in out, out
+
+
+def test_a_null_option_is_named_as_the_file_says_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The file says null; "None" is a word of the program's language, not of the file."""
+    game = {**GAME, "options": {"lives": None}}
+    assert main(["replay", str(_write(tmp_path, game))]) == 2
+    err = capsys.readouterr().err
+    assert "option 'lives': null is not allowed (allowed: 2, 3, 6)" in err
+
+
+GAMES = Path(__file__).resolve().parent / "games"
+
+
+@pytest.mark.parametrize(
+    ("game", "lines"),
+    [
+        ("mexico_draw", ["mexico, round 2: game over, a draw", "  Ann  lives 0  out"]),
+        (
+            "mex_end_round",
+            ["mex, round 4: game over, no single winner", "  Dan  lives 1  points 1"],
+        ),
+        (
+            "mexen_pirate",
+            [
+                "mexen, round 2: game over, winner Ann",
+                "  Ann  sips 2",
+                "pot: 0",
+                "pirate: Cid (x1)",
+                "refused (2):",
+                '  event 10 {"stand": true}: mexen: standing early is not allowed',
+            ],
+        ),
+        (
+            "mythical_all_flags",
+            ["mythical, round 2", "next: Bob to roll, trick 2", "refused: none"],
+        ),
+        ("mex_tiebreak", ["next: Ann's turn, 1 of 3 throws made"]),
+    ],
+)
+def test_the_readable_summary_says_how_the_game_stands(
+    game: str, lines: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What `dicetable replay FILE` tells someone auditing a game: the winner or the draw,
+    who is out, each counter, mexen's pot and pirate, whose turn it is."""
+    obj = json.loads((GAMES / f"{game}.json").read_text())
+    obj.pop("expect")
+    assert main(["replay", str(_write(tmp_path, obj))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    for line in lines:
+        assert line in out, (line, out)
+
+
+def test_the_readable_summary_of_a_round_still_to_bid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = {"rules": "mythical", "players": ["Ann", "Bob"], "events": []}
+    assert main(["replay", str(_write(tmp_path, game))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "mythical, round 1" and "next: everyone to bid" in out
+    assert "  Ann  points 0" in out
+
+
+@pytest.mark.parametrize(
+    ("game", "line"),
+    [
+        (
+            {"rules": "mex", "options": {"lives": True}},
+            "option 'lives': true is not allowed (allowed: an integer from 1 to 99)",
+        ),
+        (
+            {"rules": "mex", "options": {"max_throws": 0}},
+            "option 'max_throws': 0 is not allowed (allowed: an integer from 1 to 3)",
+        ),
+        (
+            {"rules": "mexen", "options": {"rounds": -1}},
+            "option 'rounds': -1 is not allowed (allowed: an integer from 0 to 1000)",
+        ),
+        (
+            {"rules": "mexico", "players": ["Ann", "Bob", "Bob"]},
+            "players: the name 'Bob' is used twice",
+        ),
+    ],
+)
+def test_a_bad_header_names_the_value_and_what_is_allowed(
+    game: dict[str, object], line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """true is no number of lives (JSON's true is no integer either); the range allowed
+    is said; a name used twice is the one named, not the first player's."""
+    obj = {"players": ["Ann", "Bob"], "events": [], **game}
+    path = _write(tmp_path, obj)
+    assert main(["replay", str(path)]) == 2
+    assert capsys.readouterr().err == f"dicetable replay: {path}: {line}\n"

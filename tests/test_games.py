@@ -182,3 +182,61 @@ def test_an_option_value_not_allowed_is_named_as_the_game_file_writes_it(
     assert str(caught.value) == (
         f"option 'lives': {shown} is not allowed (allowed: an integer from 1 to 99)"
     )
+
+
+@pytest.mark.parametrize("rules_name", ["mex", "mexico", "mexen"])
+def test_R_1_the_order_of_the_two_dice_never_matters(rules_name: str) -> None:
+    """The same throws with each pair's dice the other way round give the same game."""
+    from table.game import GameHeader, replay
+    from table.rules.base import Player, Throw
+
+    header = GameHeader(rules_name, (Player("Ann"), Player("Bob"), Player("Cid")), {})
+    throws = [(6, 3), (1, 2), (5, 4), (4, 4), (2, 3), (6, 5), (1, 1), (4, 2), (5, 5), (4, 1)]
+    game = replay(header, [Throw(t) for t in throws])
+    turned = replay(header, [Throw((b, a)) for a, b in throws])
+    assert game.refused == turned.refused == ()
+    view, other = game.view(), turned.view()
+    # mexen's ``table`` lists the dice lying there as they were reported
+    assert sorted(view.pop("table", [])) == sorted(other.pop("table", []))
+    assert game.count == len(throws) and view == other
+    assert view["round"] == 2  # the throws reached the scoring of a round
+
+
+def test_R_3_shown_values_hundreds_for_doubles_and_mex_except_mexico_s_pair_names() -> None:
+    """mex and mexen (seeds 000, 003) show double 4 as 400, double 1 as 100 and 21 as
+    MEX; mexico (seed 001) shows pair names ("44"); an ordinary pair is its name."""
+    from table.game import GameHeader, replay
+    from table.rules.base import Player, Stand, Throw
+    from table.service.referee import _shown
+
+    two = (Player("Ann"), Player("Bob"))
+    three = (*two, Player("Cid"))
+    mex = replay(GameHeader("mex", three, {}), [Throw((4, 4)), Throw((1, 1)), Stand()])
+    assert mex.view()["kept"] == [{"name": "Ann", "pair": "100"}]
+    mex = mex.apply_all([Throw((4, 4))])
+    assert mex.view()["pair"] == "400"
+    mexx = replay(GameHeader("mex", two, {}), [Throw((3, 6)), Stand(), Throw((1, 2))])
+    assert mexx.view()["last_round"]["pairs"] == [
+        {"name": "Ann", "pair": "63"},
+        {"name": "Bob", "pair": "MEX"},
+    ]
+    mexen = replay(
+        GameHeader("mexen", two, {}),
+        [Throw((6, 4)), Throw((6, 4)), Throw((4, 4)), Throw((1, 2))],
+    )
+    assert mexen.view()["last_round"]["scores"] == [
+        {"name": "Ann", "score": "400"},
+        {"name": "Bob", "score": "MEX"},
+    ]
+    mexico = replay(GameHeader("mexico", two, {}), [Throw((4, 4)), Stand(), Throw((3, 6))])
+    assert mexico.view()["kept"] == [{"name": "Ann", "pair": "44"}]
+    assert mexico.view()["pair"] == "63"
+    # the table's screens
+    assert [_shown("mex", d) for d in ((4, 4), (1, 1), (3, 6), (1, 2))] == [
+        "400",
+        "100",
+        "63",
+        "MEX!",
+    ]
+    assert [_shown("mexen", d) for d in ((6, 6), (2, 1))] == ["600", "MEX!"]
+    assert [_shown("mexico", d) for d in ((4, 4), (1, 1), (3, 6))] == ["44", "11", "63"]

@@ -1524,3 +1524,56 @@ def test_the_game_end_never_cuts_off_the_last_round_s_loss() -> None:
     assert isinstance(out.screen, GameEnd)  # and, as every screen here, nothing is cut
     assert out.screen.headline == "Charlotte wins!"
     assert out.screen.detail == "Maximilian lost 1"
+
+
+def test_MY_7_the_round_end_says_whose_bids_were_met() -> None:
+    """Round 1: both bids met; round 2: only Ann's (Bob bid 0 and took both tricks)."""
+    t = mythical(2, rounds=3)
+    t.press(HOLD)  # the round's first screen away: Ann's bid
+    enter_bids(t, 1, 0)
+    enter_roll(t, "red", 7)
+    out = enter_roll(t, "purple", 3)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "all bids met"
+    t.press(HOLD)
+    enter_bids(t, 0, 0)  # round 2: Bob leads
+    enter_roll(t, "red", 7)
+    out = enter_roll(t, "purple", 1)
+    assert t.game.view()["last_trick"]["winner"] == "Bob"
+    t.press(ROLL)  # the trick's screen away: Bob leads again
+    enter_roll(t, "yellow", 3)
+    out = enter_roll(t, "grey", 1)
+    assert t.game.view()["last_round"]["met"] == ["Ann"]
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "bid met: Ann"
+
+
+def test_a_long_stop_on_a_cpu_s_turn_does_not_end_the_round_for_it() -> None:
+    """MX-7 (a) lets the player on turn who has thrown end the round: on a CPU's turn
+    that is the CPU's decision, not that of whoever presses STOP."""
+    t = start(Settings("mex", 3, cpus=("hard",)))
+    t.throw(6, 3)
+    t.throw(6, 4)
+    t.press(STOP)  # P1 stands after two throws: two each (MX-4)
+    t.throw(5, 2)
+    t.press(STOP)
+    out = t.press(ROLL)  # CPU1's first throw; its turn goes on
+    turn = t.game.turn
+    assert len(out.log) == 1 and turn is not None and (turn.player, turn.throw) == ("CPU1", 1)
+    assert EndRound().kind in t.game.allowed  # the rules would let CPU1 end it now
+    out = t.press(STOP_LONG)
+    assert out.log == () and "CPU1 plays: ROLL lets it" in render_text(out.screen)
+    assert t.game.view()["round"] == 1 and not t.game.view()["last_round"]
+
+
+def test_MX_7_b_a_person_ends_the_round_from_a_cpu_s_turn_before_it_throws() -> None:
+    """P2 threw last; CPU1 is next and has not thrown: P2's long STOP ends the round."""
+    t = start(Settings("mex", 3, cpus=("hard",)))
+    t.throw(6, 3)
+    t.press(STOP)  # one throw each (MX-4)
+    t.throw(4, 2)  # P2's only throw: CPU1's turn
+    turn = t.game.turn
+    assert turn is not None and (turn.player, turn.throw) == ("CPU1", 0)
+    out = t.press(STOP_LONG)
+    assert out.log == (EndRound(),)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 1 life"
+    last = t.game.view()["last_round"]
+    assert last["ended_by"] == "P2" and [p["name"] for p in last["pairs"]] == ["P1", "P2"]

@@ -32,3 +32,60 @@ def test_mypy_strict_is_clean() -> None:
 def test_ruff_is_clean() -> None:
     proc = subprocess.run([*_tool("ruff"), "check", "."], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports (absolute names; relative ones made absolute)."""
+    import ast
+
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            module = ".".join(p for p in (base, node.module or "") if p)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _sources(folder: str) -> list[Path]:
+    files = sorted((ROOT / folder).rglob("*.py"))
+    assert files, folder
+    return files
+
+
+def _top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def test_the_rules_are_pure_they_import_no_io_clock_or_randomness() -> None:
+    """table/rules decides from its events alone: no files, clock, randomness or other
+    parts of the table (a replay must give the same game on any machine, at any time)."""
+    allowed = {"__future__", "collections", "dataclasses", "enum", "typing", "importlib"}
+    for path in _sources("table/rules"):
+        for name in _imports(path):
+            if _top(name) == "table":
+                assert name.startswith("table.rules"), (path.name, name)
+            else:
+                assert _top(name) in allowed, (path.name, name)
+
+
+def test_only_the_adapters_import_the_hardware_libraries() -> None:
+    hardware = {"gpiozero", "luma", "picamera2", "libcamera", "lgpio", "smbus", "smbus2"}
+    adapters = {"table/hw/buttons.py", "table/hw/display.py", "vision/sources.py"}
+    seen = set()
+    for path in _sources("table") + _sources("vision"):
+        names = {_top(n) for n in _imports(path)} & hardware
+        where = path.relative_to(ROOT).as_posix()
+        if names:
+            assert where in adapters, (where, names)
+            seen.add(where)
+    assert seen == adapters  # the check looks where the imports are
+
+
+def test_vision_never_imports_table_in_any_module() -> None:
+    for path in _sources("vision"):
+        assert not {n for n in _imports(path) if _top(n) == "table"}, path.name

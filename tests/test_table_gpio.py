@@ -168,3 +168,33 @@ def test_a_button_pressed_at_the_wrong_moment_answers_on_the_oled(
     finally:
         loop.put(Quit("test over"))
         runner.join(10)
+
+
+def test_a_table_that_stops_lets_go_of_its_pins_and_its_camera(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    """At the end (systemd's stop, a quit) the loop closes the buttons and the camera:
+    the GPIO pins are free for the next start in this process, the camera's thread ends."""
+    cfg = ButtonsConfig()
+    buttons = StartedButtons(cfg, pin_factory=factory, clock=FakeClock())
+    camera = ScriptedCamera(FRAMES, fps=60)
+    errors = io.StringIO()
+    loop = TableLoop(
+        data=DataDir(tmp_path / "data"),
+        settings=Settings.from_json(DEMO_SETTINGS["mexico"]),
+        buttons=buttons,
+        display=dummy_display(),
+        camera=camera,
+        errors=errors,
+    )
+    runner = threading.Thread(target=loop.run, daemon=True)
+    runner.start()
+    assert buttons.listening.wait(30)
+    loop.put(Quit("test over"))
+    runner.join(30)
+    assert not runner.is_alive()
+    assert buttons.devices == {}
+    again = GpioButtons(cfg, pin_factory=factory, clock=FakeClock())  # no pin still in use
+    again.close()
+    assert camera._stop.is_set()
+    assert "closing" not in errors.getvalue()

@@ -360,3 +360,19 @@ def test_real_reader_honours_expect() -> None:
             if obj["status"] == "ok":
                 assert len(obj["dice"]) == expect, (photo.name, expect, obj)
                 assert all(d["value"] is not None for d in obj["dice"])
+
+
+@needs_reader_and_photos
+def test_real_reader_under_the_right_expect_reads_and_under_another_rerolls() -> None:
+    """--expect N with the photo's own count of dice gives its reading (these photos
+    are read whole without it); one more is a reroll that says what it saw."""
+    for photo in _labelled("matteo_webcam", 4):
+        n = len(photo.dice)
+        plain = json.loads(dicetable("--json", str(photo.path)).stdout)
+        assert plain["status"] == "ok" and len(plain["dice"]) == n, (photo.name, plain)
+        right = json.loads(dicetable("--json", "--expect", str(n), str(photo.path)).stdout)
+        assert right["status"] == "ok", (photo.name, right)
+        assert [d["value"] for d in right["dice"]] == [d["value"] for d in plain["dice"]]
+        wrong = json.loads(dicetable("--json", "--expect", str(n + 1), str(photo.path)).stdout)
+        assert wrong["status"] == "reroll", (photo.name, wrong)
+        assert wrong["reason"] == f"saw {n} {'die' if n == 1 else 'dice'}, expected {n + 1}"
