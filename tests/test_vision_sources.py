@@ -597,6 +597,28 @@ def _png_claiming(width: int, height: int) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
 
 
+def test_a_file_bigger_than_any_photo_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A regular file was read whole before anything was asked of it: ``dicetable read``
+    given a video of several GB by mistake took that much memory (a Pi has 1-8 GB). A file
+    bigger than MAX_FILE_BYTES is refused from its size alone, without reading it."""
+    import vision.sources as sources
+
+    # a photo within the pixel limit, 3 bytes a pixel uncompressed, still fits
+    assert sources.MAX_FILE_BYTES >= 3 * sources.MAX_IMAGE_PIXELS
+    monkeypatch.setattr(sources, "MAX_FILE_BYTES", 1000)
+    big = tmp_path / "throw.jpg"
+    big.write_bytes(cv2.imencode(".png", _frame(200))[1].tobytes().ljust(1001, b"\0"))
+
+    def unread(self: Path) -> bytes:
+        raise AssertionError(f"{self} was read")
+
+    monkeypatch.setattr(Path, "read_bytes", unread)
+    with pytest.raises(CameraError, match=r"throw\.jpg: 1001 bytes, more than any photo"):
+        load_image(big)
+
+
 def test_a_photo_claiming_a_huge_size_is_refused_before_decoding(tmp_path: Path) -> None:
     """OpenCV decodes up to a gigapixel: a small PNG or JPEG whose header claims 40000 x
     40000 was decoded into gigabytes before the reader could shrink it. The header is read

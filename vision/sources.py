@@ -136,11 +136,28 @@ MAX_PIPED_BYTES = 256 << 20
 """The most read from a pipe (``dicetable read <(cat photo.jpg)``): a photo is a few MB."""
 
 
+MAX_FILE_BYTES = 1 << 30
+"""The biggest file read as a photo: more than a 200-megapixel photo (MAX_IMAGE_PIXELS)
+takes uncompressed, 3 bytes a pixel. A bigger file (a video given by mistake) would be
+read whole into memory before anything else could be asked of it."""
+
+
+def _amount(n: int) -> str:
+    return f"{n} bytes" if n < 1 << 20 else f"{n >> 20} MB"
+
+
 def _file_bytes(p: Path) -> bytes:
-    """All of a regular file, or of a pipe up to ``MAX_PIPED_BYTES`` (a pipe cannot seek);
-    a device (``/dev/zero`` never ends) is refused."""
-    mode = p.stat().st_mode
+    """All of a regular file up to ``MAX_FILE_BYTES``, or of a pipe up to
+    ``MAX_PIPED_BYTES`` (a pipe cannot seek); a device (``/dev/zero`` never ends) is
+    refused."""
+    st = p.stat()
+    mode = st.st_mode
     if stat.S_ISREG(mode):
+        if st.st_size > MAX_FILE_BYTES:
+            raise CameraError(
+                f"{p}: {_amount(st.st_size)}, more than any photo "
+                f"({_amount(MAX_FILE_BYTES)} at most)"
+            )
         return p.read_bytes()
     if not stat.S_ISFIFO(mode):
         raise CameraError(f"{p}: not a file (a device or a socket)")
