@@ -104,6 +104,24 @@ def test_env_overrides_the_data_dir() -> None:
     assert cfg.table.data_dir == Path("/y")
 
 
+@pytest.mark.parametrize(
+    ("text", "env", "key"),
+    [
+        ('[table]\ndata_dir = "~nosuchuser-dt/games"', {}, "table.data_dir"),
+        ("", {"DICETABLE_DATA": "~nosuchuser-dt/games"}, "DICETABLE_DATA"),
+    ],
+)
+def test_a_data_folder_in_the_home_of_no_user_is_one_line(
+    text: str, env: dict[str, str], key: str
+) -> None:
+    """~name of a user the machine does not have stopped the table with "internal error:
+    RuntimeError: Could not determine home directory." and exit 1, which systemd restarts
+    again and again, with nothing on the display."""
+    with pytest.raises(ConfigError) as err:
+        loads_config(text, env=env)
+    assert str(err.value).startswith(f'{key}: "~nosuchuser-dt/games" is in the home of no user')
+
+
 def test_where_the_config_comes_from(tmp_path: Path) -> None:
     a = tmp_path / "a.toml"
     b = tmp_path / "b.toml"

@@ -346,10 +346,17 @@ def _table(raw: object, env: Mapping[str, str]) -> TableConfig:
             f"{s.key('data_dir')}: {str(r['data_dir'])!r} holds a control character "
             "(allowed: a folder path)"
         )
+    where = s.key("data_dir")
     if env.get("DICETABLE_DATA"):
         data_dir = Path(env["DICETABLE_DATA"])
+        where = "DICETABLE_DATA"
+    try:
+        data_dir = data_dir.expanduser()
+    except RuntimeError:  # ~name of no user here (or no home to find)
+        allowed = "a folder path, with ~ only for a user of this machine"
+        raise _bad(where, str(data_dir), allowed, "is in the home of no user here") from None
     return TableConfig(
-        data_dir=data_dir.expanduser(),
+        data_dir=data_dir,
         cpu_dice=_choice(s.key("cpu_dice"), r["cpu_dice"], CpuDice)
         if s.has("cpu_dice")
         else d.cpu_dice,
