@@ -122,6 +122,16 @@ def test_a_data_folder_in_the_home_of_no_user_is_one_line(
     assert str(err.value).startswith(f'{key}: "~nosuchuser-dt/games" is in the home of no user')
 
 
+def test_a_data_folder_that_is_not_a_full_path_is_refused() -> None:
+    """A relative table.data_dir was taken from the working directory: the service's is
+    /run/dicetable, which is emptied when the service stops and at every power cut, so
+    every game saved there was lost, and no line said so."""
+    with pytest.raises(ConfigError) as err:
+        loads_config('[table]\ndata_dir = "games"', env={})
+    assert str(err.value).startswith('table.data_dir: "games" is not a full path (allowed: ')
+    assert loads_config('[table]\ndata_dir = "~/games"', env={}).table.data_dir.is_absolute()
+
+
 def test_where_the_config_comes_from(tmp_path: Path) -> None:
     a = tmp_path / "a.toml"
     b = tmp_path / "b.toml"

@@ -346,6 +346,11 @@ def _table(raw: object, env: Mapping[str, str]) -> TableConfig:
             f"{s.key('data_dir')}: {str(r['data_dir'])!r} holds a control character "
             "(allowed: a folder path)"
         )
+    if s.has("data_dir") and not (data_dir.is_absolute() or str(data_dir).startswith("~")):
+        # Taken from the working directory: the service's (/run/dicetable) is emptied
+        # when it stops, and the games with it.
+        allowed = "a folder path from /, like /var/lib/dicetable"
+        raise _bad(s.key("data_dir"), r["data_dir"], allowed, "is not a full path")
     where = s.key("data_dir")
     if env.get("DICETABLE_DATA"):
         data_dir = Path(env["DICETABLE_DATA"])
