@@ -258,6 +258,13 @@ BAD: list[tuple[str, str]] = [
         '[table]\ndata_dir = "/var/lib/a\\u0000b"',
         "table.data_dir: '/var/lib/a\\x00b' holds a control character (allowed: a folder path)",
     ),
+    # A line break in a quoted key or value made the one line two (journal, OLED).
+    ('[buttons]\n"ro\\nll" = 4', "buttons.'ro\\nll': unknown key (known in [buttons]: roll,"),
+    ('["gp\\nio"]\nroll = 4', "'gp\\nio': unknown section (known: buttons,"),
+    (  # taken, and the camera's "cannot be used" line was then two
+        '[camera]\nsource = "video:/x\\ny.mp4"',
+        "camera.source: 'video:/x\\ny.mp4' holds a control character (allowed: ",
+    ),
 ]
 
 

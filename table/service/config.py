@@ -129,12 +129,17 @@ def _show(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"'
+        return f'"{value}"' if value.isprintable() else repr(value)  # one line, always
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, list):
         return "a list"
     return str(value)
+
+
+def _key(name: str) -> str:
+    """A key as written in the file, on one line (a quoted key may hold a line break)."""
+    return name if name.isprintable() else repr(name)
 
 
 def _bad(key: str, value: object, allowed: str, what: str = "is not allowed") -> ConfigError:
@@ -209,6 +214,10 @@ def _camera_source(key: str, value: object) -> str:
     kind, sep, rest = text.partition(":")
     if text == "picamera":
         return text
+    if not text.isprintable():
+        raise _bad(
+            key, value, "a camera, or the path of photos or a video", "holds a control character"
+        )
     if kind == "picamera" and sep:
         if not re.fullmatch(r"[1-9][0-9]*[xX][1-9][0-9]*", rest):
             raise _bad(key, value, "picamera, or picamera:WIDTHxHEIGHT like picamera:1280x960")
@@ -236,7 +245,7 @@ class _Section:
         for key in raw:
             if key not in known:
                 raise ConfigError(
-                    f"{name}.{key}: unknown key (known in [{name}]: {', '.join(known)})"
+                    f"{name}.{_key(key)}: unknown key (known in [{name}]: {', '.join(known)})"
                 )
 
     def key(self, k: str) -> str:
@@ -486,7 +495,7 @@ def parse_config(
     environ = os.environ if env is None else env
     for key in data:
         if key not in SECTIONS:
-            raise ConfigError(f"{key}: unknown section (known: {', '.join(SECTIONS)})")
+            raise ConfigError(f"{_key(key)}: unknown section (known: {', '.join(SECTIONS)})")
     buttons = _buttons(data.get("buttons", {}))
     display = _display(data.get("display", {}))
     _pins_free_of_the_display(buttons, display)
