@@ -132,6 +132,36 @@ def test_a_data_folder_that_is_not_a_full_path_is_refused() -> None:
     assert loads_config('[table]\ndata_dir = "~/games"', env={}).table.data_dir.is_absolute()
 
 
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[camera]\nsettle_frames = {n}", "camera.settle_frames"),
+        ("[display]\ni2c_address = {n}", "display.i2c_address"),
+        ("[game.options]\nlives = {n}", "game.options.lives"),
+        ('[game]\nplayers = ["Ann", {{name = "Bob", cpu = [{n}]}}]', "game.players[2].cpu[1]"),
+    ],
+)
+def test_a_number_too_long_to_write_out_is_one_line(text: str, key: str) -> None:
+    """A whole number of more than 4300 digits, which Python will not write out, stopped
+    the table with "internal error: ValueError: Exceeds the limit ..." and exit 1."""
+    with pytest.raises(ConfigError) as err:
+        loads_config(text.format(n="0x" + "f" * 4000), env={})  # read, then not shown
+    assert str(err.value).startswith(f"{key}: a number of more than 4300 digits is not allowed")
+    with pytest.raises(ConfigError) as err:
+        loads_config(text.format(n="9" * 5000), env={})  # not even read
+    assert str(err.value) == "not valid TOML (a number of more than 4300 digits on line 2)"
+
+
+def test_a_config_file_with_a_number_too_long_to_read_is_one_line(tmp_path: Path) -> None:
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text("[camera]\nfps = 10\nsettle_frames = " + "9" * 5000 + "\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(conf, env={})
+    assert str(err.value) == (
+        f"{conf}: not valid TOML (a number of more than 4300 digits on line 3)"
+    )
+
+
 def test_where_the_config_comes_from(tmp_path: Path) -> None:
     a = tmp_path / "a.toml"
     b = tmp_path / "b.toml"

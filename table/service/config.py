@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -488,11 +489,31 @@ def _pins_free_of_the_display(buttons: ButtonsConfig, display: DisplayConfig) ->
 SECTIONS = ("buttons", "display", "camera", "table", "game")
 
 
+def _numbers_too_long(value: object, key: str = "") -> None:
+    """A whole number Python will not write out (over 4300 digits) would stop the table
+    with a ValueError wherever it were shown: it is named by its key here, first."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _numbers_too_long(v, f"{key}.{_key(k)}" if key else _key(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _numbers_too_long(v, f"{key}[{i + 1}]")
+    elif isinstance(value, int) and abs(value).bit_length() > 3 * sys.get_int_max_str_digits():
+        try:
+            str(value)
+        except ValueError:
+            raise ConfigError(
+                f"{key}: a number of more than {sys.get_int_max_str_digits()} digits "
+                "is not allowed (allowed: the values the key takes)"
+            ) from None
+
+
 def parse_config(
     data: Mapping[str, Any], *, path: Path | None = None, env: Mapping[str, str] | None = None
 ) -> Config:
     """Check a parsed TOML document and build the Config (ConfigError if anything is off)."""
     environ = os.environ if env is None else env
+    _numbers_too_long(data)
     for key in data:
         if key not in SECTIONS:
             raise ConfigError(f"{_key(key)}: unknown section (known: {', '.join(SECTIONS)})")
@@ -509,12 +530,21 @@ def parse_config(
     )
 
 
-def loads_config(text: str, *, env: Mapping[str, str] | None = None) -> Config:
+def _toml(text: str) -> dict[str, Any]:
+    """The TOML document, or a ConfigError saying why not."""
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})") from None
-    return parse_config(data, env=env)
+    except ValueError:  # a decimal number longer than int() reads (4300 digits)
+        limit = sys.get_int_max_str_digits()
+        long = re.search(rf"[0-9]{{{limit + 1},}}", text)
+        where = f" on line {text.count(chr(10), 0, long.start()) + 1}" if long else ""
+        raise ConfigError(f"not valid TOML (a number of more than {limit} digits{where})") from None
+
+
+def loads_config(text: str, *, env: Mapping[str, str] | None = None) -> Config:
+    return parse_config(_toml(text), env=env)
 
 
 def config_path(explicit: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path | None:
@@ -551,11 +581,7 @@ def load_config(
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-    try:
-        return parse_config(data, path=path, env=environ)
+        return parse_config(_toml(text), path=path, env=environ)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
 
