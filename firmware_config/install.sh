@@ -18,7 +18,8 @@
 #   3. a venv in /opt/dicetable/venv that can see the apt picamera2/libcamera
 #      (--system-site-packages), with dicetable and its Pi extra installed (--no-pip skips)
 #   4. /etc/dicetable/dicetable.toml (only if absent: your edits are kept)
-#   5. /etc/systemd/system/dicetable.service, enabled
+#   5. /etc/systemd/system/dicetable.service, enabled; i2c-dev loaded at boot
+#      (/etc/modules-load.d/dicetable.conf: /dev/i2c-1, the OLED's bus, comes from it)
 #   6. the boot config fragment in /boot/firmware/config.txt, only with consent
 set -euo pipefail
 
@@ -128,6 +129,18 @@ else
         { install -d "$(R /etc/systemd/system/multi-user.target.wants)"
           ln -sfn "$UNIT" "$(R /etc/systemd/system/multi-user.target.wants/dicetable.service)"; }
 fi
+
+# The I2C controller (dtparam=i2c_arm=on) gives no /dev/i2c-1 without the i2c-dev module,
+# which raspi-config loads through /etc/modules when it turns I2C on; this script does
+# it here.
+MODULES=/etc/modules-load.d/dicetable.conf
+install -d "$(R /etc/modules-load.d)"
+if [ "$(cat "$(R $MODULES)" 2>/dev/null)" != "i2c-dev" ]; then
+    printf 'i2c-dev\n' > "$(R $MODULES)"
+    chmod 0644 "$(R $MODULES)"
+    say "installed $MODULES (i2c-dev: the OLED's /dev/i2c-1)"
+fi
+[ -n "$ROOT" ] || modprobe i2c-dev 2>/dev/null || true
 
 # 6. boot config, only with consent
 if grep -q '^# >>> dicetable >>>' "$(R $BOOT)" 2>/dev/null; then

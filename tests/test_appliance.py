@@ -275,6 +275,27 @@ def test_install_into_a_folder_is_complete_and_idempotent(tmp_path: Path) -> Non
 @pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
 )
+def test_install_loads_i2c_dev_at_boot_so_the_oled_has_its_bus(tmp_path: Path) -> None:
+    """dtparam=i2c_arm=on turns the I2C controller on; /dev/i2c-1, which luma opens, comes
+    from the i2c-dev module, which nothing loaded (raspi-config adds it to /etc/modules
+    when it turns I2C on): after the install and a reboot the OLED stayed dark with "no
+    /dev/i2c-1 ... is I2C on?"."""
+    root = _fake_root(tmp_path / "pi")
+    for _ in range(2):  # once only when run again
+        proc = _install(root, "--boot-config", "yes")
+        assert proc.returncode == 0, proc.stderr
+    loaded = root / "etc/modules-load.d/dicetable.conf"
+    modules = [
+        line.strip()
+        for line in loaded.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith(("#", ";"))
+    ]
+    assert modules == ["i2c-dev"]
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
+)
 def test_install_leaves_the_boot_config_alone_without_consent(tmp_path: Path) -> None:
     root = _fake_root(tmp_path / "pi")
     proc = _install(root)  # --boot-config ask, no terminal: no
