@@ -288,6 +288,11 @@ BAD: list[tuple[str, str]] = [
         '[table]\ndata_dir = "/var/lib/a\\u0000b"',
         "table.data_dir: '/var/lib/a\\x00b' holds a control character (allowed: a folder path)",
     ),
+    (  # taken, though camera.width and camera.height refuse such sizes
+        '[camera]\nsource = "picamera:99999x1"',
+        'camera.source: "picamera:99999x1" is out of range (allowed: picamera:WIDTHxHEIGHT '
+        "with WIDTH 160-4056 and HEIGHT 120-3040)",
+    ),
     # A line break in a quoted key or value made the one line two (journal, OLED).
     ('[buttons]\n"ro\\nll" = 4', "buttons.'ro\\nll': unknown key (known in [buttons]: roll,"),
     ('["gp\\nio"]\nroll = 4', "'gp\\nio': unknown section (known: buttons,"),

@@ -25,6 +25,9 @@ from typing import Any
 SYSTEM_CONFIG = Path("/etc/dicetable/dicetable.toml")
 DEFAULT_DATA_DIR = Path("/var/lib/dicetable")
 GPIO_PINS = range(2, 28)
+WIDTHS = range(160, 4057)
+HEIGHTS = range(120, 3041)
+"""The frame sizes a camera is asked for (the HQ camera's full frame is 4056x3040)."""
 
 
 class ConfigError(ValueError):
@@ -222,6 +225,13 @@ def _camera_source(key: str, value: object) -> str:
     if kind == "picamera" and sep:
         if not re.fullmatch(r"[1-9][0-9]*[xX][1-9][0-9]*", rest):
             raise _bad(key, value, "picamera, or picamera:WIDTHxHEIGHT like picamera:1280x960")
+        width, height = (int(n) for n in rest.lower().split("x"))
+        if width not in WIDTHS or height not in HEIGHTS:  # as camera.width and camera.height
+            allowed = (
+                f"picamera:WIDTHxHEIGHT with WIDTH {WIDTHS.start}-{WIDTHS.stop - 1} "
+                f"and HEIGHT {HEIGHTS.start}-{HEIGHTS.stop - 1}"
+            )
+            raise _bad(key, value, allowed, "is out of range")
         return text
     if kind == "usb" and sep:
         if not (rest.isdecimal() or rest.startswith("/dev/")):  # "²" is a digit, no number
@@ -335,8 +345,12 @@ def _camera(raw: object) -> CameraConfig:
     r = s.raw
     return CameraConfig(
         source=_camera_source(s.key("source"), r["source"]) if s.has("source") else d.source,
-        width=_int(s.key("width"), r["width"], 160, 4056) if s.has("width") else d.width,
-        height=_int(s.key("height"), r["height"], 120, 3040) if s.has("height") else d.height,
+        width=_int(s.key("width"), r["width"], WIDTHS.start, WIDTHS.stop - 1)
+        if s.has("width")
+        else d.width,
+        height=_int(s.key("height"), r["height"], HEIGHTS.start, HEIGHTS.stop - 1)
+        if s.has("height")
+        else d.height,
         settle_frames=_int(s.key("settle_frames"), r["settle_frames"], 1, 30)
         if s.has("settle_frames")
         else d.settle_frames,
