@@ -36,3 +36,12 @@ def test_run_help_names_every_key_the_keyboard_takes(capsys: pytest.CaptureFixtu
     text = " ".join(capsys.readouterr().out.split())
     assert "1 2 3 very long" in text
     assert "q quit" in text
+
+
+@pytest.mark.parametrize("command", ["run", "demo"])
+def test_frames_help_says_which_frames(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--frames took "dice frames" with no word of what they are: a folder of one's own
+    photos given there made every ROLL fail ("no frame dice_62.jpg for the throw")."""
+    assert main([command, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "dice_63.jpg" in text

@@ -47,7 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     how.add_argument("--script", metavar="FILE", help="play presses and throws from a script")
     parser.add_argument(
-        "--frames", metavar="DIR", type=Path, help="replay these dice frames instead of a camera"
+        "--frames",
+        metavar="DIR",
+        type=Path,
+        help="replay these dice frames instead of a camera: one per throw, named as in "
+        "table/data/frames (dice_63.jpg, die_4.jpg); to replay photos of your own, "
+        'set camera.source = "folder:PATH" in the config',
     )
     parser.add_argument("--data", metavar="DIR", type=_folder, help="data folder (logs, settings)")
     parser.add_argument("--png-dir", metavar="DIR", type=Path, help="save every screen as PNG")
