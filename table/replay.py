@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from table.game import Game, SetupError, replay
@@ -36,7 +37,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         loaded, game = replay_file(args.file)
     except LogError as exc:
-        print(f"dicetable replay: {exc}", file=sys.stderr)
+        text = str(exc)
+        named = _log_named_by(args.file)
+        if named is not None:  # the table's games/current: only the name of a log
+            text = (
+                f"{args.file}: not a game file: it names the game in progress "
+                f"(dicetable replay {named})"
+            )
+        print(f"dicetable replay: {text}", file=sys.stderr)
         return 2
     if loaded.torn:
         print(f"dicetable replay: {args.file}: {loaded.torn}", file=sys.stderr)
@@ -46,6 +54,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(summary(view))
     return 0
+
+
+def _log_named_by(path: str) -> Path | None:
+    """The log beside ``path`` that ``path`` names, if it holds nothing but that name
+    (as the table's ``games/current`` does); None otherwise."""
+    try:
+        with open(path, "rb") as f:
+            name = f.read(256).decode("utf-8").removeprefix("\ufeff").strip()
+        if not name or "/" in name or "\n" in name or name == Path(path).name:
+            return None
+        log = Path(path).parent / name
+        return log if log.is_file() else None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
 
 
 def _turn_text(turn: dict[str, Any]) -> str:

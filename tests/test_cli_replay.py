@@ -247,3 +247,19 @@ def test_a_bad_header_names_the_value_and_what_is_allowed(
     path = _write(tmp_path, obj)
     assert main(["replay", str(path)]) == 2
     assert capsys.readouterr().err == f"dicetable replay: {path}: {line}\n"
+
+
+def test_replaying_games_current_names_the_log_it_points_at(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """games/current holds only the name of the game in progress; replaying it said
+    "not valid JSON (line 1: Extra data)", as if a game file were broken."""
+    games = tmp_path / "games"
+    games.mkdir()
+    log = _write(games, GAME, "20261202-154519.jsonl")
+    current = _write(games, log.name + "\n", "current")
+    assert main(["replay", str(current)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "not valid JSON" not in err
+    assert f"dicetable replay {log}" in err

@@ -396,6 +396,15 @@ def test_simulate_bad_arguments(args: list[str], capsys: pytest.CaptureFixture[s
     assert err.startswith("dicetable simulate: ") and err.count("\n") == 1
 
 
+def test_simulate_help_shows_its_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    """`dicetable simulate --help` had no usage line (it was suppressed for the one-line
+    errors, and --help with it), so it never said that --rules, --players and --games
+    must all be given."""
+    assert cli.main(["simulate", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "usage: dicetable simulate --rules R --players P --games N" in out
+
+
 @pytest.mark.parametrize(
     ("rules_name", "option"), [("mex", "lives=2"), ("mexen", "rounds=3"), ("mexico", "lives=2")]
 )

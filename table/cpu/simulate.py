@@ -115,8 +115,14 @@ def wilson(wins: int, n: int, z: float = Z95) -> Interval:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     # Bad arguments get one line (``dicetable simulate: error: ...``), no usage
-    # block: the usage is in --help.
+    # block: the usage is in --help, written into its description.
     parser.usage = argparse.SUPPRESS
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.description = (
+        "usage: dicetable simulate --rules R --players P --games N [--seed S]\n"
+        "                          [--option K=V ...] [--breakdown]\n\n"
+        f"{parser.description}"
+    )
     parser.epilog = (
         "example: dicetable simulate --rules mexico "
         "--players cpu:hard,cpu:normal,cpu:easy --games 20000 --seed 1"

@@ -40,10 +40,19 @@ from table.service.config import (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="PATH", help="config file (default: see README)")
     how = parser.add_mutually_exclusive_group()
-    how.add_argument("--keys", action="store_true", help="keyboard buttons (r h s; R H S long)")
+    how.add_argument(
+        "--keys",
+        action="store_true",
+        help="keyboard buttons (r h s; R H S long; 1 2 3 very long; q quit)",
+    )
     how.add_argument("--script", metavar="FILE", help="play presses and throws from a script")
     parser.add_argument(
-        "--frames", metavar="DIR", type=Path, help="replay these dice frames instead of a camera"
+        "--frames",
+        metavar="DIR",
+        type=Path,
+        help="replay these dice frames instead of a camera: one per throw, named as in "
+        "table/data/frames (dice_63.jpg, die_4.jpg); to replay photos of your own, "
+        'set camera.source = "folder:PATH" in the config',
     )
     parser.add_argument("--data", metavar="DIR", type=_folder, help="data folder (logs, settings)")
     parser.add_argument("--png-dir", metavar="DIR", type=Path, help="save every screen as PNG")

@@ -82,7 +82,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"which games, comma-separated (default: {','.join(GAMES)})",
     )
     parser.add_argument(
-        "--frames", type=Path, default=None, help="dice frames to replay (default: shipped)"
+        "--frames",
+        type=Path,
+        default=None,
+        help="dice frames to replay, one per throw, named as in table/data/frames "
+        "(dice_63.jpg, die_4.jpg; default: those shipped)",
     )
     parser.add_argument("--show", action="store_true", help="also print each screen as text")
 
