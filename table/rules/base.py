@@ -265,12 +265,9 @@ class OptionSpec:
 
 
 def _show(value: object) -> str:
-    """A value as a game file (JSON) writes it: true, "points", null, [3]."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # quoted, a newline in it as \n
-    if value is None or isinstance(value, list | dict):
+    """A value as a game file (JSON) writes it: true, "points" (a newline in it as \\n),
+    null, [3]; a number as Python writes it."""
+    if value is None or isinstance(value, bool | str | list | dict):
         return json.dumps(value, ensure_ascii=False, default=str)
     return str(value)
 
