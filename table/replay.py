@@ -14,6 +14,7 @@ from typing import Any
 
 from table.game import Game, SetupError, replay
 from table.gamelog import LoadedGame, LogError, load
+from table.service.resume import named_log
 
 COUNTERS = ("lives", "points", "sips")
 
@@ -60,14 +61,10 @@ def _log_named_by(path: str) -> Path | None:
     """The log beside ``path`` that ``path`` names, if it holds nothing but that name
     (as the table's ``games/current`` does); None otherwise."""
     try:
-        with open(path, "rb") as f:
-            name = f.read(256).decode("utf-8").removeprefix("\ufeff").strip()
-        if not name or "/" in name or "\n" in name or name == Path(path).name:
-            return None
-        log = Path(path).parent / name
-        return log if log.is_file() else None
-    except (OSError, UnicodeDecodeError, ValueError):
+        log = named_log(Path(path))
+    except LogError:
         return None
+    return log if log is not None and log.name != Path(path).name else None
 
 
 def _turn_text(turn: dict[str, Any]) -> str:

@@ -144,40 +144,9 @@ class DataDir:
     def current(self) -> Path | None:
         """The log of the unfinished game, if any."""
         try:
-            return self._current()
+            return named_log(self.current_path)
         except LogError:
             return None
-
-    def _current(self) -> Path | None:
-        """``current``; LogUnreadable if ``games/current`` exists but cannot be read,
-        LogError if it names no log (it is there, so a game was in progress)."""
-        try:
-            data = self.current_path.read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        except OSError as exc:
-            raise LogUnreadable(f"{CURRENT}: cannot read ({exc.strerror or exc})") from None
-        try:
-            name = data.decode("utf-8").removeprefix("\ufeff").strip()  # an editor's BOM
-        except UnicodeDecodeError:
-            raise LogError(f"{CURRENT}: not UTF-8 text") from None
-        if not name:
-            raise LogError(f"{CURRENT}: it is empty")
-        shown = json.dumps(name, ensure_ascii=False)
-        if len(shown) > 40:
-            shown = shown[:37] + "..."
-        if "/" in name:
-            raise LogError(f"{CURRENT}: names {shown}, not a log")
-        path = self.games / name
-        try:
-            if path.is_file():
-                return path
-            missing = not path.exists() and not path.is_symlink()
-        except OSError as exc:  # not a name a file can have, or a folder it may not enter
-            if exc.errno == errno.ENAMETOOLONG:
-                raise LogError(f"{CURRENT}: names {shown}, a name too long for a file") from None
-            raise LogUnreadable(f"{CURRENT}: names {shown}: {exc.strerror or exc}") from None
-        raise LogError(f"{CURRENT}: names {shown}, {'no such log' if missing else 'not a log'}")
 
     def unfinished(self) -> Unfinished | Unusable | None:
         """The unfinished game, loaded; None if there is none.
@@ -189,7 +158,7 @@ class DataDir:
         why (``Unusable``): a game is never given up in silence.
         """
         try:
-            path = self._current()
+            path = named_log(self.current_path)
         except LogUnreadable as exc:  # the game in progress is not forgotten for it
             return Unusable(self.current_path, str(exc), kept=True)
         except LogError as exc:  # what it said is kept, and said
@@ -231,6 +200,40 @@ class DataDir:
         if not self.games.is_dir():
             return []
         return sorted(self.games.glob("*.jsonl"), key=_started)
+
+
+def named_log(pointer: Path) -> Path | None:
+    """The log beside ``pointer`` that it names, as ``games/current`` names the game in
+    progress; None if there is no ``pointer``. LogUnreadable if it cannot be read,
+    LogError if it names no log."""
+    mark = pointer.name
+    try:
+        data = pointer.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise LogUnreadable(f"{mark}: cannot read ({exc.strerror or exc})") from None
+    try:
+        name = data.decode("utf-8").removeprefix("\ufeff").strip()  # an editor's BOM
+    except UnicodeDecodeError:
+        raise LogError(f"{mark}: not UTF-8 text") from None
+    if not name:
+        raise LogError(f"{mark}: it is empty")
+    shown = json.dumps(name, ensure_ascii=False)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    if "/" in name:
+        raise LogError(f"{mark}: names {shown}, not a log")
+    path = pointer.parent / name
+    try:
+        if path.is_file():
+            return path
+        missing = not path.exists() and not path.is_symlink()
+    except OSError as exc:  # not a name a file can have, or a folder it may not enter
+        if exc.errno == errno.ENAMETOOLONG:
+            raise LogError(f"{mark}: names {shown}, a name too long for a file") from None
+        raise LogUnreadable(f"{mark}: names {shown}: {exc.strerror or exc}") from None
+    raise LogError(f"{mark}: names {shown}, {'no such log' if missing else 'not a log'}")
 
 
 def _taken(path: Path) -> bool:
