@@ -134,43 +134,42 @@ def _fail(text: str) -> int:
     return 2
 
 
-def _start_fault(args: argparse.Namespace, text: str, shown: str) -> int:
+FIX_HINT = "fix it, restart"  # the OLED's last line under a fault that stops the table
+
+
+def _start_fault(
+    args: argparse.Namespace, text: str, shown: str, title: str = "cannot start"
+) -> int:
     """The table cannot start, and starting again changes nothing (exit 2, which the
     service does not restart): ``text`` for the journal, ``shown`` left on the OLED (if
-    there is one) for the person at the table, as a config fault is."""
+    there is one, and not ``--stand-ins``) for the person at the table."""
     if not args.stand_ins:
         from table.hw.build import show_fault
 
-        show_fault(display_for_faults(args.config), "cannot start", shown, "fix it, restart")
+        show_fault(display_for_faults(args.config), title, shown, FIX_HINT)
     return _fail(text)
 
 
-def _config_fault(explicit: str | None, exc: ConfigError, stand_ins: bool = False) -> int:
+def _config_fault(args: argparse.Namespace, exc: ConfigError) -> int:
     """A config the table cannot start with: one line for the journal, and the same,
-    shortened, left on the OLED (if there is one, and not ``stand_ins``) for the person
-    at the table."""
-    from table.hw.build import show_fault
-
-    if stand_ins:
-        return _fail(str(exc))
-    text = str(exc)
-    path = config_path(explicit, os.environ)
-    if path is not None:
-        text = text.removeprefix(f"{path}: ")
+    shortened, left on the OLED (``_start_fault``)."""
     from table.service.screens import Message, overflow
 
-    title, hint = "config error", "fix it, restart"
-    if overflow(Message(title, text, hint)):  # what is allowed only if there is room
+    text = str(exc)
+    path = config_path(args.config, os.environ)
+    if path is not None:
+        text = text.removeprefix(f"{path}: ")
+    title = "config error"
+    if overflow(Message(title, text, FIX_HINT)):  # what is allowed only if room
         text = text.split(" (allowed:", 1)[0]
-    show_fault(display_for_faults(explicit), title, text, hint)
-    return _fail(str(exc))
+    return _start_fault(args, str(exc), text, title)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config)
     except ConfigError as exc:
-        return _config_fault(args.config, exc, args.stand_ins)
+        return _config_fault(args, exc)
 
     from table.hw.script import ScriptError, load_script
     from table.service.resume import DataDir, check_writable
@@ -240,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
             text_out=sys.stdout,  # the streams of now, not of when build was imported
         )
     except ConfigError as exc:  # a camera the config names that cannot be opened
-        return _config_fault(args.config, exc, args.stand_ins)
+        return _config_fault(args, exc)
     except GpioUnavailable as exc:  # on a Pi: no keyboard to stand in for the buttons
         return _start_fault(
             args, f"buttons: no GPIO ({exc}); --keys plays with the keyboard", f"buttons: {exc}"
