@@ -30,10 +30,16 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import onnx
-import torch
-from onnx import numpy_helper
-from torch import nn
+
+from vision.train import missing
+
+try:
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+except ImportError as exc:  # the train extra is not installed
+    raise SystemExit(missing(exc)) from None
 
 from vision.classify import CROP_SIDE, input_norm, input_stem, to_input, unfold3
 from vision.train.common import MODELS, load_tuning, write_record

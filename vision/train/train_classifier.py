@@ -23,8 +23,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import torch
-from torch import nn
+
+from vision.train import missing
+
+try:
+    import torch
+    from torch import nn
+except ImportError as exc:  # the train extra is not installed
+    raise SystemExit(missing(exc)) from None
 
 from vision.classify import (
     CROP_K,

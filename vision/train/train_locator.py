@@ -13,8 +13,14 @@ import time
 
 import cv2
 import numpy as np
-import torch
-from torch import nn
+
+from vision.train import missing
+
+try:
+    import torch
+    from torch import nn
+except ImportError as exc:  # the train extra is not installed
+    raise SystemExit(missing(exc)) from None
 
 from vision.locate import MEAN, SCALE, STRIDE
 from vision.train.common import (

@@ -25,8 +25,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import onnx
-from onnx import helper, numpy_helper
+
+from vision.train import missing
+
+try:
+    import onnx
+    from onnx import helper, numpy_helper
+except ImportError as exc:  # the train extra is not installed
+    raise SystemExit(missing(exc)) from None
 
 from vision.classify import CROP_SIDE, UNFOLDED_INPUT, input_norm, input_stem, network_input
 
