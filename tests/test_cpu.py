@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 import pytest
@@ -265,6 +266,86 @@ def test_mexico_first_of_two_minimises_the_loss_exactly() -> None:
 def test_mexico_hard_with_one_throw_left_and_a_21_seen() -> None:
     # Last player, lowest kept 54, holding 54 (a tie loses, MC-3): throw again.
     assert _hard("mexico", _mexico([21, 54], 2, 54)) == ThrowAgain()
+
+
+def _first_of_two_losses_at_63(doubled: int) -> tuple[Fraction, Fraction]:
+    """mexico, 2 players, 3 throws, 21 doubling on: the first player holds 63 after
+    two throws. The second throws again while not above the first's pair. Expected
+    lives lost by standing and by the last throw, the doubled loss costing
+    ``doubled``, by enumerating the dice."""
+    dice = [(a, b) for a in range(1, 7) for b in range(1, 7)]
+
+    def rank(a: int, b: int) -> int:
+        return Pair.of(a, b).rank
+
+    @cache
+    def lose(mine: int, seen: bool, throws: int = 0) -> Fraction:
+        total = Fraction(0)
+        for a, b in dice:
+            x = rank(a, b)
+            saw = seen or Pair.of(a, b).is_mex
+            if x > mine or throws == 2:
+                total += 0 if x < mine else (doubled if saw else 1)
+            else:
+                total += lose(mine, saw, throws + 1)
+        return total / 36
+
+    stand = lose(Pair.of(6, 3).rank, False)
+    again = sum((lose(rank(a, b), Pair.of(a, b).is_mex) for a, b in dice), Fraction(0)) / 36
+    return stand, again
+
+
+def test_MC_4_MC_6_mexico_hard_with_one_life_counts_a_doubled_loss_as_one() -> None:
+    """With three lives a 21 costs 2, with one life only 1 (lives stop at 0): the
+    cheaper play differs, and hard finds each."""
+    rules = get_rules("mexico")
+    players = (Player("Ann"), Player("Bob"))
+    three = _mexico([], 2, 63, n=2)
+    state = rules.start(players, {"lives": 2, "max_throws": 3, "double_on_21": True})
+    for event in (Throw((3, 1)), Stand(), Throw((6, 6)), Stand(), Throw((6, 3)), Throw((3, 6))):
+        state = rules.apply(state, event)
+    assert not isinstance(state, Refused)
+    assert state.lives == (1, 2) and state.current == 0 and state.throws == 2
+    for lives_left, position, doubled in ((3, three, 2), (1, state, 1)):
+        stand, again = _first_of_two_losses_at_63(doubled)
+        want = Stand() if stand < again else ThrowAgain()
+        assert _hard("mexico", position) == want, (lives_left, stand, again)
+    assert _hard("mexico", three) != _hard("mexico", state)
+
+
+class _FixedRandom(random.Random):
+    """A random source whose ``random()`` is always ``value`` (an easy player's whim)."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(0)
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+def test_MC_6_mexico_normal_plays_its_rules_of_thumb() -> None:
+    """First player: stands on a double or 21; on its second throw also on 61 or
+    better. Later: stands once above the lowest pair kept so far, a tie throws again."""
+    doubles_up = RANK_ORDER.index(11)
+    sixty_one = RANK_ORDER.index(61)
+    for rank, name in enumerate(RANK_ORDER):
+        first = decide("mexico", "normal", _mexico([], 1, name), random.Random(0))
+        assert first == (Stand() if rank >= doubles_up else ThrowAgain()), name
+        second = decide("mexico", "normal", _mexico([], 2, name), random.Random(0))
+        assert second == (Stand() if rank >= sixty_one else ThrowAgain()), name
+        later = decide("mexico", "normal", _mexico([66, 52], 1, name), random.Random(0))
+        assert later == (Stand() if rank > RANK_ORDER.index(52) else ThrowAgain()), name
+
+
+def test_MC_6_mexico_easy_stands_on_61_unless_a_whim_turns_it() -> None:
+    sixty_one = RANK_ORDER.index(61)
+    for rank, name in enumerate(RANK_ORDER):
+        state = _mexico([66], 1, name)
+        usual = Stand() if rank >= sixty_one else ThrowAgain()
+        whim = ThrowAgain() if usual == Stand() else Stand()
+        assert decide("mexico", "easy", state, _FixedRandom(0.5)) == usual, name
+        assert decide("mexico", "easy", state, _FixedRandom(0.1)) == whim, name
 
 
 def _mex(kept: list[int], throws: int, pair: int, n: int = 3, lives: int = 12) -> Any:

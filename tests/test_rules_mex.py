@@ -284,6 +284,85 @@ def test_other_events_are_refused() -> None:
 
 
 # ---------------------------------------------------------------------------
+# Edge cases a real table meets
+
+
+def test_MX_4_a_later_player_standing_early_does_not_lower_the_limit() -> None:
+    """Only the round's first player sets the limit: Bob standing after one throw
+    leaves Cid the three throws Ann made."""
+    game = play([T(6, 3), T(6, 4), T(6, 5), T(5, 1), S])
+    assert turn(game) == ("Cid", 0, 3)
+    game = play([T(6, 3), T(6, 4), T(6, 5), T(5, 1), S, T(3, 1), T(3, 2)])
+    assert turn(game) == ("Cid", 2, 3) and not game.refused
+
+
+def test_MX_3_MX_5_a_mexx_on_the_last_throw_of_the_round_scores_it_at_once() -> None:
+    """Cid's one allowed throw (MX-4) is a Mexx: his turn ends by itself, the round
+    is scored at once with the Mexx penalty, and the next round starts clean."""
+    game = play([T(6, 3), S, T(4, 1), T(2, 1)])
+    view = game.view()
+    last = view["last_round"]
+    assert last["losers"] == ["Bob"] and last["loss"] == 2 and last["mexx"] == 1
+    assert last["pairs"][-1] == {"name": "Cid", "pair": "MEX"}
+    assert lives(game) == {"Ann": 12, "Bob": 10, "Cid": 12}
+    assert points(game) == {"Ann": 1, "Bob": -1, "Cid": 1 + 2}
+    assert view["round"] == 2 and view["mexx"] == 0 and view["kept"] == []
+    assert turn(game) == ("Bob", 0, 3)
+
+
+def test_MX_2_MX_8_a_tie_break_follows_the_round_s_order_past_the_last_seat() -> None:
+    """Round 2 starts with Cid (Bob is out) and goes Cid, Dan, Ann: Cid and Ann tie
+    for lowest, so the tie-break is Cid first, then Ann; Bob never has a turn."""
+    four = ("Ann", "Bob", "Cid", "Dan")
+    round_1 = [T(6, 6), S, T(3, 1), T(5, 5), T(4, 4)]  # Bob loses his only life
+    game = play([*round_1, T(4, 2), S, T(6, 6), T(2, 4)], lives=1, players=four)
+    state: MexState = game.state
+    assert state.order == (2, 3, 0)
+    assert state.phase is Phase.TIEBREAK and state.tiebreaks[-1].players == (2, 0)
+    assert turn(game) == ("Cid", 0, 1)
+    game = play([*round_1, T(4, 2), S, T(6, 6), T(2, 4), T(5, 5), T(3, 1)], lives=1, players=four)
+    assert game.view()["last_round"]["losers"] == ["Ann"]
+    assert game.view()["over"] is False and game.state.order == (2, 3)
+    assert turn(game) == ("Cid", 0, 3)  # Ann is out: the next active after her
+
+
+def test_MX_6_MX_10_a_tie_break_that_takes_the_last_life_ends_the_game() -> None:
+    game = play([T(4, 2), S, T(2, 4), T(3, 1), T(5, 5)], players=("Ann", "Bob"), lives=1)
+    view = game.view()
+    assert view["over"] and view["winner"] == "Bob" and turn(game) is None
+    assert view["last_round"]["losers"] == ["Ann"] and len(view["last_round"]["tiebreaks"]) == 1
+    assert lives(game) == {"Ann": 0, "Bob": 1}
+    assert points(game) == {"Ann": -1, "Bob": 1 + 5}
+    assert reasons(
+        play([T(4, 2), S, T(2, 4), T(3, 1), T(5, 5), T(6, 6)], players=("Ann", "Bob"), lives=1)
+    ) == ["game over"]
+
+
+@pytest.mark.parametrize(
+    ("event", "reason"),
+    [
+        (Throw((4,)), "mex: a throw is two dice, got 1"),
+        (Throw((1, 2, 3)), "mex: a throw is two dice, got 3"),
+        (Throw(()), "mex: a throw is two dice, got 0"),
+        (Throw((0, 3)), "die value 0 is not possible (dice show 1 to 6)"),
+        (Throw((3, 7)), "die value 7 is not possible (dice show 1 to 6)"),
+        (Hold(3), "mex: keeping one die is not allowed, throw both"),
+        (Stand(False), "stand: false means nothing; send true to do it"),
+    ],
+)
+def test_MX_3_MX_8_impossible_events_are_refused_and_change_nothing(
+    event: Event, reason: str
+) -> None:
+    """In the middle of a turn and in a tie-break alike: the reason says what is
+    wrong, and the state (throws made, whose turn) is as it was."""
+    for events in ([T(6, 3)], [T(4, 2), S, T(4, 2), T(6, 6), T(3, 1)]):
+        game = play(events)
+        after, refused = game.apply(event)
+        assert refused is not None and refused.reason == reason
+        assert after.state == game.state and turn(after) == turn(game)
+
+
+# ---------------------------------------------------------------------------
 # Properties
 
 # Distinct in R-2 rank and in pips, so a tie-break thrown with them decides.

@@ -237,6 +237,68 @@ def test_other_events_are_refused() -> None:
 
 
 # ---------------------------------------------------------------------------
+# Edge cases a real table meets
+
+
+def test_MC_3_a_21_on_the_last_throw_of_the_round_doubles_the_loss() -> None:
+    """Cid's only throw (max_throws 1) ends the round with a 21: Bob's loss is 2,
+    the round's result says why, and the next round is not doubled."""
+    game = play([T(4, 3), T(3, 1), T(2, 1)], max_throws=1)
+    view = game.view()
+    last = view["last_round"]
+    assert last["losers"] == ["Bob"] and last["loss"] == 2 and last["saw_21"] is True
+    assert last["pairs"] == [
+        {"name": "Ann", "pair": "43"},
+        {"name": "Bob", "pair": "31"},
+        {"name": "Cid", "pair": "21"},
+    ]
+    assert lives(game) == {"Ann": 3, "Bob": 1, "Cid": 3}
+    assert view["double"] is False and turn(game) == ("Bob", 0, 1)
+
+
+def test_MC_4_several_out_in_one_round_leave_the_last_one_the_winner() -> None:
+    """Ann and Bob tie lowest in a doubled round and both go out at once: Cid,
+    the one left, wins; nobody else has a turn."""
+    game = play([T(3, 1), S, T(1, 3), S, T(2, 1), S], lives=2)
+    view = game.view()
+    assert view["over"] and view["winner"] == "Cid" and view["draw"] is False
+    assert view["last_round"]["losers"] == ["Ann", "Bob"] and view["last_round"]["loss"] == 2
+    assert [p["out"] for p in view["players"]] == [True, True, False]
+    assert turn(game) is None and game.outcome is not None and game.outcome.winner == "Cid"
+
+
+def test_MC_5_first_lowest_in_turn_order_not_in_seat_order() -> None:
+    """Round 2 runs Bob, Cid, Ann; Bob and Ann tie lowest: Bob, first of them in
+    that order, starts round 3. When Bob is out by it, Ann (still in) starts."""
+    round_1 = [T(6, 6), S, T(3, 1), S, T(5, 5), S]  # Bob loses: round 2 is Bob, Cid, Ann
+    game = play([*round_1, T(4, 1), S, T(6, 6), S, T(1, 4), S], lives=3)
+    assert lives(game) == {"Ann": 2, "Bob": 1, "Cid": 3}
+    assert turn(game) == ("Bob", 0, 3) and game.state.order == (1, 2, 0)
+    game = play([*round_1, T(4, 1), S, T(6, 6), S, T(1, 4), S], lives=2)
+    assert lives(game) == {"Ann": 1, "Bob": 0, "Cid": 2}
+    assert turn(game) == ("Ann", 0, 3) and game.state.order == (0, 2)
+
+
+@pytest.mark.parametrize(
+    ("event", "reason"),
+    [
+        (Throw((4,)), "mexico: a throw is two dice, got 1"),
+        (Throw((1, 2, 3)), "mexico: a throw is two dice, got 3"),
+        (Throw((0, 3)), "die value 0 is not possible (dice show 1 to 6)"),
+        (Throw((3, 7)), "die value 7 is not possible (dice show 1 to 6)"),
+        (Hold(3), "mexico: keeping one die is not allowed"),
+        (Hold(0), "hold: die value 0 is not possible (dice show 1 to 6)"),
+    ],
+)
+def test_MC_2_impossible_events_are_refused_and_change_nothing(event: Event, reason: str) -> None:
+    game = play([T(6, 3), S, T(2, 1)])  # Bob has thrown a 21 once
+    after, refused = game.apply(event)
+    assert refused is not None and refused.reason == reason
+    assert after.state == game.state and turn(after) == ("Bob", 1, 3)
+    assert after.view()["double"] is True and after.view()["pair"] == "21"
+
+
+# ---------------------------------------------------------------------------
 # Properties
 
 _OTHER_EVENTS: list[Event] = [
