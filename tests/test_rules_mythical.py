@@ -110,6 +110,24 @@ def test_MY_1_unknown_die_is_refused() -> None:
     assert last_reason(g).startswith('mythical: unknown die "blue"')
 
 
+@pytest.mark.parametrize(
+    "event",
+    [
+        roll("blue\nred", 5),  # an unknown die
+        roll("red", "5\n6"),  # a face the die does not have
+        bids(**{"Ann\nBob": 0, "Ann": 0, "Bob": 0}),  # a bid for nobody playing
+    ],
+)
+def test_MY_1_MY_3_a_refusal_naming_text_with_a_line_break_stays_one_line(
+    event: dict[str, Any],
+) -> None:
+    """The reason is shown as one line (the display, the replay's list of refusals):
+    text from the event is quoted as JSON, so a line break in it is written \\n."""
+    events = [event] if "bids" in event else [bids(Ann=0, Bob=0), event]
+    reason = last_reason(play(2, events))
+    assert "\n" not in reason and "\\n" in reason, reason
+
+
 def test_MY_1_second_minotaur_in_a_round_is_refused_and_bag_refills() -> None:
     g = play(2, [bids(Ann=1, Bob=1), c("minotaur"), flag("minotaur")], rounds=2)
     assert "only minotaur die" in last_reason(g)
