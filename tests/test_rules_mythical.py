@@ -105,6 +105,19 @@ def test_MY_1_face_the_die_does_not_have_is_refused() -> None:
     assert g.view()["trick"] == []
 
 
+def test_MY_1_a_number_face_written_as_text_is_refused_saying_so() -> None:
+    """A face of "7" (text) is not the 7 of a red die: the reason must not read as if
+    the die had no 7 while listing it among its faces."""
+    g = play(2, [bids(Ann=0, Bob=0), roll("red", "7")])
+    assert last_reason(g) == (
+        'mythical: a red die has no face "7" (its faces: 5, 6, 7; '
+        "a number face is written without quotes: 7)"
+    )
+    assert g.view()["trick"] == []
+    g = play(2, [bids(Ann=0, Bob=0), roll("red", "3")])  # no 3 either way
+    assert last_reason(g) == 'mythical: a red die has no face "3" (its faces: 5, 6, 7)'
+
+
 def test_MY_1_unknown_die_is_refused() -> None:
     g = play(2, [bids(Ann=0, Bob=0), roll("blue", 3)])
     assert last_reason(g).startswith('mythical: unknown die "blue"')

@@ -445,6 +445,11 @@ class MythicalRules:
         face = event.face.strip().lower() if isinstance(event.face, str) else event.face
         if face not in kind.distinct_faces:
             shown = ", ".join(_show_face(f) for f in kind.distinct_faces)
+            number = next(
+                (f for f in kind.distinct_faces if isinstance(f, int) and str(f) == face), None
+            )
+            if number is not None:  # "7": the die has a 7, but as a number
+                shown += f"; a number face is written without quotes: {number}"
             return Refused(
                 f"{NAME}: a {kind.name} die has no face {_show_face(event.face)} "
                 f"(its faces: {shown})"
