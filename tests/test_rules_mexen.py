@@ -170,6 +170,22 @@ def test_MN_4_a_later_mex_and_a_31_do_not_limit() -> None:
     assert g.view()["turn"] == {"player": "Bob", "throw": 0, "max_throws": 3}
 
 
+def test_MN_4_MN_5_a_limited_player_may_leave_a_die_of_the_last_throw_lying() -> None:
+    # Ann's Mex on throw 1 gives Bob and Cid one throw each; Bob leaves Ann's 1 lying.
+    g = play([[2, 1], {"hold": 1}, [1, 5]], players=NAMES3)
+    assert reasons(g) == []
+    assert g.view()["turn"] == {"player": "Cid", "throw": 0, "max_throws": 1}
+    g = play([[2, 1], {"hold": 1}, [1, 5], {"hold": 1}, {"hold": 5}, [5, 5]], players=NAMES3)
+    assert reasons(g) == ["mexen: the 1 has lain for a throw already; it must be thrown"]
+    assert g.view()["last_round"]["scores"] == [
+        {"name": "Ann", "score": "MEX"},
+        {"name": "Bob", "score": "51"},
+        {"name": "Cid", "score": "500"},
+    ]
+    assert scores(g) == {"Ann": 0, "Bob": 4, "Cid": 0}
+    assert g.view()["turn"] == {"player": "Bob", "throw": 0, "max_throws": 3}
+
+
 # ---------------------------------------------------------------------------
 # MN-5 holding
 
@@ -250,6 +266,20 @@ def test_MN_6_end_game_before_the_give() -> None:
     assert g.is_over and reasons(g) == []
 
 
+def test_MN_6_a_31_on_the_last_throw_of_a_turn_is_thrown_again() -> None:
+    g = play([[6, 4], [6, 4], [3, 1], {"give": "Bob"}])
+    assert g.view()["turn"] == {"player": "Ann", "throw": 2, "max_throws": 3}
+    g = play([[6, 4], [6, 4], [3, 1], {"give": "Bob"}, [5, 4]])
+    assert g.view()["scores"] == [{"name": "Ann", "score": "54"}]
+    assert g.view()["turn"] == {"player": "Bob", "throw": 0, "max_throws": 3}
+    # also in a turn that MN-4 limits to one throw
+    g = play([[2, 1], [1, 3], {"give": "Cid"}], players=NAMES3)
+    assert g.view()["turn"] == {"player": "Bob", "throw": 0, "max_throws": 1}
+    g = play([[2, 1], [1, 3], {"give": "Cid"}, [6, 6]], players=NAMES3)
+    assert g.view()["turn"] == {"player": "Cid", "throw": 0, "max_throws": 1}
+    assert scores(g) == {"Ann": 0, "Bob": 0, "Cid": 1}
+
+
 # ---------------------------------------------------------------------------
 # MN-7 Mex
 
@@ -292,6 +322,22 @@ def test_MN_8_pirate_stays_across_rounds() -> None:
     assert scores(g) == {"Ann": 2, "Bob": 0}
 
 
+def test_MN_8_the_multiplier_stays_across_rounds_and_a_new_pirate_starts_at_1() -> None:
+    # Round 1: Ann x2 (65); Bob takes over at x1 (64) and loses the pot.
+    r1: list[Any] = [[1, 1], [1, 1], [6, 5], [1, 1], [6, 4], [6, 4]]
+    g = play([*r1], stake="sips")
+    assert g.view()["round"] == 2 and g.view()["pirate"] == {"name": "Bob", "multiplier": 1}
+    # Round 2: Bob (x1) takes 1 for his own double; Ann's double 1 makes her pirate at x1
+    # again (not x3), and her double 3 is 1 for her.
+    g = play([*r1, [2, 2], [6, 4], [6, 4], [1, 1], [3, 3]], stake="sips")
+    assert g.view()["pirate"] == {"name": "Ann", "multiplier": 1}
+    assert scores(g) == {"Ann": 1, "Bob": 2}
+    # A pirate who stays keeps the multiplier into the next round.
+    g = play([[1, 1], [1, 1], [5, 4], [6, 4], [6, 4], [6, 4], [3, 3]])
+    assert g.view()["round"] == 2 and g.view()["pirate"] == {"name": "Ann", "multiplier": 2}
+    assert scores(g) == {"Ann": 1 + 2, "Bob": 0}
+
+
 # ---------------------------------------------------------------------------
 # MN-9 end of round
 
@@ -329,6 +375,17 @@ def test_MN_10_tie_one_die_highest_loses_repeat_among_tied() -> None:
     ]
     g = play([[6, 4], [6, 4], [6, 4], [6]])
     assert reasons(g) == ["mexen: throw both dice (one die only in a tie-break)"]
+
+
+def test_MN_10_MN_1_a_tie_break_loser_takes_the_whole_pot_and_can_end_the_game() -> None:
+    # Three Mexes (MN-4: one throw each after Ann's): pot 1 + 3*3 = 10, all tied.
+    events: list[Any] = [[2, 1], [1, 2], [2, 1], [3], [5], [5], [6], [2]]
+    g = play(events, players=NAMES3, limit=7)
+    assert reasons(g) == []
+    assert scores(g) == {"Ann": 0, "Bob": 10, "Cid": 0}
+    assert g.view()["last_round"]["loss"] == 10 and g.view()["last_round"]["mexes"] == 3
+    assert g.is_over and g.view()["pot"] == 0
+    assert g.view()["winner"] is None  # Ann and Cid both hold the fewest
 
 
 # ---------------------------------------------------------------------------
@@ -382,6 +439,16 @@ def test_MN_12_extreme_tie() -> None:
     g = play([[6, 6], [6, 6], [4, 2], [5, 5], [5, 5], [4, 2], [2], [1]], variant="extreme")
     pot = 1 + 6 + 6 + 5 + 5
     assert scores(g) == {"Ann": pot, "Bob": 0}
+
+
+def test_MN_12_extreme_a_31_on_the_third_throw_is_thrown_again() -> None:
+    g = play([[6, 4], [6, 4], [3, 1]], variant="extreme")
+    assert g.view()["turn"] == {"player": "Ann", "throw": 2, "max_throws": 3}
+    assert g.allowed == frozenset({EventKind.THROW, EventKind.END_GAME})
+    g = play([[6, 4], [6, 4], [3, 1], [5, 5]], variant="extreme")
+    assert g.view()["scores"] == [{"name": "Ann", "score": "500"}]
+    assert g.view()["pot"] == 1 + 5
+    assert scores(g) == {"Ann": 0, "Bob": 0}
 
 
 # ---------------------------------------------------------------------------

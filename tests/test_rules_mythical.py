@@ -105,9 +105,50 @@ def test_MY_1_face_the_die_does_not_have_is_refused() -> None:
     assert g.view()["trick"] == []
 
 
+def test_MY_1_die_and_face_names_in_any_case_with_spaces_around() -> None:
+    g = play(2, [bids(Ann=0, Bob=1), roll(" Grey", "Flag "), roll("MERMAID", " Mermaid")])
+    assert g.refused == ()
+    assert g.view()["last_trick"]["rolls"] == [
+        {"player": "Ann", "die": "grey", "face": "flag"},
+        {"player": "Bob", "die": "mermaid", "face": "mermaid"},
+    ]
+    assert g.view()["last_trick"]["winner"] == "Bob"
+
+
+def test_MY_1_a_number_face_written_as_text_is_refused_saying_so() -> None:
+    """A face of "7" (text) is not the 7 of a red die: the reason must not read as if
+    the die had no 7 while listing it among its faces."""
+    g = play(2, [bids(Ann=0, Bob=0), roll("red", "7")])
+    assert last_reason(g) == (
+        'mythical: a red die has no face "7" (its faces: 5, 6, 7; '
+        "a number face is written without quotes: 7)"
+    )
+    assert g.view()["trick"] == []
+    g = play(2, [bids(Ann=0, Bob=0), roll("red", "3")])  # no 3 either way
+    assert last_reason(g) == 'mythical: a red die has no face "3" (its faces: 5, 6, 7)'
+
+
 def test_MY_1_unknown_die_is_refused() -> None:
     g = play(2, [bids(Ann=0, Bob=0), roll("blue", 3)])
     assert last_reason(g).startswith('mythical: unknown die "blue"')
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        roll("blue\nred", 5),  # an unknown die
+        roll("red", "5\n6"),  # a face the die does not have
+        bids(**{"Ann\nBob": 0, "Ann": 0, "Bob": 0}),  # a bid for nobody playing
+    ],
+)
+def test_MY_1_MY_3_a_refusal_naming_text_with_a_line_break_stays_one_line(
+    event: dict[str, Any],
+) -> None:
+    """The reason is shown as one line (the display, the replay's list of refusals):
+    text from the event is quoted as JSON, so a line break in it is written \\n."""
+    events = [event] if "bids" in event else [bids(Ann=0, Bob=0), event]
+    reason = last_reason(play(2, events))
+    assert "\n" not in reason and "\\n" in reason, reason
 
 
 def test_MY_1_second_minotaur_in_a_round_is_refused_and_bag_refills() -> None:
@@ -355,6 +396,22 @@ def test_MY_7_scores_added_at_the_end_of_the_round() -> None:
     g, _ = g.apply(parse_event(bids(Ann=0, Bob=0, Cid=2)))
     g, _ = g.apply(parse_event(roll("red", 7)))
     assert [p["points"] for p in g.view()["players"]] == [10, -10, 20]
+
+
+def test_MY_7_a_bid_of_every_trick_met_and_missed() -> None:
+    # Round 2 (Bob leads): Ann bids both tricks and takes both; Bob bid 0 and took none.
+    r1 = [bids(Ann=0, Bob=0), roll("yellow", 3), roll("yellow", 4)]  # Ann +10, Bob -10
+    r2 = [bids(Ann=2, Bob=0), roll("red", 5), roll("red", 6), roll("red", 7), flag()]
+    g = play(2, [*r1, *r2], rounds=2)
+    assert g.refused == ()
+    assert g.view()["last_round"]["scores"] == {"Ann": 40, "Bob": 20}
+    assert [p["points"] for p in g.view()["players"]] == [50, 10]
+    assert g.is_over and g.view()["winner"] == "Ann"
+    # the same tricks with Bob bidding 2: he took none, -10 per trick missed
+    r2 = [bids(Ann=2, Bob=2), roll("red", 5), roll("red", 6), roll("red", 7), flag()]
+    g = play(2, [*r1, *r2], rounds=2)
+    assert g.view()["last_round"]["scores"] == {"Ann": 40, "Bob": -20}
+    assert g.view()["last_round"]["met"] == ["Ann"]
 
 
 # ---------------------------------------------------------------------------

@@ -46,6 +46,7 @@ their bid), each null until there is one.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -316,7 +317,19 @@ def highest(players: tuple[Player, ...], points: tuple[int, ...]) -> str | None:
 
 
 def _show_face(face: object) -> str:
-    return f'"{face}"' if isinstance(face, str) else str(face)
+    """A face as a game file writes it: "flag" quoted (a line break in it as \\n), 7 bare."""
+    return _quoted(face) if isinstance(face, str) else str(face)
+
+
+def _quoted(text: str) -> str:
+    """Text from an event, quoted as JSON so that a refusal stays one line."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _name(text: str) -> str:
+    """A name from an event as said in a refusal: as it is, or quoted as JSON when it
+    holds a line break or another character that cannot be shown on one line."""
+    return text if text.isprintable() else _quoted(text)
 
 
 def default_rounds(n: int) -> int:
@@ -399,7 +412,7 @@ class MythicalRules:
         given: dict[str, int] = {}
         for who, bid in event.bids:
             if who not in names:
-                return Refused(f"{NAME}: {who} is not playing (players: {', '.join(names)})")
+                return Refused(f"{NAME}: {_name(who)} is not playing (players: {', '.join(names)})")
             if who in given:
                 return Refused(f"{NAME}: two bids for {who}")
             if isinstance(bid, bool) or not isinstance(bid, int):
@@ -425,13 +438,18 @@ class MythicalRules:
         kind = self.bag.get(die_name)
         if kind is None:
             known = ", ".join(self.bag.names)
-            return Refused(f'{NAME}: unknown die "{event.die}" (dice: {known})')
+            return Refused(f"{NAME}: unknown die {_quoted(event.die)} (dice: {known})")
         face: Face
         if isinstance(event.face, bool):
             return Refused(f"{NAME}: {_show_face(event.face)} is not a face")
         face = event.face.strip().lower() if isinstance(event.face, str) else event.face
         if face not in kind.distinct_faces:
             shown = ", ".join(_show_face(f) for f in kind.distinct_faces)
+            number = next(
+                (f for f in kind.distinct_faces if isinstance(f, int) and str(f) == face), None
+            )
+            if number is not None:  # "7": the die has a 7, but as a number
+                shown += f"; a number face is written without quotes: {number}"
             return Refused(
                 f"{NAME}: a {kind.name} die has no face {_show_face(event.face)} "
                 f"(its faces: {shown})"
