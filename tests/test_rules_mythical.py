@@ -15,6 +15,7 @@ from table.rules.base import (
     EndGame,
     Event,
     EventKind,
+    Hold,
     OptionError,
     Player,
     Refused,
@@ -297,7 +298,9 @@ def test_MY_4_leader_then_others_in_seat_order_colour_not_policed() -> None:
 
 def test_MY_4_other_event_kinds_are_refused() -> None:
     g = play(2, [bids(Ann=0, Bob=0)])
-    for ev in (Throw((3, 1)), Stand()):
+    # A mex throw of a 9 or a hold of a 7 is no event of this game either; "dice show 1
+    # to 6" would be wrong here, where a red die shows 7.
+    for ev in (Throw((3, 1)), Stand(), Throw((9, 2)), Hold(7), Stand(flag=False)):
         g2, refused = g.apply(ev)
         assert isinstance(refused, Refused) and "not part of Mythical Dice" in refused.reason
         assert g2.state == g.state

@@ -386,23 +386,23 @@ class MythicalRules:
     # -- events ------------------------------------------------------------
 
     def apply(self, state: MythicalState, event: Event) -> MythicalState | Refused:
+        # The Mex games' events first: common_refusal would judge a throw's dice by 1-6,
+        # which says nothing true of a game whose red dice show 7.
+        if not isinstance(event, (Bids, Roll, EndGame)):
+            return Refused(
+                f'{NAME}: a "{event.kind.value}" event is not part of Mythical Dice '
+                "(it uses bids and roll)"
+            )
         refused = common_refusal(event)
         if refused is not None:
             return refused
         if state.phase is Phase.OVER:
             return Refused("game over")
         if isinstance(event, EndGame):
-            if not event.flag:
-                return Refused("end_game: false means nothing; send true to do it")
             return replace(state, phase=Phase.OVER, ended_early=True)
         if isinstance(event, Bids):
             return self._bids(state, event)
-        if isinstance(event, Roll):
-            return self._roll(state, event)
-        return Refused(
-            f'{NAME}: a "{event.kind.value}" event is not part of Mythical Dice '
-            "(it uses bids and roll)"
-        )
+        return self._roll(state, event)
 
     def _bids(self, state: MythicalState, event: Bids) -> MythicalState | Refused:
         r = state.round
