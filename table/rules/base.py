@@ -165,20 +165,22 @@ class Refused:
 
 
 def common_refusal(event: Event) -> Refused | None:
-    """Refusals that hold in every rule set: a flag of false, a die value outside 1-6.
-    Each rule set's ``apply`` starts with it, so it never sees such an event."""
+    """Refusals that hold in every rule set: a flag of false, a die value outside 1-6 or
+    not a whole number (``True`` included: a log never holds one, but code calling the
+    rules may pass one). Each rule set's ``apply`` starts with it, so it never sees such
+    an event."""
     # Most common first, with no list built: this runs on every event a simulator plays.
     if isinstance(event, Throw):
         for v in event.dice:
-            if not 1 <= v <= 6:
-                return Refused(f"die value {v} is not possible (dice show 1 to 6)")
+            if type(v) is not int or not 1 <= v <= 6:
+                return Refused(f"die value {v!r} is not possible (dice show 1 to 6)")
         return None
     if isinstance(event, (Stand, EndRound, EndGame)):  # a tuple: quicker than a union
         if not event.flag:
             return Refused(f"{event.kind.value}: false means nothing; send true to do it")
         return None
-    if isinstance(event, Hold) and not 1 <= event.value <= 6:
-        return Refused(f"hold: die value {event.value} is not possible (dice show 1 to 6)")
+    if isinstance(event, Hold) and (type(event.value) is not int or not 1 <= event.value <= 6):
+        return Refused(f"hold: die value {event.value!r} is not possible (dice show 1 to 6)")
     return None
 
 
