@@ -8,6 +8,9 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
   (same dice, same values, centres within a fraction of a die's size). The event
   carries that reading; ``entered`` is true on the first settled frame only. The
   first frame after a reset is never SETTLED: nothing shows yet that it is still.
+  Readings that waver on a still picture make it MOVING until they agree again, and
+  then SETTLED again, but not ``entered``: the dice did not come to rest anew. Only
+  motion or a hand since they settled makes their next rest a new one.
 * ``HAND``: one large foreign region, far bigger than any die: a hand (or a cup)
   reaching in. Seen as a big connected change between frames, or as a big region
   that differs from the *base* picture and is not a die, even when it keeps still.
@@ -99,7 +102,9 @@ class SettleEvent:
     reading: FrameReading
     """The reading given with this frame. Count a throw only when ``state`` is SETTLED."""
     entered: bool
-    """True on the first frame of this state (e.g. the moment the dice came to rest)."""
+    """True on the first frame of this state (e.g. the moment the dice came to rest);
+    for SETTLED, only when the picture moved or a hand was in since the dice last
+    settled."""
     motion: float
     """Changed fraction of the frame since the previous one (0-1)."""
     foreign: float
@@ -169,6 +174,7 @@ class Settler:
         self._streak = 0
         self._hand_still = 0
         self._state: SettleState | None = None
+        self._moved = True  # motion or a hand since the last SETTLED (or none yet)
         # Of the base from before an adoption, only the empty-tray reference outlives this.
         former_reference = self._former[0] if self._former is not None else None
         self._former = None if former_reference is None else (former_reference, None, None)
@@ -316,6 +322,7 @@ class Settler:
         if max(biggest_change, foreign) >= hand_area:
             state = SettleState.HAND
             self._streak = 0
+            self._moved = True
             self._hand_still = self._hand_still + 1 if changed_px <= motion_px else 0
             if self._hand_still >= cfg.adopt_after:
                 # Not a hand after all, or one that stays: make this the new normal.
@@ -325,6 +332,7 @@ class Settler:
         elif changed_px > motion_px:
             state = SettleState.MOVING
             self._streak = 0
+            self._moved = True
         else:
             # Compare with the first reading of the still stretch, so a slow creep
             # cannot pass by agreeing with each step.
@@ -354,6 +362,9 @@ class Settler:
             self._still, self._still_reading = small, reading
 
         entered = state is not self._state
+        if state is SettleState.SETTLED:
+            entered = entered and self._moved  # not after readings wavered on still dice
+            self._moved = False
         self._state = state
         return SettleEvent(
             state=state,
