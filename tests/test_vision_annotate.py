@@ -83,3 +83,22 @@ def test_a_long_file_name_is_shortened_before_the_verdict(width: int, scale: flo
     assert cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, text_scale, thickness)[0][0] <= width
     # A name that fits is kept whole.
     assert banner_text("a.jpg", verdict, width * 2, scale) == (f"a.jpg: {verdict}", scale)
+
+
+def test_a_die_at_the_top_edge_is_not_hidden_under_the_banner() -> None:
+    """A die cut off at the top edge is the very die the verdict names ("die 1 is cut
+    off at the frame edge"); a banner drawn over it hid it from whoever checks the
+    picture. The banner goes across the bottom then, and labels stay clear of it."""
+    frame = np.full((480, 640, 3), 128, np.uint8)
+    box = ((320.0, 15.0), (50.0, 50.0), 0.0)  # runs on past the top edge
+    die = DieReading(None, (320.0, 15.0), box, 0.9, "cut off at the frame edge")
+    reading = FrameReading(FrameStatus.REROLL, "die 1 is cut off at the frame edge", (die,), 12.0)
+    out = annotate(frame, reading, title="x.jpg")
+    # inside the die's box, clear of its outline, the picture is as it was
+    assert np.array_equal(out[0:34, 302:338], frame[0:34, 302:338])
+    # the verdict is there all the same, in red, across the bottom
+    b, g, r = (float(v) for v in out[-12:, :, :].reshape(-1, 3).mean(axis=0))
+    assert r > g + 40 and r > b + 40, (b, g, r)
+    # a die's label does not go under a banner across the bottom either
+    ((_, _, _, y1),) = place_labels([(300, 400, 340, 440)], [(30, 20)], (480, 640), bottom=450)
+    assert y1 <= 450

@@ -565,3 +565,57 @@ def test_real_reader_on_a_built_throw(which: str, request: pytest.FixtureRequest
         assert got[flying + 3 :] == [SETTLED] * 2, got
     else:
         assert got[flying + 1 :] == [EMPTY] * 4, got
+
+
+@needs_photos
+@pytest.mark.parametrize("empty_tray_shown", [False, True])
+def test_a_hand_that_rested_long_enough_to_be_adopted_is_gone_once_it_leaves(
+    byler: Scene, empty_tray_shown: bool
+) -> None:
+    """A hand kept still in the tray is taken, after ``adopt_after`` frames, as part of
+    the picture. When it is drawn back the tray is as it was before: no hand in it, and
+    the dice lying there settle as they did, not held as a "hand" where the hand was
+    until the empty place had been adopted in its turn."""
+    dice = resting(byler)
+    reading = byler.reading(dice)
+    calm = byler.render(dice)
+    with_hand = byler.render(dice, hand=(dice[1].x, byler.height * 0.4))
+    settler = Settler(SettleConfig(adopt_after=5))
+    if empty_tray_shown:
+        settler.set_reference(byler.render([]))
+    before = [settler.update(calm, reading) for _ in range(3)]
+    assert states(before)[-1] is SETTLED
+    resting_hand = [settler.update(with_hand, reading) for _ in range(9)]
+    assert states(resting_hand)[:5] == [HAND] * 5  # then taken as the picture
+    after = [settler.update(calm, reading) for _ in range(5)]
+    # the frame it leaves is one big change; then the picture is still again
+    assert states(after) == [HAND, MOVING, MOVING, SETTLED, SETTLED], states(after)
+    assert all(e.foreign < 0.01 for e in after[1:])
+
+
+@needs_photos
+def test_readings_that_waver_on_still_dice_are_no_new_coming_to_rest(byler: Scene) -> None:
+    """The dice settle, and the table takes that reading: a refusal, "die 1 is unclear,
+    roll again". The reader then wavers on the same still dice (a die on the edge of
+    being read) and reads them all. Nobody rolled: that is SETTLED again, but no new
+    coming to rest (``entered``), or the refused throw would be counted after all. Once
+    the dice are thrown again, their coming to rest counts as ever."""
+    dice = resting(byler)
+    good = byler.reading(dice)
+    unclear = replace(good.dice[0], value=None, reason="unclear")
+    refused = replace(
+        good, status=FrameStatus.REROLL, reason="die 1 is unclear", dice=(unclear, *good.dice[1:])
+    )
+    settler = Settler(SettleConfig(consistent_frames=3))
+    readings = [refused] * 3 + [good] * 4
+    events = [
+        settler.update(byler.render(dice, noise=3.0, seed=k), r) for k, r in enumerate(readings)
+    ]
+    assert states(events) == [MOVING, MOVING, SETTLED, MOVING, MOVING, SETTLED, SETTLED]
+    assert max(e.motion for e in events) < 0.002  # the picture never moved
+    assert [e.entered for e in events if e.settled] == [True, False, False]
+
+    frames, throw_readings = throw(byler, 6, 4)
+    again = [settler.update(f, r) for f, r in zip(frames, throw_readings, strict=True)]
+    settled = [e for e in again if e.settled]
+    assert settled and settled[0].entered and not any(e.entered for e in settled[1:])

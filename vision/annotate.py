@@ -4,9 +4,10 @@ Each die gets its rotated box and its value (green), or ``?``, its number as the
 verdict counts it, and the reason it was not read (orange: ``?2 tilted`` for
 "die 2 is tilted"). Labels go beside their dice where they cover no other label
 and no die (``place_labels``). A banner across the top gives the frame's verdict: ``OK``
-and the values (green), or ``REROLL`` and why (red), and the time taken. Text
-and lines scale with the image, so a 640 px photo and a 4000 px photo are both
-legible.
+and the values (green), or ``REROLL`` and why (red), and the time taken; across the
+bottom when it would cover more of the dice at the top (a die cut off at the top
+edge is the one such a verdict names). Text and lines scale with the image, so a
+640 px photo and a 4000 px photo are both legible.
 """
 
 from __future__ import annotations
@@ -84,14 +85,19 @@ def _overlap(a: Rect, b: Rect) -> int:
 
 
 def place_labels(
-    boxes: list[Rect], sizes: list[tuple[int, int]], shape: tuple[int, int], top: int = 0
+    boxes: list[Rect],
+    sizes: list[tuple[int, int]],
+    shape: tuple[int, int],
+    top: int = 0,
+    bottom: int | None = None,
 ) -> list[Rect]:
     """Where each die's label goes: beside its own box (above, below, right or left, in
-    that order of preference), inside the image below ``top`` (the banner), and where it
-    covers no other label and no die; failing that, where it covers the least. In a
-    cluster of small dice, labels drawn all above their dice would hide each other and
-    the dice next to them."""
+    that order of preference), inside the image between ``top`` and ``bottom`` (clear of
+    the banner), and where it covers no other label and no die; failing that, where it
+    covers the least. In a cluster of small dice, labels drawn all above their dice would
+    hide each other and the dice next to them."""
     h, w = shape
+    floor = h if bottom is None else max(min(bottom, h), top)
     placed: list[Rect] = []
     for (x0, y0, x1, y1), (lw, lh) in zip(boxes, sizes, strict=True):
         gap = 2
@@ -106,7 +112,7 @@ def place_labels(
         best: tuple[int, Rect] | None = None  # the first of the least covering
         for cx, cy in candidates:
             cx = min(max(cx, 0), max(w - lw, 0))
-            cy = min(max(cy, top), max(h - lh, top))
+            cy = min(max(cy, top), max(floor - lh, top))
             r = (cx, cy, cx + lw, cy + lh)
             cost = sum(_overlap(r, o) for o in placed) * 4
             cost += sum(_overlap(r, b) for b in boxes)
@@ -196,6 +202,13 @@ def annotate(image_bgr: Image, reading: FrameReading, *, title: str | None = Non
         (int(p[:, 0].min()), int(p[:, 1].min()), int(p[:, 0].max()), int(p[:, 1].max()))
         for p in corners
     ]
+    rows = canvas.shape[0]
+    top_band: Rect = (0, 0, width, height)
+    bottom_band: Rect = (0, rows - height, width, rows)
+    at_top = sum(_overlap(b, top_band) for b in boxes) <= sum(
+        _overlap(b, bottom_band) for b in boxes
+    )
+    y0 = 0 if at_top else rows - height
     labels = [die_label(d, i) for i, d in enumerate(reading.dice, start=1)]
     # A value no taller than its die (small dice lie close together), reasons smaller.
     scales = [
@@ -203,7 +216,8 @@ def annotate(image_bgr: Image, reading: FrameReading, *, title: str | None = Non
         for d, b in zip(reading.dice, boxes, strict=True)
     ]
     sizes = [_label_size(t, sc) for t, sc in zip(labels, scales, strict=True)]
-    places = place_labels(boxes, sizes, (canvas.shape[0], canvas.shape[1]), top=height)
+    clear = (height, rows) if at_top else (0, rows - height)  # the rows the banner leaves
+    places = place_labels(boxes, sizes, (rows, width), top=clear[0], bottom=clear[1])
     for die, pts in zip(reading.dice, corners, strict=True):
         colour = GREEN if die.value is not None else ORANGE
         cv2.polylines(canvas, [pts], True, BLACK, line + 2, cv2.LINE_AA)
@@ -211,13 +225,13 @@ def annotate(image_bgr: Image, reading: FrameReading, *, title: str | None = Non
     for die, text_, sc, rect in zip(reading.dice, labels, scales, places, strict=True):
         _put_label(canvas, text_, rect, sc, GREEN if die.value is not None else ORANGE)
     overlay = canvas.copy()
-    cv2.rectangle(overlay, (0, 0), (width, height), banner_colour, -1)
+    cv2.rectangle(overlay, (0, y0), (width, y0 + height), banner_colour, -1)
     cv2.addWeighted(overlay, 0.8, canvas, 0.2, 0, dst=canvas)
     ink = BLACK if sum(banner_colour) > 350 else WHITE
     cv2.putText(
         canvas,
         text,
-        (4, height - base - max(3, round(th * 0.3))),
+        (4, y0 + height - base - max(3, round(th * 0.3))),
         _FONT,
         text_scale,
         ink,

@@ -8,6 +8,9 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
   (same dice, same values, centres within a fraction of a die's size). The event
   carries that reading; ``entered`` is true on the first settled frame only. The
   first frame after a reset is never SETTLED: nothing shows yet that it is still.
+  Readings that waver on a still picture make it MOVING until they agree again, and
+  then SETTLED again, but not ``entered``: the dice did not come to rest anew. Only
+  motion or a hand since they settled makes their next rest a new one.
 * ``HAND``: one large foreign region, far bigger than any die: a hand (or a cup)
   reaching in. Seen as a big connected change between frames, or as a big region
   that differs from the *base* picture and is not a die, even when it keeps still.
@@ -15,7 +18,9 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
   frame that was SETTLED or EMPTY (not a first frame, which shows nothing still).
   A lasting change that is not a hand (a lamp switched on, a shadow) would hold
   HAND forever, so after ``adopt_after`` still frames in HAND the settler takes
-  the scene as its new base.
+  the scene as its new base. It keeps the base it had before: a frame that matches
+  that one again (the hand drawn back, the shadow gone) brings it back, instead of
+  showing the place where the change was as a hand until that too is adopted.
 * ``EMPTY``: the picture is still and the reader finds no dice.
 
 Motion is measured cheaply: the frame is shrunk to ``SettleConfig.work_side``
@@ -97,7 +102,9 @@ class SettleEvent:
     reading: FrameReading
     """The reading given with this frame. Count a throw only when ``state`` is SETTLED."""
     entered: bool
-    """True on the first frame of this state (e.g. the moment the dice came to rest)."""
+    """True on the first frame of this state (e.g. the moment the dice came to rest);
+    for SETTLED, only when the picture moved or a hand was in since the dice last
+    settled."""
     motion: float
     """Changed fraction of the frame since the previous one (0-1)."""
     foreign: float
@@ -143,6 +150,11 @@ def readings_agree(a: FrameReading, b: FrameReading, center_tolerance: float) ->
     return True
 
 
+_Base = tuple[Frame | None, Frame | None, FrameReading | None]
+"""The pictures a frame is held against: the reference, the last still picture and
+what was read on it."""
+
+
 class Settler:
     """Turns a stream of ``(frame, reading)`` into MOVING / HAND / SETTLED / EMPTY."""
 
@@ -150,6 +162,7 @@ class Settler:
         self.config = config or SettleConfig()
         self._reference: Frame | None = None
         self._die_side: float | None = None  # the last seen die size, full-frame pixels
+        self._former: _Base | None = None  # the base before the last adoption
         self.reset()
 
     def reset(self) -> None:
@@ -161,6 +174,10 @@ class Settler:
         self._streak = 0
         self._hand_still = 0
         self._state: SettleState | None = None
+        self._moved = True  # motion or a hand since the last SETTLED (or none yet)
+        # Of the base from before an adoption, only the empty-tray reference outlives this.
+        former_reference = self._former[0] if self._former is not None else None
+        self._former = None if former_reference is None else (former_reference, None, None)
 
     def set_reference(self, empty_tray_bgr: Frame | None) -> None:
         """Show the settler the empty tray, so it also sees a hand that keeps still.
@@ -168,6 +185,7 @@ class Settler:
         ``None`` forgets the reference.
         """
         self._reference = None if empty_tray_bgr is None else self._small(empty_tray_bgr)
+        self._former = None
 
     @property
     def state(self) -> SettleState | None:
@@ -251,6 +269,22 @@ class Settler:
             cv2.fillConvexPoly(mask, np.round(pts).astype(np.int32), 0)
         return mask
 
+    def _foreign(
+        self, small: Frame, reading: FrameReading, scale: float, hand_area: float
+    ) -> int | None:
+        """The largest foreign region (0 when too few pixels differ to make a hand), or
+        None when there is no base picture to hold the frame against."""
+        mask = self._foreign_mask(small, reading, scale)
+        if mask is None:
+            return None
+        return self._largest_region(mask) if np.count_nonzero(mask) >= hand_area else 0
+
+    def _base(self) -> _Base:
+        return self._reference, self._still, self._still_reading
+
+    def _set_base(self, base: _Base) -> None:
+        self._reference, self._still, self._still_reading = base
+
     def update(self, frame: Frame, reading: FrameReading) -> SettleEvent:
         """Take the next frame and its reading; say what the tray is doing."""
         cfg = self.config
@@ -273,23 +307,32 @@ class Settler:
                 biggest_change = self._largest_region(changed)
         self._prev = small
 
-        foreign = 0
-        mask = self._foreign_mask(small, reading, scale)
-        if mask is not None and np.count_nonzero(mask) >= hand_area:
-            foreign = self._largest_region(mask)
+        foreign = self._foreign(small, reading, scale, hand_area) or 0
+        if foreign >= hand_area and self._former is not None:
+            # What was adopted may have gone: held against the base from before it,
+            # the frame may be the tray as it was.
+            adopted = self._base()
+            self._set_base(self._former)
+            before = self._foreign(small, reading, scale, hand_area)
+            if before is not None and before < hand_area:
+                foreign, self._former = before, None
+            else:
+                self._set_base(adopted)
 
         if max(biggest_change, foreign) >= hand_area:
             state = SettleState.HAND
             self._streak = 0
+            self._moved = True
             self._hand_still = self._hand_still + 1 if changed_px <= motion_px else 0
             if self._hand_still >= cfg.adopt_after:
                 # Not a hand after all, or one that stays: make this the new normal.
-                self._reference = None
-                self._still, self._still_reading = small, reading
+                self._former = self._base()
+                self._set_base((None, small, reading))
                 self._hand_still = 0
         elif changed_px > motion_px:
             state = SettleState.MOVING
             self._streak = 0
+            self._moved = True
         else:
             # Compare with the first reading of the still stretch, so a slow creep
             # cannot pass by agreeing with each step.
@@ -319,6 +362,9 @@ class Settler:
             self._still, self._still_reading = small, reading
 
         entered = state is not self._state
+        if state is SettleState.SETTLED:
+            entered = entered and self._moved  # not after readings wavered on still dice
+            self._moved = False
         self._state = state
         return SettleEvent(
             state=state,
