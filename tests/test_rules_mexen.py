@@ -248,9 +248,9 @@ def test_MN_6_31_give_first_and_does_not_count() -> None:
         players=NAMES3,
     )
     assert reasons(g) == [
-        "mexen: a 31 was thrown: first give its sip/point to another player",
-        "mexen: a 31 was thrown: first give its sip/point to another player",
-        "mexen: the 31 sip/point goes to another player",
+        "mexen: a 31 was thrown: first give its point to another player",
+        "mexen: a 31 was thrown: first give its point to another player",
+        "mexen: the 31 point goes to another player",
         "mexen: there is no player called 'Zed'",
     ]
     assert scores(g) == {"Ann": 0, "Bob": 0, "Cid": 1}
@@ -258,7 +258,25 @@ def test_MN_6_31_give_first_and_does_not_count() -> None:
     g = play([[3, 1], {"give": "Bob"}, [3, 1], {"give": "Bob"}, [3, 1], {"give": "Cid"}], NAMES3)
     assert scores(g) == {"Ann": 0, "Bob": 2, "Cid": 1}
     assert g.view()["turn"]["throw"] == 0
-    assert reasons(play([{"give": "Bob"}])) == ["mexen: there is no 31 to hand out a sip for"]
+    assert reasons(play([{"give": "Bob"}])) == ["mexen: there is no 31 to hand out a point for"]
+
+
+def test_MN_11_refusals_name_the_stake_the_game_is_played_for() -> None:
+    """MN-11: read "point" for "sip" everywhere, so each mode names its own."""
+    for stake in ("points", "sips"):
+        one = stake[:-1]
+        g = play(
+            [[3, 1], {"hold": 1}, {"give": "Ann"}, {"give": "Bob"}, {"give": "Bob"}], stake=stake
+        )
+        assert reasons(g) == [
+            f"mexen: a 31 was thrown: first give its {one} to another player",
+            f"mexen: the 31 {one} goes to another player",
+            f"mexen: there is no 31 to hand out a {one} for",
+        ]
+        g = play([[3, 1], {"give": "Bob"}], stake=stake, variant="extreme")
+        assert reasons(g) == [
+            f"mexen: in the extreme variant a 31 is thrown again, nobody gets a {one}"
+        ]
 
 
 def test_MN_6_end_game_before_the_give() -> None:
@@ -421,7 +439,7 @@ def test_MN_12_extreme_order_no_hold_no_give() -> None:
     g = play([[6, 1], {"hold": 1}, [3, 1], {"give": "Bob"}, [5, 4]], variant="extreme")
     assert reasons(g) == [
         "mexen: no dice may be left lying in the extreme variant",
-        "mexen: in the extreme variant a 31 is thrown again, nobody gets a sip",
+        "mexen: in the extreme variant a 31 is thrown again, nobody gets a point",
     ]
     assert g.view()["turn"]["throw"] == 2
     assert EventKind.HOLD not in g.allowed

@@ -165,6 +165,11 @@ def _bump(scores: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
     return scores[:seat] + (scores[seat] + by,) + scores[seat + 1 :]
 
 
+def _one(state: MexenState) -> str:
+    """What one 31 hands out, named by the game's stake: "point" or "sip" (MN-11)."""
+    return "sip" if state.config.stake == "sips" else "point"
+
+
 def _refuse(text: str) -> Refused:
     return Refused(f"{NAME}: {text}")
 
@@ -209,7 +214,7 @@ class MexenRules:
         if state.phase is Phase.GIVE:
             if isinstance(event, Give):
                 return self._give(state, event.to)
-            return _refuse("a 31 was thrown: first give its sip/point to another player")
+            return _refuse(f"a 31 was thrown: first give its {_one(state)} to another player")
         if isinstance(event, Throw):
             if state.phase is Phase.TIEBREAK:
                 return self._tie_throw(state, event.dice)
@@ -218,8 +223,10 @@ class MexenRules:
             return self._hold(state, event.value)
         if isinstance(event, Give):
             if state.config.extreme:
-                return _refuse("in the extreme variant a 31 is thrown again, nobody gets a sip")
-            return _refuse("there is no 31 to hand out a sip for")
+                return _refuse(
+                    f"in the extreme variant a 31 is thrown again, nobody gets a {_one(state)}"
+                )
+            return _refuse(f"there is no 31 to hand out a {_one(state)} for")
         kind = event.kind
         if kind is EventKind.STAND:
             return _refuse("standing early is not allowed")
@@ -233,7 +240,7 @@ class MexenRules:
             return _refuse(f"there is no player called {to!r}")
         seat = names.index(to)
         if seat == state.current:
-            return _refuse("the 31 sip/point goes to another player")
+            return _refuse(f"the 31 {_one(state)} goes to another player")
         return _evolve(state, phase=Phase.THROW, scores=_bump(state.scores, seat, 1))
 
     def _hold(self, state: MexenState, value: int) -> MexenState | Refused:
