@@ -669,3 +669,18 @@ def test_a_game_that_does_not_end_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert "mexen: a game ran past 5 events; give options that end a game sooner" in err
     assert "internal error" not in err
+
+
+def test_MN_5_after_leaving_a_die_lying_the_cpu_rolls_one_die() -> None:
+    """A die left lying stays where it lies (MN-5): the CPU's next throw is one
+    die, as in a tie-break (MN-10), and its throw is the held die and that one."""
+    rules = get_rules("mexen")
+    players = tuple(Player(f"p{i}", "normal") for i in range(3))
+    state: Any = rules.start(players, {"rounds": 1})
+    state = rules.apply(state, Throw((6, 2)))
+    assert decide("mexen", "normal", state, random.Random(0)) == Hold(6)
+    state = rules.apply(state, Hold(6))
+    assert not isinstance(state, Refused) and state.held == 6
+    for level in LEVELS:
+        assert decide("mexen", level, state, random.Random(0)) == ThrowAgain(1), level
+    assert throw_event("mexen", state, (3, 5)) == Throw((6, 3))
