@@ -684,3 +684,33 @@ def test_MN_5_after_leaving_a_die_lying_the_cpu_rolls_one_die() -> None:
     for level in LEVELS:
         assert decide("mexen", level, state, random.Random(0)) == ThrowAgain(1), level
     assert throw_event("mexen", state, (3, 5)) == Throw((6, 3))
+
+
+def test_simulate_memory_does_not_grow_with_the_number_of_games() -> None:
+    """A long run (millions of games on a Pi) must not keep something for every
+    game it played: only the totals the report prints."""
+    import argparse
+    import tracemalloc
+
+    from table.cpu.simulate import parse_setup, simulate
+
+    def peak(games: int) -> int:
+        args = argparse.Namespace(
+            rules="mex",
+            players="cpu:easy,cpu:normal",
+            games=str(games),
+            seed="1",
+            option=["lives=1", "max_throws=1"],
+            breakdown=False,
+        )
+        setup = parse_setup(args)
+        tracemalloc.start()
+        try:
+            simulate(setup)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    peak(50)  # strategies and rules imported and warmed up
+    small, large = peak(200), peak(5000)
+    assert large - small < 100_000, (small, large)
