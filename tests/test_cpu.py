@@ -714,3 +714,41 @@ def test_simulate_memory_does_not_grow_with_the_number_of_games() -> None:
     peak(50)  # strategies and rules imported and warmed up
     small, large = peak(200), peak(5000)
     assert large - small < 100_000, (small, large)
+
+
+def _simulate_args(games: str, seed: str = "0") -> Any:
+    import argparse
+
+    return argparse.Namespace(
+        rules="mex",
+        players="cpu:easy,cpu:easy",
+        games=games,
+        seed=seed,
+        option=[],
+        breakdown=False,
+    )
+
+
+@pytest.mark.parametrize("games", ["1000000001", "99999999999999999999999999999"])
+def test_simulate_a_count_no_run_can_finish_is_refused(games: str) -> None:
+    """A count of games no machine gets through in a day (a typing error) was
+    started and ran until stopped, its time left in thousands of years."""
+    from table.cpu.simulate import UsageError, parse_setup
+
+    assert parse_setup(_simulate_args("1000000000")).games == 1_000_000_000
+    with pytest.raises(UsageError, match=r"^--games: at most 1000000000, got "):
+        parse_setup(_simulate_args(games))
+
+
+def test_simulate_a_number_too_long_to_read_is_one_short_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Past 4300 digits a count or a seed was called "not an integer", in a line
+    as long as the number."""
+    long = "1" + "0" * 5000
+    for games, seed in ((long, "0"), ("1", long), ("1", "-" + long)):
+        argv = ["simulate", "--rules", "mex", "--players", "cpu:easy,cpu:easy"]
+        assert cli.main([*argv, "--games", games, "--seed", seed]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("dicetable simulate: --") and err.count("\n") == 1
+        assert "not an integer" not in err and len(err) < 100, err

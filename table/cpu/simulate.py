@@ -12,7 +12,8 @@ g mod n) so that no player always has the first seat.
 Printed per player: wins, the win rate with its 95 % Wilson interval; then
 draws, mean rounds per game and games per second. A progress bar goes to
 standard error when it is a terminal, else a plain line every few seconds.
-Bad arguments: one line on standard error, exit 2.
+Bad arguments (a count of games above ``MAX_GAMES`` too: no run would
+finish it): one line on standard error, exit 2.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ from table.rules.base import (
 
 BREAKDOWN_GAMES = 2000  # games whose events --breakdown keeps and replays
 MAX_EVENTS = 1_000_000  # per game; more means a game that cannot end
+# A run of more games would take days even at the fastest (~10,000 games/s):
+# a count above it is a typing error, refused rather than started.
+MAX_GAMES = 1_000_000_000
 
 
 class GameTooLong(RuntimeError):
@@ -161,7 +165,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--players", help="comma-separated seats, each cpu:LEVEL (easy, normal, hard)"
     )
-    parser.add_argument("--games", help="number of games to play")
+    parser.add_argument("--games", help=f"number of games to play (1 to {MAX_GAMES})")
     parser.add_argument("--seed", default="0", help="seed of the whole run (default 0)")
     parser.add_argument(
         "--breakdown",
@@ -190,15 +194,21 @@ def _option_value(text: str) -> OptionValue:
         return text
 
 
-def _int(text: str | None, what: str, low: int | None = None) -> int:
+def _int(text: str | None, what: str, low: int | None = None, high: int | None = None) -> int:
     if text is None:
         raise UsageError(f"--{what} is required")
     try:
         value = int(text)
     except ValueError:
+        digits = text.strip().lstrip("+-")
+        if digits.isascii() and digits.isdigit():  # past 4300 digits int() refuses it
+            raise UsageError(f"--{what}: a number of {len(digits)} digits is too long") from None
         raise UsageError(f"--{what}: {text!r} is not an integer") from None
+    shown = str(value) if abs(value) < 10**20 else f"a number of {len(str(abs(value)))} digits"
     if low is not None and value < low:
-        raise UsageError(f"--{what}: must be at least {low}, got {value}")
+        raise UsageError(f"--{what}: must be at least {low}, got {shown}")
+    if high is not None and value > high:
+        raise UsageError(f"--{what}: at most {high}, got {shown}")
     return value
 
 
@@ -219,7 +229,7 @@ def parse_setup(args: argparse.Namespace) -> Setup:
         if kind != "cpu" or level not in tuple(v.value for v in Level):
             raise UsageError(f"--players: {item.strip()!r} is not cpu:easy, cpu:normal or cpu:hard")
         levels.append(Level(level))
-    games = _int(args.games, "games", 1)
+    games = _int(args.games, "games", 1, MAX_GAMES)
     seed = _int(args.seed, "seed")
     raw: dict[str, OptionValue] = {}
     for item in args.option:
