@@ -752,3 +752,20 @@ def test_simulate_a_number_too_long_to_read_is_one_short_line(
         err = capsys.readouterr().err
         assert err.startswith("dicetable simulate: --") and err.count("\n") == 1
         assert "not an integer" not in err and len(err) < 100, err
+
+
+def test_simulate_a_slow_run_does_not_report_zero_games_per_second() -> None:
+    """Long games (mex, 99 lives, ten players) run below one game a second: the
+    rate was rounded to "games per second: 0", as if none had been played."""
+    from table.cpu.simulate import GameResult, Timing, Totals, parse_setup, report
+
+    setup = parse_setup(_simulate_args("3"))
+    totals = Totals(2)
+    for winner in (0, 1, 0):
+        totals.add(GameResult(winner, False, 600, 22_000))
+    lines = report(setup, totals, Timing(8.0)).splitlines()
+    rate = next(line for line in lines if line.startswith("games per second"))
+    assert rate.startswith("games per second: 0.38 (8,250 events/s, 8.00 s of one core)"), rate
+    totals.add(GameResult(1, False, 20, 500))
+    fast = report(setup, totals, Timing(0.0004)).splitlines()
+    assert any(line.startswith("games per second: 10,000 (") for line in fast), fast

@@ -389,6 +389,11 @@ class Progress:
             self.shown = self.started  # cleared: a second close writes nothing
 
 
+def _rate(per_second: float) -> str:
+    """Whole numbers, but two decimals below 10: a slow run is not "0" a second."""
+    return f"{per_second:,.0f}" if per_second >= 10 else f"{per_second:.2f}"
+
+
 def report(setup: Setup, totals: Totals, timing: Timing) -> str:
     n = totals.games
     opts = " ".join(
@@ -413,8 +418,9 @@ def report(setup: Setup, totals: Totals, timing: Timing) -> str:
     lines.append(f"mean rounds per game: {totals.rounds / n:.2f}")
     events = totals.events
     seconds = max(timing.total, 1e-9)
+    rate = n / seconds
     lines.append(
-        f"games per second: {n / seconds:,.0f} ({events / seconds:,.0f} events/s, "
+        f"games per second: {_rate(rate)} ({events / seconds:,.0f} events/s, "
         f"{seconds:.2f} s of one core)"
     )
     b = timing.breakdown
@@ -422,7 +428,7 @@ def report(setup: Setup, totals: Totals, timing: Timing) -> str:
         share = b.rules / max(b.played, 1e-9)
         lines.append(
             f"breakdown over the first {b.games} games: rules engine alone "
-            f"{b.games / max(b.rules, 1e-9):,.0f} games/s "
+            f"{_rate(b.games / max(b.rules, 1e-9))} games/s "
             f"({1e6 * b.rules / max(b.events, 1):.2f} us/event), {100 * share:.0f}% of the "
             f"time; CPU players, dice and the loop the other {100 * (1 - share):.0f}%"
         )
