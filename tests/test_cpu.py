@@ -669,3 +669,103 @@ def test_a_game_that_does_not_end_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert "mexen: a game ran past 5 events; give options that end a game sooner" in err
     assert "internal error" not in err
+
+
+def test_MN_5_after_leaving_a_die_lying_the_cpu_rolls_one_die() -> None:
+    """A die left lying stays where it lies (MN-5): the CPU's next throw is one
+    die, as in a tie-break (MN-10), and its throw is the held die and that one."""
+    rules = get_rules("mexen")
+    players = tuple(Player(f"p{i}", "normal") for i in range(3))
+    state: Any = rules.start(players, {"rounds": 1})
+    state = rules.apply(state, Throw((6, 2)))
+    assert decide("mexen", "normal", state, random.Random(0)) == Hold(6)
+    state = rules.apply(state, Hold(6))
+    assert not isinstance(state, Refused) and state.held == 6
+    for level in LEVELS:
+        assert decide("mexen", level, state, random.Random(0)) == ThrowAgain(1), level
+    assert throw_event("mexen", state, (3, 5)) == Throw((6, 3))
+
+
+def test_simulate_memory_does_not_grow_with_the_number_of_games() -> None:
+    """A long run (millions of games on a Pi) must not keep something for every
+    game it played: only the totals the report prints."""
+    import argparse
+    import tracemalloc
+
+    from table.cpu.simulate import parse_setup, simulate
+
+    def peak(games: int) -> int:
+        args = argparse.Namespace(
+            rules="mex",
+            players="cpu:easy,cpu:normal",
+            games=str(games),
+            seed="1",
+            option=["lives=1", "max_throws=1"],
+            breakdown=False,
+        )
+        setup = parse_setup(args)
+        tracemalloc.start()
+        try:
+            simulate(setup)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    peak(50)  # strategies and rules imported and warmed up
+    small, large = peak(200), peak(5000)
+    assert large - small < 100_000, (small, large)
+
+
+def _simulate_args(games: str, seed: str = "0") -> Any:
+    import argparse
+
+    return argparse.Namespace(
+        rules="mex",
+        players="cpu:easy,cpu:easy",
+        games=games,
+        seed=seed,
+        option=[],
+        breakdown=False,
+    )
+
+
+@pytest.mark.parametrize("games", ["1000000001", "99999999999999999999999999999"])
+def test_simulate_a_count_no_run_can_finish_is_refused(games: str) -> None:
+    """A count of games no machine gets through in a day (a typing error) was
+    started and ran until stopped, its time left in thousands of years."""
+    from table.cpu.simulate import UsageError, parse_setup
+
+    assert parse_setup(_simulate_args("1000000000")).games == 1_000_000_000
+    with pytest.raises(UsageError, match=r"^--games: at most 1000000000, got "):
+        parse_setup(_simulate_args(games))
+
+
+def test_simulate_a_number_too_long_to_read_is_one_short_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Past 4300 digits a count or a seed was called "not an integer", in a line
+    as long as the number."""
+    long = "1" + "0" * 5000
+    for games, seed in ((long, "0"), ("1", long), ("1", "-" + long)):
+        argv = ["simulate", "--rules", "mex", "--players", "cpu:easy,cpu:easy"]
+        assert cli.main([*argv, "--games", games, "--seed", seed]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("dicetable simulate: --") and err.count("\n") == 1
+        assert "not an integer" not in err and len(err) < 100, err
+
+
+def test_simulate_a_slow_run_does_not_report_zero_games_per_second() -> None:
+    """Long games (mex, 99 lives, ten players) run below one game a second: the
+    rate was rounded to "games per second: 0", as if none had been played."""
+    from table.cpu.simulate import GameResult, Timing, Totals, parse_setup, report
+
+    setup = parse_setup(_simulate_args("3"))
+    totals = Totals(2)
+    for winner in (0, 1, 0):
+        totals.add(GameResult(winner, False, 600, 22_000))
+    lines = report(setup, totals, Timing(8.0)).splitlines()
+    rate = next(line for line in lines if line.startswith("games per second"))
+    assert rate.startswith("games per second: 0.38 (8,250 events/s, 8.00 s of one core)"), rate
+    totals.add(GameResult(1, False, 20, 500))
+    fast = report(setup, totals, Timing(0.0004)).splitlines()
+    assert any(line.startswith("games per second: 10,000 (") for line in fast), fast

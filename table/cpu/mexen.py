@@ -3,9 +3,10 @@ give the 31.
 
 In mexen a turn is three throws and the last counts; nobody stands early
 (MN-3). The decisions are: before each throw, leave one die lying (MN-5,
-also one of the previous player's dice before the first throw) or throw
-both; after a 31, whom to hand its point (MN-6). The tie-break and the
-``extreme`` variant (MN-12) have no decisions: the CPU just throws.
+also one of the previous player's dice before the first throw; then the
+other die alone is rolled, ``ThrowAgain(1)``) or throw both; after a 31,
+whom to hand its point (MN-6). The tie-break and the ``extreme`` variant
+(MN-12) have no decisions: the CPU just throws.
 
 - ``easy``, a casual beginner: chases Mex, leaving a 1 or a 2 lying half the
   time it sees one, and otherwise throws both; gives the 31 to anybody.
@@ -250,7 +251,9 @@ class MexenStrategy:
                 other = (seat + 1 + rng.randrange(n - 1)) % n
                 return Give(state.config.names[other])
             return Give(leader(state))
-        if state.config.extreme or state.held is not None or not lying(state):
+        if state.held is not None:
+            return _ONE_DIE  # the held die stays lying (MN-5)
+        if state.config.extreme or not lying(state):
             return _THROW
         if level is Level.HARD:
             hold = hard_hold(state)

@@ -12,7 +12,8 @@ g mod n) so that no player always has the first seat.
 Printed per player: wins, the win rate with its 95 % Wilson interval; then
 draws, mean rounds per game and games per second. A progress bar goes to
 standard error when it is a terminal, else a plain line every few seconds.
-Bad arguments: one line on standard error, exit 2.
+Bad arguments (a count of games above ``MAX_GAMES`` too: no run would
+finish it): one line on standard error, exit 2.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from table.cpu import CPU_RULES, get_strategy
@@ -42,6 +43,9 @@ from table.rules.base import (
 
 BREAKDOWN_GAMES = 2000  # games whose events --breakdown keeps and replays
 MAX_EVENTS = 1_000_000  # per game; more means a game that cannot end
+# A run of more games would take days even at the fastest (~10,000 games/s):
+# a count above it is a typing error, refused rather than started.
+MAX_GAMES = 1_000_000_000
 
 
 class GameTooLong(RuntimeError):
@@ -74,12 +78,42 @@ class GameResult:
     events: int
 
 
+@dataclass
+class Totals:
+    """What the report needs of the games played so far: sums, not one entry
+    per game (a run of millions of games keeps nothing per game)."""
+
+    players: int
+    games: int = 0
+    wins: list[int] = field(default_factory=list)
+    no_winner: int = 0
+    draws: int = 0
+    rounds: int = 0
+    events: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.wins:
+            self.wins = [0] * self.players
+
+    def add(self, result: GameResult) -> None:
+        self.games += 1
+        if result.winner is None:
+            self.no_winner += 1
+        else:
+            self.wins[result.winner] += 1
+        self.draws += result.draw
+        self.rounds += result.rounds
+        self.events += result.events
+
+
 @dataclass(frozen=True)
 class Breakdown:
-    """``--breakdown``: the first ``games`` games took ``played`` processor
-    seconds; their events applied by the rules alone took ``rules``."""
+    """``--breakdown``: the first ``games`` games (``events`` events) took
+    ``played`` processor seconds; their events applied by the rules alone
+    took ``rules``."""
 
     games: int
+    events: int
     played: float
     rules: float
 
@@ -131,7 +165,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--players", help="comma-separated seats, each cpu:LEVEL (easy, normal, hard)"
     )
-    parser.add_argument("--games", help="number of games to play")
+    parser.add_argument("--games", help=f"number of games to play (1 to {MAX_GAMES})")
     parser.add_argument("--seed", default="0", help="seed of the whole run (default 0)")
     parser.add_argument(
         "--breakdown",
@@ -160,15 +194,21 @@ def _option_value(text: str) -> OptionValue:
         return text
 
 
-def _int(text: str | None, what: str, low: int | None = None) -> int:
+def _int(text: str | None, what: str, low: int | None = None, high: int | None = None) -> int:
     if text is None:
         raise UsageError(f"--{what} is required")
     try:
         value = int(text)
     except ValueError:
+        digits = text.strip().lstrip("+-")
+        if digits.isascii() and digits.isdigit():  # past 4300 digits int() refuses it
+            raise UsageError(f"--{what}: a number of {len(digits)} digits is too long") from None
         raise UsageError(f"--{what}: {text!r} is not an integer") from None
+    shown = str(value) if abs(value) < 10**20 else f"a number of {len(str(abs(value)))} digits"
     if low is not None and value < low:
-        raise UsageError(f"--{what}: must be at least {low}, got {value}")
+        raise UsageError(f"--{what}: must be at least {low}, got {shown}")
+    if high is not None and value > high:
+        raise UsageError(f"--{what}: at most {high}, got {shown}")
     return value
 
 
@@ -189,7 +229,7 @@ def parse_setup(args: argparse.Namespace) -> Setup:
         if kind != "cpu" or level not in tuple(v.value for v in Level):
             raise UsageError(f"--players: {item.strip()!r} is not cpu:easy, cpu:normal or cpu:hard")
         levels.append(Level(level))
-    games = _int(args.games, "games", 1)
+    games = _int(args.games, "games", 1, MAX_GAMES)
     seed = _int(args.seed, "seed")
     raw: dict[str, OptionValue] = {}
     for item in args.option:
@@ -261,18 +301,17 @@ def play_game(
     return state, events
 
 
-def simulate(
-    setup: Setup, progress: Callable[[int], None] | None = None
-) -> tuple[list[GameResult], Timing]:
-    """Play every game of ``setup``; the results (winner indexes into
+def simulate(setup: Setup, progress: Callable[[int], None] | None = None) -> tuple[Totals, Timing]:
+    """Play every game of ``setup``; the totals (wins by index into
     ``setup.names``) and the processor seconds spent (one core: the figure
     does not depend on what else the machine is doing)."""
     rules = get_rules(setup.rules)
     strategy = get_strategy(setup.rules)
     n = len(setup.levels)
-    results: list[GameResult] = []
+    totals = Totals(len(setup.names))
     logs: list[tuple[tuple[Player, ...], list[Event]]] = []
     recorded = min(setup.games, BREAKDOWN_GAMES) if setup.breakdown else 0
+    recorded_events = 0
     first_part = 0.0
     start = time.process_time()
     for g in range(setup.games):
@@ -285,18 +324,19 @@ def simulate(
         state, events = play_game(rules, strategy, seats, levels, setup.options, rng, record)
         if record is not None:
             logs.append((tuple(seats), record))
+            recorded_events += events
         out = rules.outcome(state)
         assert out is not None
         winner = None if out.winner is None else setup.names.index(out.winner)
         rounds = int(rules.view(state)["round"])
-        results.append(GameResult(winner, out.draw, rounds, events))
+        totals.add(GameResult(winner, out.draw, rounds, events))
         if g + 1 == recorded:
             first_part = time.process_time() - start
         if progress is not None and (g & 255) == 255:
             progress(g + 1)
     total = time.process_time() - start
     if not recorded:
-        return results, Timing(total)
+        return totals, Timing(total)
     start = time.process_time()
     apply = rules.apply
     for seats_, record_ in logs:
@@ -304,7 +344,7 @@ def simulate(
         for event in record_:
             state = apply(state, event)
     alone = time.process_time() - start
-    return results, Timing(total, Breakdown(recorded, first_part, alone))
+    return totals, Timing(total, Breakdown(recorded, recorded_events, first_part, alone))
 
 
 # ---------------------------------------------------------------------------
@@ -349,8 +389,13 @@ class Progress:
             self.shown = self.started  # cleared: a second close writes nothing
 
 
-def report(setup: Setup, results: Sequence[GameResult], timing: Timing) -> str:
-    n = len(results)
+def _rate(per_second: float) -> str:
+    """Whole numbers, but two decimals below 10: a slow run is not "0" a second."""
+    return f"{per_second:,.0f}" if per_second >= 10 else f"{per_second:.2f}"
+
+
+def report(setup: Setup, totals: Totals, timing: Timing) -> str:
+    n = totals.games
     opts = " ".join(
         f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in setup.options.items()
     )
@@ -360,30 +405,31 @@ def report(setup: Setup, results: Sequence[GameResult], timing: Timing) -> str:
         f"{'player':<10} {'wins':>8} {'win rate':>9}  95% interval",
     ]
     for i, name in enumerate(setup.names):
-        wins = sum(1 for r in results if r.winner == i)
+        wins = totals.wins[i]
         ci = wilson(wins, n)
         lines.append(
             f"{name:<10} {wins:>8} {100 * wins / n:>8.2f}%  "
             f"[{100 * ci.low:.2f}%, {100 * ci.high:.2f}%]"
         )
-    no_winner = sum(1 for r in results if r.winner is None)
-    draws = sum(1 for r in results if r.draw)
-    lines.append(f"no winner: {no_winner} ({100 * no_winner / n:.2f}%), draws among them: {draws}")
-    lines.append(f"mean rounds per game: {sum(r.rounds for r in results) / n:.2f}")
-    events = sum(r.events for r in results)
-    seconds = max(timing.total, 1e-9)
+    no_winner = totals.no_winner
     lines.append(
-        f"games per second: {n / seconds:,.0f} ({events / seconds:,.0f} events/s, "
+        f"no winner: {no_winner} ({100 * no_winner / n:.2f}%), draws among them: {totals.draws}"
+    )
+    lines.append(f"mean rounds per game: {totals.rounds / n:.2f}")
+    events = totals.events
+    seconds = max(timing.total, 1e-9)
+    rate = n / seconds
+    lines.append(
+        f"games per second: {_rate(rate)} ({events / seconds:,.0f} events/s, "
         f"{seconds:.2f} s of one core)"
     )
     b = timing.breakdown
     if b is not None:
-        events_b = sum(r.events for r in results[: b.games])
         share = b.rules / max(b.played, 1e-9)
         lines.append(
             f"breakdown over the first {b.games} games: rules engine alone "
-            f"{b.games / max(b.rules, 1e-9):,.0f} games/s "
-            f"({1e6 * b.rules / max(events_b, 1):.2f} us/event), {100 * share:.0f}% of the "
+            f"{_rate(b.games / max(b.rules, 1e-9))} games/s "
+            f"({1e6 * b.rules / max(b.events, 1):.2f} us/event), {100 * share:.0f}% of the "
             f"time; CPU players, dice and the loop the other {100 * (1 - share):.0f}%"
         )
     return "\n".join(lines)
@@ -397,12 +443,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     progress = Progress(setup.games, sys.stderr)
     try:
-        results, timing = simulate(setup, progress)
+        totals, timing = simulate(setup, progress)
     except GameTooLong as exc:
         progress.close()
         print(f"dicetable simulate: {exc}; give options that end a game sooner", file=sys.stderr)
         return 2
     finally:
         progress.close()
-    print(report(setup, results, timing))
+    print(report(setup, totals, timing))
     return 0
