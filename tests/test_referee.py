@@ -1577,3 +1577,17 @@ def test_MX_7_b_a_person_ends_the_round_from_a_cpu_s_turn_before_it_throws() -> 
     assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 1 life"
     last = t.game.view()["last_round"]
     assert last["ended_by"] == "P2" and [p["name"] for p in last["pairs"]] == ["P1", "P2"]
+
+
+def test_MN_12_an_extreme_31_is_said_not_to_count() -> None:
+    """A 31 in the extreme variant is thrown again and uses up no throw: its screen showed
+    "31" big under "throw 3/3" like a counted score, with nothing saying it was void."""
+    t = start(Settings("mexen", 2, options=opts(rounds=3, variant="extreme")))
+    t.throw(6, 4)
+    t.throw(5, 3)
+    out = t.throw(3, 1)  # the third throw is a 31: thrown again
+    assert isinstance(out.screen, Result) and out.screen.shown == "31"
+    assert "31 does not count" in out.screen.note
+    assert t.game.view()["turn"]["throw"] == 2
+    out = t.throw(6, 2)  # the third throw that counts
+    assert isinstance(out.screen, Result) and out.screen.header == "turn over"

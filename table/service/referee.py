@@ -877,6 +877,9 @@ class Referee:
         """The screen after accepted events: game over, round over, a choice, or the turn."""
         assert self.game is not None
         news = _throw_news(before.view(), self.game.view()) if thrown else ""
+        if before.header.rules == "mexen" and len(thrown) == 2 and Pair.of(*thrown).name == 31:
+            # MN-6, MN-12: void, thrown again (the give's chooser says so in the normal variant)
+            news = "  ".join(p for p in ("31 does not count", news) if p)
         ref, log, cpu_note = self._run_cpus(log)
         note = "; ".join(n for n in (note, cpu_note) if n)
         game = ref.game
