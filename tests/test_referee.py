@@ -1591,3 +1591,24 @@ def test_MN_12_an_extreme_31_is_said_not_to_count() -> None:
     assert t.game.view()["turn"]["throw"] == 2
     out = t.throw(6, 2)  # the third throw that counts
     assert isinstance(out.screen, Result) and out.screen.header == "turn over"
+
+
+@pytest.mark.parametrize(("players", "most"), [(5, 7), (6, 6)])
+def test_MY_2_the_menu_offers_only_rounds_the_bag_has_dice_for(players: int, most: int) -> None:
+    """8 rounds with 6 players need 48 dice, the bag holds 36: the menu offered 7 and 8
+    all the same, and starting one showed "cannot start" with its reason cut off. A
+    remembered number of rounds too many for the players gives way to the default."""
+    t = Table.boot(Settings("mythical", players, options=opts(rounds=8)))
+    for _ in range(5):
+        if t.out.screen.title == "rounds":
+            break
+        t.press(ROLL)
+    assert isinstance(t.out.screen, Menu) and t.out.screen.title == "rounds"
+    assert t.out.screen.item == "auto"
+    assert offered_menu(t) == ["auto"] + [str(n) for n in range(1, most + 1)]
+    for _ in range(most):
+        t.press(HOLD)
+    assert t.out.screen.item == str(most)
+    t.press(ROLL)
+    out = t.press(ROLL)  # start: the bag has the dice
+    assert out.new_game is not None and out.new_game.options == {"rounds": most}

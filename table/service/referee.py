@@ -38,6 +38,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from table import cpu as cpu_players
@@ -180,14 +181,34 @@ def normalize(settings: Settings) -> Settings:
             continue
         if _allowed(spec, value):
             options.append((name, value))
-    return Settings(
-        rules=rules,
-        players=players,
-        cpus=cpus,
-        options=tuple(options),
-        names=settings.names,
-        cpu_names=settings.cpu_names,
-    )
+    seats = Settings(rules, players, cpus, (), settings.names, settings.cpu_names)
+    kept: list[tuple[str, object]] = []
+    for name, value in options:  # MY-2: not more rounds than the bag has dice for
+        if _can_start(seats, {**dict(kept), name: value}):
+            kept.append((name, value))
+    return replace(seats, options=tuple(kept))
+
+
+def _can_start(settings: Settings, options: Mapping[str, object]) -> bool:
+    """A game of the settings' rules and seats starts with ``options`` (None: the rules
+    choose). Options may depend on each other and on the seats: mythical's bag must
+    hold the dice of the last round for every player (MY-2)."""
+    given = tuple(sorted((n, v) for n, v in options.items() if v is not None))
+    return _starts(settings.rules, settings.players, settings.cpus, given)
+
+
+@lru_cache(maxsize=4096)
+def _starts(
+    rules: str, players: int, cpus: tuple[str, ...], options: tuple[tuple[str, object], ...]
+) -> bool:
+    """:func:`_can_start` for seats P1.. (the names do not matter), remembered: the menu
+    asks it of every value it offers at every press."""
+    seats = seat_players(Settings(rules, players, cpus))
+    try:
+        Game.start(GameHeader(rules, seats, dict(options), 0))
+    except SetupError:
+        return False
+    return True
 
 
 _PRESETS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 99)
@@ -1541,6 +1562,9 @@ def _menu_steps(draft: Settings) -> tuple[MenuStep, ...]:
         steps.append(MenuStep(f"cpu:{i}", f"CPU{i + 1} strength", levels, levels))
     for spec in get_rules(draft.rules).options:
         values = _option_values(spec, draft.option(spec.name))
+        # only values a game can start with, with the seats and the other options chosen
+        others = {n: v for n, v in draft.options if n != spec.name}
+        values = tuple(v for v in values if _can_start(draft, {**others, spec.name: v})) or values
         title = spec.name.replace("_", " ")
         labels = tuple(_value_label(v, spec) for v in values)
         steps.append(MenuStep(f"opt:{spec.name}", title, values, labels))
