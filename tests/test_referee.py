@@ -1612,3 +1612,17 @@ def test_MY_2_the_menu_offers_only_rounds_the_bag_has_dice_for(players: int, mos
     t.press(ROLL)
     out = t.press(ROLL)  # start: the bag has the dice
     assert out.new_game is not None and out.new_game.options == {"rounds": most}
+
+
+def test_MY_7_one_bid_met_is_said_so_when_the_names_do_not_fit() -> None:
+    """Only Charlotte met her bid, and "bid met: Charlotte" gave way to the short line,
+    which read "1 bids met"."""
+    t = mythical(3, rounds=2, names=("Ann", "Bob", "Charlotte"))
+    t.press(HOLD)
+    enter_bids(t, 1, 0, 0)
+    enter_roll(t, "red", 5)
+    enter_roll(t, "red", 7)
+    out = enter_roll(t, "grey", "flag")  # Bob takes the trick he bid none of
+    assert t.game.view()["last_round"]["met"] == ["Charlotte"]
+    assert isinstance(out.screen, RoundEnd)
+    assert out.screen.lost in ("bid met: Charlotte", "1 bid met")

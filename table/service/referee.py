@@ -1794,7 +1794,8 @@ def _mythical_round_end(view: Mapping[str, Any]) -> Screen:
     elif len(met) == len(rows):
         lost, short = "all bids met", "all bids met"
     else:
-        lost, short = f"bid met: {', '.join(met)}", f"{len(met)} bids met"
+        bids = "bid" if len(met) == 1 else "bids"
+        lost, short = f"bid met: {', '.join(met)}", f"{len(met)} {bids} met"
     taker = view.get("last_trick")
     parts = [f"{n} bonus +{b}" for n, b in bonuses.items() if b]
     if isinstance(taker, Mapping):  # the round's last trick has no screen of its own
