@@ -1626,3 +1626,20 @@ def test_MY_7_one_bid_met_is_said_so_when_the_names_do_not_fit() -> None:
     assert t.game.view()["last_round"]["met"] == ["Charlotte"]
     assert isinstance(out.screen, RoundEnd)
     assert out.screen.lost in ("bid met: Charlotte", "1 bid met")
+
+
+@pytest.mark.parametrize("first", [1, 2])
+def test_MN_4_a_first_player_s_early_mex_says_the_others_throw_limit(first: int) -> None:
+    """The round's first player's Mex on throw 1 or 2 leaves every later player that many
+    throws. The Mex's screen said only "next: P2", and the next screen is P2's throw:
+    nothing told P2 before that throw that it would be the last."""
+    t = start(Settings("mexen", 3, options=opts(rounds=3)))
+    for _ in range(first - 1):
+        t.throw(6, 4)
+    out = t.throw(2, 1)
+    assert t.game.view()["turn"]["max_throws"] == first
+    assert isinstance(out.screen, Result)
+    assert out.screen.hint == f"next: P2, {first} throw{'s' if first > 1 else ''}"
+    for _ in range(first):
+        out = t.throw(6, 4)
+    assert isinstance(out.screen, Result) and out.screen.hint.startswith("next: P3")

@@ -1037,7 +1037,15 @@ class Referee:
             # MX-8, MN-10: still tied for lowest, those players throw again
             hint = note or f"tie-break again: {now} first"
             return Result(thrower, shown, "tied again!", hint, news)
-        return Result(thrower, shown, "turn over", note or f"next: {now}", news)
+        hint = f"next: {now}"
+        turn, was_turn = game.turn, before.turn
+        if turn is not None and was_turn is not None and turn.max_throws < was_turn.max_throws:
+            # MN-4: the first player's early Mex leaves everyone after fewer throws
+            k = turn.max_throws
+            limited = Result(thrower, shown, "turn over", f"{hint}, {k} throw{'s' * (k > 1)}", news)
+            if not overflow(limited):
+                hint = limited.hint
+        return Result(thrower, shown, "turn over", note or hint, news)
 
     def _round_screen(
         self, before: Game, thrown: tuple[int, ...], note: str = "", news: str = ""
