@@ -1643,3 +1643,17 @@ def test_MN_4_a_first_player_s_early_mex_says_the_others_throw_limit(first: int)
     for _ in range(first):
         out = t.throw(6, 4)
     assert isinstance(out.screen, Result) and out.screen.hint.startswith("next: P3")
+
+
+def test_mythical_stop_on_a_round_s_first_die_says_the_bids_stay() -> None:
+    """STOP on the first die of a round (the bids just logged) said "rolled dice stay",
+    with no die rolled yet: what stays there is the bids."""
+    t = mythical(2, rounds=2)
+    t.press(HOLD)
+    enter_bids(t, 1, 0)
+    out = t.press(STOP)
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Ann's die")
+    assert out.screen.hint == "the bids stay" and out.log == ()
+    enter_roll(t, "red", 7)
+    out = t.press(STOP)  # Ann's roll is logged
+    assert isinstance(out.screen, Choose) and out.screen.hint == "rolled dice stay"

@@ -1142,6 +1142,10 @@ class Referee:
             return replace(ref, chooser=back)._show(back.screen())
         if chooser.purpose is Purpose.BID:
             return self._show(chooser.screen("first bid: HOLD, ROLL"))
+        view = self.game.view() if self.game is not None else {}
+        turn = view.get("turn")
+        if isinstance(turn, Mapping) and turn.get("trick") == 1 and not view.get("trick"):
+            return self._show(chooser.screen("the bids stay"))  # no die rolled this round
         return self._show(chooser.screen("rolled dice stay"))
 
     def _enter_bid(self, bid: int) -> tuple[Referee, Output]:
