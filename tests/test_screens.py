@@ -370,3 +370,17 @@ def test_a_game_end_s_headline_gives_way_to_four_names_whole() -> None:
     short = (("Ann", "294"), ("Bob", "0"), ("Cy", "0"), ("Jo", "1344"))
     assert render(GameEnd("no winner", short)).crop(top).tobytes() == alone
     assert render(end).crop(top).tobytes() != alone
+
+
+def test_a_round_end_s_extra_line_gives_way_to_names_whole() -> None:
+    """A mexen round end of three: with the throw and the pot on the extra line the
+    standings went in two columns, "Maximi.. 159"; without it one column holds them whole.
+    The extra line gives way, as it does when the standings do not fit at all."""
+    rows = (("Maximilian", "159"), ("Charlotte", "0"), ("Jo", "0"))
+    end = RoundEnd("round 1", "Maximilian takes 159", rows, "Jo 600  pot +6 = 159", "next: Jo")
+    assert overflow(end) == ()
+    assert render(end).tobytes() == render(replace(end, extra="")).tobytes()
+    # standings whole either way keep the extra line
+    short = (("Max", "159"), ("Cleo", "0"), ("Jo", "0"))
+    kept = replace(end, standings=short)
+    assert render(kept).tobytes() != render(replace(kept, extra="")).tobytes()

@@ -511,9 +511,11 @@ def _draw(screen: Screen, c: _Canvas) -> None:
             c.text(0, screen.hint, (size,), x=WIDTH - hint_w, width=hint_w)
         y = c.text(11, screen.lost, (_MEDIUM, _SMALL))
         rows = screen.standings
-        # everyone's count before the extra line, unless it does not fit either way
+        # everyone's count before the extra line, every name whole if it can be, unless
+        # it does not fit either way
         below = y + _line_metrics(_SMALL)[1] + 1  # under the extra line, at its largest
-        if screen.extra and (_standings_fit(rows, below) or not _standings_fit(rows, y)):
+        keep = _standings_whole(rows, below) or not _standings_whole(rows, y)
+        if keep and screen.extra and (_standings_fit(rows, below) or not _standings_fit(rows, y)):
             y = _parts(c, y, screen.extra)
         _standings(c, y, rows)
     elif isinstance(screen, GameEnd):
