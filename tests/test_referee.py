@@ -1577,3 +1577,83 @@ def test_MX_7_b_a_person_ends_the_round_from_a_cpu_s_turn_before_it_throws() -> 
     assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 1 life"
     last = t.game.view()["last_round"]
     assert last["ended_by"] == "P2" and [p["name"] for p in last["pairs"]] == ["P1", "P2"]
+
+
+def test_MN_12_an_extreme_31_is_said_not_to_count() -> None:
+    """A 31 in the extreme variant is thrown again and uses up no throw: its screen showed
+    "31" big under "throw 3/3" like a counted score, with nothing saying it was void."""
+    t = start(Settings("mexen", 2, options=opts(rounds=3, variant="extreme")))
+    t.throw(6, 4)
+    t.throw(5, 3)
+    out = t.throw(3, 1)  # the third throw is a 31: thrown again
+    assert isinstance(out.screen, Result) and out.screen.shown == "31"
+    assert "31 does not count" in out.screen.note
+    assert t.game.view()["turn"]["throw"] == 2
+    out = t.throw(6, 2)  # the third throw that counts
+    assert isinstance(out.screen, Result) and out.screen.header == "turn over"
+
+
+@pytest.mark.parametrize(("players", "most"), [(5, 7), (6, 6)])
+def test_MY_2_the_menu_offers_only_rounds_the_bag_has_dice_for(players: int, most: int) -> None:
+    """8 rounds with 6 players need 48 dice, the bag holds 36: the menu offered 7 and 8
+    all the same, and starting one showed "cannot start" with its reason cut off. A
+    remembered number of rounds too many for the players gives way to the default."""
+    t = Table.boot(Settings("mythical", players, options=opts(rounds=8)))
+    for _ in range(5):
+        if t.out.screen.title == "rounds":
+            break
+        t.press(ROLL)
+    assert isinstance(t.out.screen, Menu) and t.out.screen.title == "rounds"
+    assert t.out.screen.item == "auto"
+    assert offered_menu(t) == ["auto"] + [str(n) for n in range(1, most + 1)]
+    for _ in range(most):
+        t.press(HOLD)
+    assert t.out.screen.item == str(most)
+    t.press(ROLL)
+    out = t.press(ROLL)  # start: the bag has the dice
+    assert out.new_game is not None and out.new_game.options == {"rounds": most}
+
+
+def test_MY_7_one_bid_met_is_said_so_when_the_names_do_not_fit() -> None:
+    """Only Charlotte met her bid, and "bid met: Charlotte" gave way to the short line,
+    which read "1 bids met"."""
+    t = mythical(3, rounds=2, names=("Ann", "Bob", "Charlotte"))
+    t.press(HOLD)
+    enter_bids(t, 1, 0, 0)
+    enter_roll(t, "red", 5)
+    enter_roll(t, "red", 7)
+    out = enter_roll(t, "grey", "flag")  # Bob takes the trick he bid none of
+    assert t.game.view()["last_round"]["met"] == ["Charlotte"]
+    assert isinstance(out.screen, RoundEnd)
+    assert out.screen.lost in ("bid met: Charlotte", "1 bid met")
+
+
+@pytest.mark.parametrize("first", [1, 2])
+def test_MN_4_a_first_player_s_early_mex_says_the_others_throw_limit(first: int) -> None:
+    """The round's first player's Mex on throw 1 or 2 leaves every later player that many
+    throws. The Mex's screen said only "next: P2", and the next screen is P2's throw:
+    nothing told P2 before that throw that it would be the last."""
+    t = start(Settings("mexen", 3, options=opts(rounds=3)))
+    for _ in range(first - 1):
+        t.throw(6, 4)
+    out = t.throw(2, 1)
+    assert t.game.view()["turn"]["max_throws"] == first
+    assert isinstance(out.screen, Result)
+    assert out.screen.hint == f"next: P2, {first} throw{'s' if first > 1 else ''}"
+    for _ in range(first):
+        out = t.throw(6, 4)
+    assert isinstance(out.screen, Result) and out.screen.hint.startswith("next: P3")
+
+
+def test_mythical_stop_on_a_round_s_first_die_says_the_bids_stay() -> None:
+    """STOP on the first die of a round (the bids just logged) said "rolled dice stay",
+    with no die rolled yet: what stays there is the bids."""
+    t = mythical(2, rounds=2)
+    t.press(HOLD)
+    enter_bids(t, 1, 0)
+    out = t.press(STOP)
+    assert isinstance(out.screen, Choose) and out.screen.title.startswith("Ann's die")
+    assert out.screen.hint == "the bids stay" and out.log == ()
+    enter_roll(t, "red", 7)
+    out = t.press(STOP)  # Ann's roll is logged
+    assert isinstance(out.screen, Choose) and out.screen.hint == "rolled dice stay"

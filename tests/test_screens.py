@@ -355,3 +355,32 @@ def test_a_name_ending_in_a_digit_stands_apart_from_its_count_in_the_standings()
         (0, 0), "CPU1", font=ImageFont.load_default(size=10)
     )
     assert right - left + 1 <= widest[2] - widest[0]  # the name alone, not "CPU120"
+
+
+def test_a_game_end_s_headline_gives_way_to_four_names_whole() -> None:
+    """A mexen game of four ended "Maximi.. 294" in two columns under a large "no winner":
+    one column of four lines fits under the headline a size smaller."""
+    rows = (("Maximilian", "294"), ("Charlotte", "0"), ("Alexandra", "0"), ("Jo", "1344"))
+    end = GameEnd("no winner", rows, detail="last round: Jo took 1344")
+    assert overflow(end) == ()
+    assert "Maximilian" in render_text(end)
+    # standings that are whole under the large headline keep it large
+    top = (0, 0, 128, 21)  # the large headline's line
+    alone = render(GameEnd("no winner", ())).crop(top).tobytes()
+    short = (("Ann", "294"), ("Bob", "0"), ("Cy", "0"), ("Jo", "1344"))
+    assert render(GameEnd("no winner", short)).crop(top).tobytes() == alone
+    assert render(end).crop(top).tobytes() != alone
+
+
+def test_a_round_end_s_extra_line_gives_way_to_names_whole() -> None:
+    """A mexen round end of three: with the throw and the pot on the extra line the
+    standings went in two columns, "Maximi.. 159"; without it one column holds them whole.
+    The extra line gives way, as it does when the standings do not fit at all."""
+    rows = (("Maximilian", "159"), ("Charlotte", "0"), ("Jo", "0"))
+    end = RoundEnd("round 1", "Maximilian takes 159", rows, "Jo 600  pot +6 = 159", "next: Jo")
+    assert overflow(end) == ()
+    assert render(end).tobytes() == render(replace(end, extra="")).tobytes()
+    # standings whole either way keep the extra line
+    short = (("Max", "159"), ("Cleo", "0"), ("Jo", "0"))
+    kept = replace(end, standings=short)
+    assert render(kept).tobytes() != render(replace(kept, extra="")).tobytes()

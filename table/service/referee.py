@@ -38,6 +38,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from table import cpu as cpu_players
@@ -180,14 +181,34 @@ def normalize(settings: Settings) -> Settings:
             continue
         if _allowed(spec, value):
             options.append((name, value))
-    return Settings(
-        rules=rules,
-        players=players,
-        cpus=cpus,
-        options=tuple(options),
-        names=settings.names,
-        cpu_names=settings.cpu_names,
-    )
+    seats = Settings(rules, players, cpus, (), settings.names, settings.cpu_names)
+    kept: list[tuple[str, object]] = []
+    for name, value in options:  # MY-2: not more rounds than the bag has dice for
+        if _can_start(seats, {**dict(kept), name: value}):
+            kept.append((name, value))
+    return replace(seats, options=tuple(kept))
+
+
+def _can_start(settings: Settings, options: Mapping[str, object]) -> bool:
+    """A game of the settings' rules and seats starts with ``options`` (None: the rules
+    choose). Options may depend on each other and on the seats: mythical's bag must
+    hold the dice of the last round for every player (MY-2)."""
+    given = tuple(sorted((n, v) for n, v in options.items() if v is not None))
+    return _starts(settings.rules, settings.players, settings.cpus, given)
+
+
+@lru_cache(maxsize=4096)
+def _starts(
+    rules: str, players: int, cpus: tuple[str, ...], options: tuple[tuple[str, object], ...]
+) -> bool:
+    """:func:`_can_start` for seats P1.. (the names do not matter), remembered: the menu
+    asks it of every value it offers at every press."""
+    seats = seat_players(Settings(rules, players, cpus))
+    try:
+        Game.start(GameHeader(rules, seats, dict(options), 0))
+    except SetupError:
+        return False
+    return True
 
 
 _PRESETS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 99)
@@ -877,6 +898,9 @@ class Referee:
         """The screen after accepted events: game over, round over, a choice, or the turn."""
         assert self.game is not None
         news = _throw_news(before.view(), self.game.view()) if thrown else ""
+        if before.header.rules == "mexen" and len(thrown) == 2 and Pair.of(*thrown).name == 31:
+            # MN-6, MN-12: void, thrown again (the give's chooser says so in the normal variant)
+            news = "  ".join(p for p in ("31 does not count", news) if p)
         ref, log, cpu_note = self._run_cpus(log)
         note = "; ".join(n for n in (note, cpu_note) if n)
         game = ref.game
@@ -1013,7 +1037,15 @@ class Referee:
             # MX-8, MN-10: still tied for lowest, those players throw again
             hint = note or f"tie-break again: {now} first"
             return Result(thrower, shown, "tied again!", hint, news)
-        return Result(thrower, shown, "turn over", note or f"next: {now}", news)
+        hint = f"next: {now}"
+        turn, was_turn = game.turn, before.turn
+        if turn is not None and was_turn is not None and turn.max_throws < was_turn.max_throws:
+            # MN-4: the first player's early Mex leaves everyone after fewer throws
+            k = turn.max_throws
+            limited = Result(thrower, shown, "turn over", f"{hint}, {k} throw{'s' * (k > 1)}", news)
+            if not overflow(limited):
+                hint = limited.hint
+        return Result(thrower, shown, "turn over", note or hint, news)
 
     def _round_screen(
         self, before: Game, thrown: tuple[int, ...], note: str = "", news: str = ""
@@ -1110,6 +1142,10 @@ class Referee:
             return replace(ref, chooser=back)._show(back.screen())
         if chooser.purpose is Purpose.BID:
             return self._show(chooser.screen("first bid: HOLD, ROLL"))
+        view = self.game.view() if self.game is not None else {}
+        turn = view.get("turn")
+        if isinstance(turn, Mapping) and turn.get("trick") == 1 and not view.get("trick"):
+            return self._show(chooser.screen("the bids stay"))  # no die rolled this round
         return self._show(chooser.screen("rolled dice stay"))
 
     def _enter_bid(self, bid: int) -> tuple[Referee, Output]:
@@ -1538,6 +1574,9 @@ def _menu_steps(draft: Settings) -> tuple[MenuStep, ...]:
         steps.append(MenuStep(f"cpu:{i}", f"CPU{i + 1} strength", levels, levels))
     for spec in get_rules(draft.rules).options:
         values = _option_values(spec, draft.option(spec.name))
+        # only values a game can start with, with the seats and the other options chosen
+        others = {n: v for n, v in draft.options if n != spec.name}
+        values = tuple(v for v in values if _can_start(draft, {**others, spec.name: v})) or values
         title = spec.name.replace("_", " ")
         labels = tuple(_value_label(v, spec) for v in values)
         steps.append(MenuStep(f"opt:{spec.name}", title, values, labels))
@@ -1767,7 +1806,8 @@ def _mythical_round_end(view: Mapping[str, Any]) -> Screen:
     elif len(met) == len(rows):
         lost, short = "all bids met", "all bids met"
     else:
-        lost, short = f"bid met: {', '.join(met)}", f"{len(met)} bids met"
+        bids = "bid" if len(met) == 1 else "bids"
+        lost, short = f"bid met: {', '.join(met)}", f"{len(met)} {bids} met"
     taker = view.get("last_trick")
     parts = [f"{n} bonus +{b}" for n, b in bonuses.items() if b]
     if isinstance(taker, Mapping):  # the round's last trick has no screen of its own

@@ -511,14 +511,16 @@ def _draw(screen: Screen, c: _Canvas) -> None:
             c.text(0, screen.hint, (size,), x=WIDTH - hint_w, width=hint_w)
         y = c.text(11, screen.lost, (_MEDIUM, _SMALL))
         rows = screen.standings
-        # everyone's count before the extra line, unless it does not fit either way
+        # everyone's count before the extra line, every name whole if it can be, unless
+        # it does not fit either way
         below = y + _line_metrics(_SMALL)[1] + 1  # under the extra line, at its largest
-        if screen.extra and (_standings_fit(rows, below) or not _standings_fit(rows, y)):
+        keep = _standings_whole(rows, below) or not _standings_whole(rows, y)
+        if keep and screen.extra and (_standings_fit(rows, below) or not _standings_fit(rows, y)):
             y = _parts(c, y, screen.extra)
         _standings(c, y, rows)
     elif isinstance(screen, GameEnd):
-        y = c.text(0, screen.headline, (_LARGE, _MEDIUM, _SMALL), center=True)
         rows = screen.standings
+        y = c.text(0, screen.headline, _headline_sizes(screen.headline, rows), center=True)
         # every name whole, if the whole screen can hold them so, before detail and hint
         fit = _standings_whole if _standings_whole(rows, y) else _standings_fit
         if screen.detail and fit(rows, y + _LINE, _FOOT):
@@ -538,6 +540,17 @@ def _draw(screen: Screen, c: _Canvas) -> None:
         c.text_inverted(1, f"resumed: {screen.rules}")
         _wrapped(c, 15, screen.detail, _FOOT)
         c.text(_FOOT, screen.hint, center=True)
+
+
+def _headline_sizes(headline: str, rows: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
+    """The sizes a game end's headline is drawn at: the largest that fits the width, or
+    smaller when that is what leaves the room for every name of the standings whole."""
+    sizes = (_LARGE, _MEDIUM, _SMALL)
+    for i in range(len(sizes)):
+        size = _fit(headline, sizes[i:], WIDTH)[1]
+        if _standings_whole(rows, _line_metrics(size)[1] + 1):
+            return sizes[i:]
+    return sizes
 
 
 def _wrap(text: str, size: int, width: int) -> list[str]:
