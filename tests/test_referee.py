@@ -1272,6 +1272,29 @@ def test_MY_3_to_MY_9_a_whole_mythical_game_entered_with_the_buttons() -> None:
     assert isinstance(t.press(ROLL).screen, Menu)
 
 
+def test_MY_3_MY_7_the_player_to_roll_sees_their_bid_and_tricks_taken() -> None:
+    t = mythical(2, rounds=2)
+    t.press(HOLD)
+    enter_bids(t, 1, 0)
+    screen = t.out.screen
+    assert isinstance(screen, Choose) and screen.title.startswith("Ann's die")
+    assert screen.note == "bid 1, took 0"
+    pick(t, "red")
+    assert isinstance(t.out.screen, Choose) and t.out.screen.note == "bid 1, took 0"
+    pick(t, "7")
+    assert isinstance(t.out.screen, Choose) and t.out.screen.note == "bid 0, took 0"  # Bob
+    enter_roll(t, "purple", 3)
+    t.press(HOLD)  # round 2: Bob leads
+    enter_bids(t, 1, 2)
+    enter_roll(t, "mermaid", "mermaid")
+    enter_roll(t, "minotaur", "minotaur")  # Bob takes trick 1
+    t.press(ROLL)
+    screen = t.out.screen
+    assert isinstance(screen, Choose) and screen.title.startswith("Bob's die")
+    assert screen.note == "bid 2, took 1"
+    assert t.game.view()["tricks_won"]["Bob"] == 1 and t.game.view()["bids"]["Bob"] == 2
+
+
 def test_mythical_stop_goes_back_one_step_and_logs_nothing() -> None:
     t = mythical(3, rounds=2, names=("Ann", "Bob", "Cid"))
     t.press(HOLD)

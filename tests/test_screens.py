@@ -40,6 +40,7 @@ EVERY_KIND: tuple[Screen, ...] = (
     Result("P1", "300", "turn over", "next: P2", "pirate P1 takes 1  pot +3 = 7"),
     Refusal("die tilted: roll again", "P1: roll again"),
     Choose("31: give a point to", "P2", 0, 3),
+    Choose("Ann's die, trick 2", "griffin", 1, 7, note="bid 2, took 1"),
     RoundEnd("round 1 over", "P2 loses 1 life", SIX[:2], "P2 31", "next: P2"),
     GameEnd("P1 wins!", SIX),
     Message("HOLD", "not in mexico: keep both dice", "roll, then press ROLL"),
@@ -57,6 +58,7 @@ CROWDED: tuple[Screen, ...] = (
     Result(LONG, "MEX!", LONG, LONG, f"{LONG}  {LONG}"),
     Refusal(" ".join([LONG] * 6), LONG),
     Choose(LONG, LONG, 5, 6, LONG),
+    Choose(LONG, LONG, 5, 6, LONG, LONG),
     RoundEnd(LONG, LONG, SIX, LONG, LONG),
     RoundEnd("round 99 over", "P1, P2, P3, P4, P5 lose 2 lives", SIX_LONG, LONG, LONG),
     GameEnd(LONG, SIX_LONG),
@@ -384,3 +386,20 @@ def test_a_round_end_s_extra_line_gives_way_to_names_whole() -> None:
     short = (("Max", "159"), ("Cleo", "0"), ("Jo", "0"))
     kept = replace(end, standings=short)
     assert render(kept).tobytes() != render(replace(kept, extra="")).tobytes()
+
+
+def test_a_chooser_s_note_is_drawn_beside_its_place_in_the_list() -> None:
+    """MY-3, MY-7: the player to roll in a mythical trick sees their bid and the tricks
+    taken so far beside the die chooser's "2/7"; the list's place is never hidden by it."""
+    plain = Choose("Ann's die, trick 2", "griffin", 1, 7)
+    noted = replace(plain, note="bid 2, took 1")
+    a, b = render(plain), render(noted)
+    changed = ImageChops.difference(a.convert("L"), b.convert("L")).getbbox()
+    assert changed is not None
+    assert changed[1] >= 12 and changed[3] <= 24  # only the line below the title
+    assert changed[2] < 128 - 16  # left of "2/7"
+    assert "bid 2, took 1" in render_text(noted)
+    assert overflow(noted) == ()
+    # a note too long for the line is cut, and the place in the list stays
+    long = replace(plain, note=LONG)
+    assert overflow(long) and render(long).crop((110, 12, 128, 24)) == a.crop((110, 12, 128, 24))

@@ -22,8 +22,10 @@ At the table:
   ROLL ok, STOP back to the previous player's bid) and logged as one ``bids``
   event; in a trick, the player to roll chooses the kind of die they rolled (only
   kinds the bag still has this round), then its face on top, and that is one
-  ``roll`` event. What is offered, whose entry it is and what happened (the trick's
-  taker, the round's scores) all come from the rules engine's view.
+  ``roll`` event; beside those choices the player to roll sees their bid and the
+  tricks they have taken this round. What is offered, whose entry it is and what
+  happened (the trick's taker, the round's scores) all come from the rules engine's
+  view.
 - CPU players (``table.cpu``): on a CPU's turn each ROLL press plays its next
   step (a decision, or a throw with software dice from the game's seed and the
   event's index); decisions a CPU may take off its turn (mex: end the round,
@@ -332,9 +334,12 @@ class Chooser:
     labels: tuple[str, ...]
     values: tuple[str, ...]
     index: int = 0
+    note: str = ""  # said beside the choice: "bid 2, took 1" (mythical's player to roll)
 
     def screen(self, hint: str = "HOLD next  ROLL ok") -> Choose:
-        return Choose(self.title, self.labels[self.index], self.index, len(self.labels), hint)
+        return Choose(
+            self.title, self.labels[self.index], self.index, len(self.labels), hint, self.note
+        )
 
 
 @dataclass(frozen=True)
@@ -1714,7 +1719,7 @@ def _die_chooser(game: Game) -> Chooser:
     who = _player(game)
     kinds = _kinds_left(view)
     title = _title(f"{who}'s die, trick {trick}", f"{who}'s die")
-    return Chooser(Purpose.DIE, title, kinds, kinds)
+    return Chooser(Purpose.DIE, title, kinds, kinds, note=_bid_and_taken(view, who))
 
 
 def _faces(game: Game, die: str) -> tuple[Face, ...]:
@@ -1729,7 +1734,18 @@ def _face_chooser(game: Game, die: str) -> Chooser:
     who = _player(game)
     labels = tuple(str(f) for f in _faces(game, die))
     title = _title(f"{who}'s {die}: on top?", f"{who}'s {die}", f"{die}: on top?")
-    return Chooser(Purpose.FACE, title, labels, labels)
+    return Chooser(Purpose.FACE, title, labels, labels, note=_bid_and_taken(game.view(), who))
+
+
+def _bid_and_taken(view: Mapping[str, Any], who: str) -> str:
+    """ "bid 2, took 1": the player to roll's bid this round and the tricks they have
+    taken so far (MY-3, MY-7), or "" if the view has neither."""
+    bids, taken = view.get("bids"), view.get("tricks_won")
+    if not isinstance(bids, Mapping) or not isinstance(taken, Mapping):
+        return ""
+    if who not in bids or who not in taken:
+        return ""
+    return f"bid {bids[who]}, took {taken[who]}"
 
 
 def _rolled(roll: object) -> str:

@@ -87,6 +87,7 @@ class Choose:
     index: int = 0
     count: int = 1
     hint: str = "HOLD next  ROLL ok"
+    note: str = ""  # below the title, left of the place in the list: "bid 2, took 1"
 
 
 @dataclass(frozen=True)
@@ -460,9 +461,13 @@ def _draw(screen: Screen, c: _Canvas) -> None:
     if isinstance(screen, Menu | Choose):
         c.invert_band(0, 11)
         c.text_inverted(1, screen.title)
+        pos_w = 0
         if screen.count > 1:
             pos = f"{screen.index + 1}/{screen.count}"
-            c.text(13, pos, x=WIDTH - _width(pos, _SMALL) - 1, width=_width(pos, _SMALL) + 1)
+            pos_w = _width(pos, _SMALL) + 1
+            c.text(13, pos, x=WIDTH - pos_w, width=pos_w)
+        if isinstance(screen, Choose) and screen.note:
+            c.text(13, screen.note, (_SMALL, 9), width=WIDTH - pos_w - 4)
         c.text(24, screen.item, (_LARGE, _MEDIUM, _SMALL), center=True)
         c.text(_FOOT, screen.hint, center=True)
     elif isinstance(screen, Turn):
@@ -611,7 +616,8 @@ def render_text(screen: Screen) -> str:
     """The screen's content as a few plain lines (terminal display, logs)."""
     if isinstance(screen, Menu | Choose):
         pos = f" ({screen.index + 1}/{screen.count})" if screen.count > 1 else ""
-        lines = [f"[{screen.title}]{pos}", f"  > {screen.item}", screen.hint]
+        note = [screen.note] if isinstance(screen, Choose) and screen.note else []
+        lines = [f"[{screen.title}]{pos}", *note, f"  > {screen.item}", screen.hint]
     elif isinstance(screen, Turn):
         lives = "" if screen.lives is None else f"  lives {screen.lives}"
         lines = [screen.header, f"  {screen.player}{lives}", screen.hint, screen.info]
