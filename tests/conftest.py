@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -24,6 +25,17 @@ def factory() -> Iterator[MockFactory]:
     finally:
         f.reset()
         Device.pin_factory = old
+
+
+class FixedRandom(random.Random):
+    """A random source whose ``random()`` is always ``value`` (a CPU player's whim)."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(0)
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
 
 
 RunPython = Callable[..., "subprocess.CompletedProcess[str]"]

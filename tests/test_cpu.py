@@ -30,6 +30,7 @@ from table.game import CPU_LEVELS, Game, GameHeader
 from table.rules import get_rules
 from table.rules.base import EndRound, Event, Give, Hold, Player, Refused, Stand, Throw
 from table.rules.pairs import RANK_ORDER, Pair
+from tests.conftest import FixedRandom
 
 LEVELS = [lv.value for lv in Level]
 OPTIONS: dict[str, Any] = {
@@ -313,17 +314,6 @@ def test_MC_4_MC_6_mexico_hard_with_one_life_counts_a_doubled_loss_as_one() -> N
     assert _hard("mexico", three) != _hard("mexico", state)
 
 
-class _FixedRandom(random.Random):
-    """A random source whose ``random()`` is always ``value`` (an easy player's whim)."""
-
-    def __init__(self, value: float) -> None:
-        super().__init__(0)
-        self.value = value
-
-    def random(self) -> float:
-        return self.value
-
-
 def test_MC_6_mexico_normal_plays_its_rules_of_thumb() -> None:
     """First player: stands on a double or 21; on its second throw also on 61 or
     better. Later: stands once above the lowest pair kept so far, a tie throws again."""
@@ -344,8 +334,8 @@ def test_MC_6_mexico_easy_stands_on_61_unless_a_whim_turns_it() -> None:
         state = _mexico([66], 1, name)
         usual = Stand() if rank >= sixty_one else ThrowAgain()
         whim = ThrowAgain() if usual == Stand() else Stand()
-        assert decide("mexico", "easy", state, _FixedRandom(0.5)) == usual, name
-        assert decide("mexico", "easy", state, _FixedRandom(0.1)) == whim, name
+        assert decide("mexico", "easy", state, FixedRandom(0.5)) == usual, name
+        assert decide("mexico", "easy", state, FixedRandom(0.1)) == whim, name
 
 
 def _mex(kept: list[int], throws: int, pair: int, n: int = 3, lives: int = 12) -> Any:

@@ -29,20 +29,10 @@ from table.rules.base import (
     Throw,
 )
 from table.rules.pairs import RANK_ORDER, Pair
+from tests.conftest import FixedRandom
 
 LEVELS = [lv.value for lv in Level]
 MEX = RANK_ORDER.index(21)
-
-
-class _FixedRandom(random.Random):
-    """A random source whose ``random()`` is always ``value`` (an easy player's whim)."""
-
-    def __init__(self, value: float) -> None:
-        super().__init__(0)
-        self.value = value
-
-    def random(self) -> float:
-        return self.value
 
 
 def _rank(name: int) -> int:
@@ -239,9 +229,9 @@ def test_MX_7_mex_player_who_threw_last_ends_by_level() -> None:
     assert decide("mex", "normal", safe, random.Random(0), 1) == EndRound()
     assert decide("mex", "normal", under, random.Random(0), 1) is None
     assert decide("mex", "normal", risky, random.Random(0), 1) is None
-    assert decide("mex", "easy", risky, _FixedRandom(0.4), 1) == EndRound()
-    assert decide("mex", "easy", risky, _FixedRandom(0.6), 1) is None
-    assert decide("mex", "easy", under, _FixedRandom(0.0), 1) is None
+    assert decide("mex", "easy", risky, FixedRandom(0.4), 1) == EndRound()
+    assert decide("mex", "easy", risky, FixedRandom(0.6), 1) is None
+    assert decide("mex", "easy", under, FixedRandom(0.0), 1) is None
     # the first player who threw last may not end it: nobody is asked
     assert deciders("mex", _mex([54], [], [])) == (1,)
 
@@ -251,10 +241,10 @@ def test_MX_3_mex_easy_stands_on_61_unless_a_whim_and_sometimes_ends() -> None:
         state = _mex([65, 65], [], [name], n=3)
         usual = Stand() if _rank(name) >= _rank(61) else ThrowAgain()
         whim = ThrowAgain() if usual == Stand() else Stand()
-        assert decide("mex", "easy", state, _FixedRandom(0.7)) == usual, name
-        assert decide("mex", "easy", state, _FixedRandom(0.1)) == whim, name
+        assert decide("mex", "easy", state, FixedRandom(0.7)) == usual, name
+        assert decide("mex", "easy", state, FixedRandom(0.1)) == whim, name
         if usual == Stand() and name != 21:  # MX-7 (a) open: ends half the time
-            assert decide("mex", "easy", state, _FixedRandom(0.3)) == EndRound(), name
+            assert decide("mex", "easy", state, FixedRandom(0.3)) == EndRound(), name
 
 
 def test_MX_9_mex_tiebreak_counting_by_level() -> None:
@@ -266,14 +256,14 @@ def test_MX_9_mex_tiebreak_counting_by_level() -> None:
     for event in (Throw((5, 4)), Stand(), Throw((6, 5)), Throw((5, 4))):  # p0 and p2 tie
         state = rules.apply(state, event)
     assert state.phase.value == "tiebreak" and deciders("mex", state) == (2, 0)
-    assert decide("mex", "easy", state, _FixedRandom(0.4), 2) == Count("pips")
-    assert decide("mex", "easy", state, _FixedRandom(0.6), 2) is None
+    assert decide("mex", "easy", state, FixedRandom(0.4), 2) == Count("pips")
+    assert decide("mex", "easy", state, FixedRandom(0.6), 2) is None
     for level in ("normal", "hard"):
-        assert decide("mex", level, state, _FixedRandom(0.0), 2) is None
+        assert decide("mex", level, state, FixedRandom(0.0), 2) is None
     for level in LEVELS:
-        assert decide("mex", level, state, _FixedRandom(0.0)) == ThrowAgain()
+        assert decide("mex", level, state, FixedRandom(0.0)) == ThrowAgain()
     pips = rules.apply(state, Count("pips"))
-    assert decide("mex", "easy", pips, _FixedRandom(0.0), 2) is None
+    assert decide("mex", "easy", pips, FixedRandom(0.0), 2) is None
     thrown = rules.apply(state, Throw((2, 1)))
     assert deciders("mex", thrown) == (2,)
 
@@ -430,17 +420,17 @@ def test_MN_5_mexen_a_die_that_lay_is_not_left_lying_again() -> None:
     state = rules.apply(rules.apply(_mexen([], [(6, 2)]), Hold(6)), Throw((6, 4)))
     assert not isinstance(state, Refused) and state.holdable() == (4,)
     for level in LEVELS:
-        d = decide("mexen", level, state, _FixedRandom(0.0))
+        d = decide("mexen", level, state, FixedRandom(0.0))
         assert d in (ThrowAgain(), Hold(4)), level
     assert decide("mexen", "normal", state, random.Random(0)) == ThrowAgain()
 
 
 def test_MN_5_mexen_easy_chases_mex_half_the_time() -> None:
     state = _mexen([], [(1, 5)])
-    assert decide("mexen", "easy", state, _FixedRandom(0.4)) == Hold(1)
-    assert decide("mexen", "easy", state, _FixedRandom(0.6)) == ThrowAgain()
-    assert decide("mexen", "easy", _mexen([], [(6, 2)]), _FixedRandom(0.4)) == Hold(2)
-    assert decide("mexen", "easy", _mexen([], [(6, 4)]), _FixedRandom(0.0)) == ThrowAgain()
+    assert decide("mexen", "easy", state, FixedRandom(0.4)) == Hold(1)
+    assert decide("mexen", "easy", state, FixedRandom(0.6)) == ThrowAgain()
+    assert decide("mexen", "easy", _mexen([], [(6, 2)]), FixedRandom(0.4)) == Hold(2)
+    assert decide("mexen", "easy", _mexen([], [(6, 4)]), FixedRandom(0.0)) == ThrowAgain()
 
 
 def test_MN_6_mexen_31_goes_to_another_player_by_level() -> None:
@@ -466,8 +456,8 @@ def test_MN_10_MN_12_mexen_tiebreak_and_extreme_have_no_decisions() -> None:
     extreme: Any = rules.start((Player("a"), Player("b")), {"rounds": 1, "variant": "extreme"})
     extreme = rules.apply(extreme, Throw((2, 1)))  # a Mex: no end, no hold (MN-12)
     for level in LEVELS:
-        assert decide("mexen", level, tie, _FixedRandom(0.0)) == ThrowAgain(1)
-        assert decide("mexen", level, extreme, _FixedRandom(0.0)) == ThrowAgain()
+        assert decide("mexen", level, tie, FixedRandom(0.0)) == ThrowAgain(1)
+        assert decide("mexen", level, extreme, FixedRandom(0.0)) == ThrowAgain()
     assert throw_event("mexen", tie, (4, 2)) == Throw((4,))
 
 
