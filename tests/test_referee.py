@@ -1577,3 +1577,57 @@ def test_MX_7_b_a_person_ends_the_round_from_a_cpu_s_turn_before_it_throws() -> 
     assert isinstance(out.screen, RoundEnd) and out.screen.lost == "P2 loses 1 life"
     last = t.game.view()["last_round"]
     assert last["ended_by"] == "P2" and [p["name"] for p in last["pairs"]] == ["P1", "P2"]
+
+
+def test_MX_7_b_a_long_stop_does_not_end_the_round_for_a_cpu_that_threw_last() -> None:
+    """MX-7 (b): before the next player's first throw, the player who threw last may end
+    the round. When that is a CPU, it is the CPU's decision (taken at once, ``hard``
+    never ends a round): a long STOP does not end the round in its name."""
+    players = (Player("P1"), Player("P2"), Player("CPU1", "hard"))
+    header = GameHeader("mex", players, {"lives": 3, "max_throws": 1}, 5)
+    # round 1: P2 loses; round 2 in the order P2, CPU1, P1
+    events = (Throw((6, 3)), Throw((4, 2)), Throw((6, 5)), Throw((5, 3)), Throw((6, 4)))
+    t = Table.boot(Settings(), resume=LoadedGame(header, events))
+    turn = t.game.turn
+    assert turn is not None and (turn.player, turn.throw) == ("P1", 0)
+    assert t.game.view()["kept"][-1]["name"] == "CPU1"
+    assert EndRound().kind in t.game.allowed  # the rules would let CPU1 end it now
+    out = t.press(STOP_LONG)
+    assert out.log == () and t.game.view()["round"] == 2
+    assert "CPU1" in render_text(out.screen)
+    # on CPU2's turn before it throws, after CPU1's throw, the same
+    s = Settings("mex", 3, cpus=("hard", "hard"), options=opts(lives=3))
+    t = start(s)
+    t.throw(4, 1)
+    t.throw(3, 2)
+    t.throw(3, 1)  # P1's three throws: three each
+    for _ in range(4):
+        t.press(ROLL)
+        turn = t.game.turn
+        if turn is not None and (turn.player, turn.throw) == ("CPU2", 0):
+            break
+    assert turn is not None and (turn.player, turn.throw) == ("CPU2", 0)
+    assert EndRound().kind in t.game.allowed
+    out = t.press(STOP_LONG)
+    assert out.log == () and not t.game.view()["last_round"]
+    assert "CPU1" in render_text(out.screen)
+
+
+def test_MX_9_hold_does_not_choose_the_count_for_a_cpu_that_is_the_tie_break_s_last() -> None:
+    """MX-9: the tie-break's last player chooses its counting; when that is a CPU, its
+    choice (taken at once: ``hard`` leaves it at ``mex``) is not a person's HOLD."""
+    players = (Player("P1"), Player("CPU1", "hard"))
+    header = GameHeader("mex", players, {"lives": 3, "max_throws": 1}, 5)
+    t = Table.boot(Settings(), resume=LoadedGame(header, (Throw((4, 2)), Throw((4, 2)))))
+    view = t.game.view()
+    assert view["phase"] == "tiebreak" and view["tiebreak"]["players"] == ["P1", "CPU1"]
+    turn = t.game.turn
+    assert turn is not None and turn.player == "P1"
+    out = t.press(HOLD)
+    assert not isinstance(out.screen, Choose) and out.log == ()
+    assert "CPU1" in render_text(out.screen)
+    t.press(HOLD)
+    out = t.press(ROLL)  # P1 throws: no count was chosen in CPU1's name
+    assert out.want_dice
+    t.read(dice(6, 5))
+    assert not any(isinstance(e, Count) for e in t.events)

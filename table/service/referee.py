@@ -741,6 +741,9 @@ class Referee:
             if game.header.rules != "mex":
                 return self._note("long STOP", f"no ending a round in {game.header.rules}")
             return self._note("long STOP", "the round cannot be ended now")
+        ender = _round_ender(game)
+        if _seat_is_cpu(game, ender):  # MX-7: its decision, taken at once (table.cpu)
+            return self._note("long STOP", f"{ender} threw last and lets the round go on")
         return self._apply_button(EndRound())
 
     def _hold(self) -> tuple[Referee, Output]:
@@ -749,6 +752,10 @@ class Referee:
         rules = game.header.rules
         if rules == "mex":
             if EventKind.COUNT in game.allowed:
+                last = _tiebreak_last(game)
+                if _seat_is_cpu(game, last):  # MX-9: its choice, taken at once (table.cpu)
+                    count = (_tiebreak(game.view()) or {}).get("count", "mex")
+                    return self._note("HOLD", f"{last} chooses the count: {count}")
                 chooser = Chooser(
                     Purpose.COUNT,
                     "tie-break count",
@@ -1331,8 +1338,28 @@ def _player(game: Game | None) -> str:
 
 
 def _is_cpu(game: Game) -> bool:
-    name = _player(game)
+    return _seat_is_cpu(game, _player(game))
+
+
+def _seat_is_cpu(game: Game, name: str) -> bool:
     return any(p.name == name and p.cpu is not None for p in game.header.players)
+
+
+def _round_ender(game: Game) -> str:
+    """MX-7: who an ``end_round`` now makes the round's ender: the player on turn once
+    they have thrown (a), else the player who threw last (b)."""
+    turn = game.turn
+    if turn is not None and turn.throw == 0:
+        kept = game.view().get("kept")
+        if isinstance(kept, list) and kept and isinstance(kept[-1], Mapping):
+            return str(kept[-1].get("name", ""))
+    return _player(game)
+
+
+def _tiebreak_last(game: Game) -> str:
+    """MX-9: the tie-break's last player, who chooses its counting ("" if none)."""
+    players = (_tiebreak(game.view()) or {}).get("players")
+    return str(players[-1]) if isinstance(players, list) and players else ""
 
 
 def _dice_wanted(game: Game) -> int:
