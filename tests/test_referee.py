@@ -1631,3 +1631,21 @@ def test_MX_9_hold_does_not_choose_the_count_for_a_cpu_that_is_the_tie_break_s_l
     assert out.want_dice
     t.read(dice(6, 5))
     assert not any(isinstance(e, Count) for e in t.events)
+
+
+def test_MX_9_a_cpu_s_count_at_a_tie_break_s_start_keeps_who_throws_first() -> None:
+    """The throw that starts a tie-break says who throws first in it; a CPU that chooses
+    the counting at once (MX-9, ``easy`` asks for pips) says so beside it, by name."""
+    players = (Player("P1"), Player("P2"), Player("CPU1", "easy"))
+    header = GameHeader("mex", players, {"lives": 3, "max_throws": 1}, 2)
+    t = Table.boot(
+        Settings(), resume=LoadedGame(header, (Throw((4, 2)), Throw((6, 5)))), by_hand=True
+    )
+    t.press(ROLL)  # CPU1 throws: a person rolls for it
+    t.press(ROLL)
+    out = t.read(dice(4, 2))  # ties P1's 42: a tie-break of P1 and CPU1, CPU1 last
+    assert out.log == (Throw((4, 2)), Count("pips"))  # CPU1 asks for pips at once
+    screen = out.screen
+    assert isinstance(screen, Result) and screen.header == "tie-break!"
+    assert screen.hint == "tie-break: P1 first"
+    assert "CPU1" in screen.note and "pips" in screen.note

@@ -1013,14 +1013,15 @@ class Referee:
                 hint = "roll again, then ROLL"
             return Result(thrower, shown, _throw_text(before), hint, news)
         view, was = game.view(), before.view()
+        # who is next stays the hint; what CPUs decided meanwhile goes with the news
+        besides = "  ".join(n for n in (note, news) if n)
         if view.get("phase") == "tiebreak" and was.get("phase") != "tiebreak":
-            hint = note or f"tie-break: {now} first"
-            return Result(thrower, shown, "tie-break!", hint, news)
+            return Result(thrower, shown, "tie-break!", f"tie-break: {now} first", besides)
         if view.get("phase") == "tiebreak" and not _tiebreak_thrown(view):
             # MX-8, MN-10: still tied for lowest, those players throw again
-            hint = note or f"tie-break again: {now} first"
-            return Result(thrower, shown, "tied again!", hint, news)
-        return Result(thrower, shown, "turn over", note or f"next: {now}", news)
+            hint = f"tie-break again: {now} first"
+            return Result(thrower, shown, "tied again!", hint, besides)
+        return Result(thrower, shown, "turn over", f"next: {now}", besides)
 
     def _round_screen(
         self, before: Game, thrown: tuple[int, ...], note: str = "", news: str = ""
@@ -1196,8 +1197,9 @@ class Referee:
             note = _end_note(after)
         elif isinstance(event, Give):
             note = _give_note(before, after, event)
-        else:
-            note = _describe(event, _player(before))
+        else:  # a count is the tie-break's last player's, whoever is on turn (MX-9)
+            who = _tiebreak_last(before) if isinstance(event, Count) else _player(before)
+            note = _describe(event, who)
         return ref._after_event(before, (event,), thrown=thrown, note=note)
 
     def _run_cpus(self, log: tuple[Event, ...]) -> tuple[Referee, tuple[Event, ...], str]:
@@ -1210,6 +1212,8 @@ class Referee:
             event = _cpu_event(game)
             if event is None:
                 break
+            # off its turn a CPU ends the round (MX-7) or chooses the count (MX-9)
+            who = _tiebreak_last(game) if isinstance(event, Count) else "CPU"
             after, refused = game.apply(event)
             log += (event,)
             ref = replace(ref, game=after)
@@ -1218,7 +1222,7 @@ class Referee:
             elif isinstance(event, EndRound):
                 notes.append(_end_note(after))
             else:
-                notes.append(_describe(event, "CPU"))
+                notes.append(_describe(event, who))
         return ref, log, "; ".join(n for n in notes if n)
 
 
@@ -1256,7 +1260,7 @@ def _describe(event: Event, who: str) -> str:
     if isinstance(event, Give):
         return f"{who} gives to {event.to}"
     if isinstance(event, Count):
-        return f"count: {event.mode}"
+        return f"{who} counts {event.mode}"
     if isinstance(event, Throw):
         return f"{who} threw " + "".join(map(str, event.dice))
     return f"{who}: {event.kind.value}"
