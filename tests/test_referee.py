@@ -1649,3 +1649,24 @@ def test_MX_9_a_cpu_s_count_at_a_tie_break_s_start_keeps_who_throws_first() -> N
     assert isinstance(screen, Result) and screen.header == "tie-break!"
     assert screen.hint == "tie-break: P1 first"
     assert "CPU1" in screen.note and "pips" in screen.note
+
+
+@pytest.mark.parametrize("rules", ["mexico", "mex"])
+def test_a_cpu_throw_that_ends_the_game_is_shown_on_the_game_s_end(rules: str) -> None:
+    """A CPU's software dice are seen nowhere but on the screen: when its throw ends the
+    game, the game's end says what it threw, as a round's end does (MC-6)."""
+    players = (Player("P1"), Player("CPU1", "normal"))
+    header = GameHeader(rules, players, {"lives": 2, "max_throws": 1}, 3)
+    # round 1: P1 31 loses 1 life (no 21 thrown); round 2: P1 31 again, CPU1 last
+    t = Table.boot(Settings(), resume=LoadedGame(header, (Throw((3, 1)), Throw((6, 5)))))
+    t.throw(3, 1)
+    out = t.press(ROLL)  # CPU1's one throw (32: the seed's dice) ends the round and game
+    assert out.game_over and isinstance(out.screen, GameEnd)
+    thrown = out.log[0]
+    assert isinstance(thrown, Throw)
+    high, low = max(thrown.dice), min(thrown.dice)
+    name = "MEX" if (high, low) == (2, 1) else f"{high}{low}"
+    if rules == "mex" and high == low:
+        name = f"{high}00"
+    assert f"CPU1 {name}" in render_text(out.screen)
+    assert overflow(out.screen) == ()

@@ -889,7 +889,10 @@ class Referee:
         game = ref.game
         assert game is not None
         if game.is_over:
-            return ref._game_over(game, log)
+            # the throw that ended it, as a round's end says it: a CPU's software dice are
+            # seen nowhere else
+            shown = _shown(game.header.rules, thrown, pips=_counts_pips(before.view()))
+            return ref._game_over(game, log, f"{_player(before)} {shown}" if thrown else "")
         if game.view().get("round") != before.view().get("round"):
             ref = replace(ref, table=(), held=None)
             return ref._show(ref._round_screen(before, thrown, note, news), log=log)
@@ -921,7 +924,10 @@ class Referee:
             return replace(self, chooser=chooser)
         return self
 
-    def _game_over(self, game: Game, log: tuple[Event, ...]) -> tuple[Referee, Output]:
+    def _game_over(
+        self, game: Game, log: tuple[Event, ...], last_throw: str = ""
+    ) -> tuple[Referee, Output]:
+        """The game's end; ``last_throw`` ("CPU1 63") is the throw that ended it, if one did."""
         outcome = game.outcome
         view = game.view()
         if outcome is not None and outcome.winner:
@@ -934,10 +940,13 @@ class Referee:
         if game.header.rules == "mex":  # MX-10: round points decide among the rest
             points = {p.get("name"): p.get("points") for p in view.get("players", [])}
             rows = tuple((n, _pts(points.get(n, ""))) for n, _lives in rows)
-        end = GameEnd(headline, rows, detail=_last_round_text(view, game.header.rules))
+        detail = _last_round_text(view, game.header.rules)
+        end = GameEnd(headline, rows, detail=detail)
         screen: Screen = end
         if _is_mythical(game):  # MY-9: totals of up to six players, the detail if there is room
             screen = _fitting(end, replace(end, detail=""))
+        elif last_throw and detail:
+            screen = _detail_whole(end, f"{last_throw}, {detail.removeprefix('last round: ')}")
         else:
             screen = _detail_whole(end)
         ref = replace(self, mode=Mode.OVER, game=game, waiting=False, chooser=None, screen=screen)
@@ -1650,10 +1659,11 @@ def _title(*titles: str) -> str:
     return next((t for t in titles if not overflow(Choose(t, ""))), titles[-1])
 
 
-def _detail_whole(end: GameEnd) -> GameEnd:
-    """``end`` with its last round's line whole: shortened ("last round: " goes) or left
-    out rather than cut, which cut off the loss ("last round: Maximilian los..")."""
-    for detail in (end.detail, end.detail.removeprefix("last round: ")):
+def _detail_whole(end: GameEnd, *richer: str) -> GameEnd:
+    """``end`` with its last round's line whole: the first of ``richer`` lines that fits,
+    else its own, shortened ("last round: " goes) or left out rather than cut, which cut
+    off the loss ("last round: Maximilian los..")."""
+    for detail in (*richer, end.detail, end.detail.removeprefix("last round: ")):
         shorter = replace(end, detail=detail)
         if detail not in overflow(shorter):
             return shorter
