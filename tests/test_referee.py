@@ -1670,3 +1670,17 @@ def test_a_cpu_throw_that_ends_the_game_is_shown_on_the_game_s_end(rules: str) -
         name = f"{high}00"
     assert f"CPU1 {name}" in render_text(out.screen)
     assert overflow(out.screen) == ()
+
+
+def test_MX_9_the_count_chooser_opens_at_the_count_chosen_so_far() -> None:
+    """A later count replaces an earlier one (MX-9): HOLD again shows the count that holds
+    now, so ROLL keeps it, instead of showing ``mex`` while ``pips`` was chosen."""
+    t = mex_tie_break(pips=True)
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Choose) and out.screen.item.startswith("pips")
+    out = t.press(ROLL)
+    assert t.game.view()["tiebreak"]["count"] == "pips"
+    out = t.press(HOLD)
+    out = t.press(HOLD)  # back to mex
+    assert isinstance(out.screen, Choose) and out.screen.item.startswith("mex")
+    assert t.press(ROLL).log == (Count("mex"),)

@@ -756,11 +756,14 @@ class Referee:
                 if _seat_is_cpu(game, last):  # MX-9: its choice, taken at once (table.cpu)
                     count = (_tiebreak(game.view()) or {}).get("count", "mex")
                     return self._note("HOLD", f"{last} chooses the count: {count}")
+                # opened at the count that holds now: ROLL keeps it (MX-9)
+                now = 1 if _counts_pips(game.view()) else 0
                 chooser = Chooser(
                     Purpose.COUNT,
                     "tie-break count",
                     ("mex (as usual)", "pips (sum)"),
                     ("mex", "pips"),
+                    now,
                 )
                 return replace(self, chooser=chooser)._show(chooser.screen())
             return self._note("HOLD", "only for the tie-break count")
