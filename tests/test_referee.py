@@ -1680,3 +1680,110 @@ def test_mythical_stop_on_a_round_s_first_die_says_the_bids_stay() -> None:
     enter_roll(t, "red", 7)
     out = t.press(STOP)  # Ann's roll is logged
     assert isinstance(out.screen, Choose) and out.screen.hint == "rolled dice stay"
+
+
+def test_MX_7_b_a_long_stop_does_not_end_the_round_for_a_cpu_that_threw_last() -> None:
+    """MX-7 (b): before the next player's first throw, the player who threw last may end
+    the round. When that is a CPU, it is the CPU's decision (taken at once, ``hard``
+    never ends a round): a long STOP does not end the round in its name."""
+    players = (Player("P1"), Player("P2"), Player("CPU1", "hard"))
+    header = GameHeader("mex", players, {"lives": 3, "max_throws": 1}, 5)
+    # round 1: P2 loses; round 2 in the order P2, CPU1, P1
+    events = (Throw((6, 3)), Throw((4, 2)), Throw((6, 5)), Throw((5, 3)), Throw((6, 4)))
+    t = Table.boot(Settings(), resume=LoadedGame(header, events))
+    turn = t.game.turn
+    assert turn is not None and (turn.player, turn.throw) == ("P1", 0)
+    assert t.game.view()["kept"][-1]["name"] == "CPU1"
+    assert EndRound().kind in t.game.allowed  # the rules would let CPU1 end it now
+    out = t.press(STOP_LONG)
+    assert out.log == () and t.game.view()["round"] == 2
+    assert "CPU1" in render_text(out.screen)
+    # on CPU2's turn before it throws, after CPU1's throw, the same
+    s = Settings("mex", 3, cpus=("hard", "hard"), options=opts(lives=3))
+    t = start(s)
+    t.throw(4, 1)
+    t.throw(3, 2)
+    t.throw(3, 1)  # P1's three throws: three each
+    for _ in range(4):
+        t.press(ROLL)
+        turn = t.game.turn
+        if turn is not None and (turn.player, turn.throw) == ("CPU2", 0):
+            break
+    assert turn is not None and (turn.player, turn.throw) == ("CPU2", 0)
+    assert EndRound().kind in t.game.allowed
+    out = t.press(STOP_LONG)
+    assert out.log == () and not t.game.view()["last_round"]
+    assert "CPU1" in render_text(out.screen)
+
+
+def test_MX_9_hold_does_not_choose_the_count_for_a_cpu_that_is_the_tie_break_s_last() -> None:
+    """MX-9: the tie-break's last player chooses its counting; when that is a CPU, its
+    choice (taken at once: ``hard`` leaves it at ``mex``) is not a person's HOLD."""
+    players = (Player("P1"), Player("CPU1", "hard"))
+    header = GameHeader("mex", players, {"lives": 3, "max_throws": 1}, 5)
+    t = Table.boot(Settings(), resume=LoadedGame(header, (Throw((4, 2)), Throw((4, 2)))))
+    view = t.game.view()
+    assert view["phase"] == "tiebreak" and view["tiebreak"]["players"] == ["P1", "CPU1"]
+    turn = t.game.turn
+    assert turn is not None and turn.player == "P1"
+    out = t.press(HOLD)
+    assert not isinstance(out.screen, Choose) and out.log == ()
+    assert "CPU1" in render_text(out.screen)
+    t.press(HOLD)
+    out = t.press(ROLL)  # P1 throws: no count was chosen in CPU1's name
+    assert out.want_dice
+    t.read(dice(6, 5))
+    assert not any(isinstance(e, Count) for e in t.events)
+
+
+def test_MX_9_a_cpu_s_count_at_a_tie_break_s_start_keeps_who_throws_first() -> None:
+    """The throw that starts a tie-break says who throws first in it; a CPU that chooses
+    the counting at once (MX-9, ``easy`` asks for pips) says so beside it, by name."""
+    players = (Player("P1"), Player("P2"), Player("CPU1", "easy"))
+    header = GameHeader("mex", players, {"lives": 3, "max_throws": 1}, 2)
+    t = Table.boot(
+        Settings(), resume=LoadedGame(header, (Throw((4, 2)), Throw((6, 5)))), by_hand=True
+    )
+    t.press(ROLL)  # CPU1 throws: a person rolls for it
+    t.press(ROLL)
+    out = t.read(dice(4, 2))  # ties P1's 42: a tie-break of P1 and CPU1, CPU1 last
+    assert out.log == (Throw((4, 2)), Count("pips"))  # CPU1 asks for pips at once
+    screen = out.screen
+    assert isinstance(screen, Result) and screen.header == "tie-break!"
+    assert screen.hint == "tie-break: P1 first"
+    assert "CPU1" in screen.note and "pips" in screen.note
+
+
+@pytest.mark.parametrize("rules", ["mexico", "mex"])
+def test_a_cpu_throw_that_ends_the_game_is_shown_on_the_game_s_end(rules: str) -> None:
+    """A CPU's software dice are seen nowhere but on the screen: when its throw ends the
+    game, the game's end says what it threw, as a round's end does (MC-6)."""
+    players = (Player("P1"), Player("CPU1", "normal"))
+    header = GameHeader(rules, players, {"lives": 2, "max_throws": 1}, 3)
+    # round 1: P1 31 loses 1 life (no 21 thrown); round 2: P1 31 again, CPU1 last
+    t = Table.boot(Settings(), resume=LoadedGame(header, (Throw((3, 1)), Throw((6, 5)))))
+    t.throw(3, 1)
+    out = t.press(ROLL)  # CPU1's one throw (32: the seed's dice) ends the round and game
+    assert out.game_over and isinstance(out.screen, GameEnd)
+    thrown = out.log[0]
+    assert isinstance(thrown, Throw)
+    high, low = max(thrown.dice), min(thrown.dice)
+    name = "MEX" if (high, low) == (2, 1) else f"{high}{low}"
+    if rules == "mex" and high == low:
+        name = f"{high}00"
+    assert f"CPU1 {name}" in render_text(out.screen)
+    assert overflow(out.screen) == ()
+
+
+def test_MX_9_the_count_chooser_opens_at_the_count_chosen_so_far() -> None:
+    """A later count replaces an earlier one (MX-9): HOLD again shows the count that holds
+    now, so ROLL keeps it, instead of showing ``mex`` while ``pips`` was chosen."""
+    t = mex_tie_break(pips=True)
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Choose) and out.screen.item.startswith("pips")
+    out = t.press(ROLL)
+    assert t.game.view()["tiebreak"]["count"] == "pips"
+    out = t.press(HOLD)
+    out = t.press(HOLD)  # back to mex
+    assert isinstance(out.screen, Choose) and out.screen.item.startswith("mex")
+    assert t.press(ROLL).log == (Count("mex"),)

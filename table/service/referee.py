@@ -767,6 +767,9 @@ class Referee:
             if game.header.rules != "mex":
                 return self._note("long STOP", f"no ending a round in {game.header.rules}")
             return self._note("long STOP", "the round cannot be ended now")
+        ender = _round_ender(game)
+        if _seat_is_cpu(game, ender):  # MX-7: its decision, taken at once (table.cpu)
+            return self._note("long STOP", f"{ender} threw last and lets the round go on")
         return self._apply_button(EndRound())
 
     def _hold(self) -> tuple[Referee, Output]:
@@ -775,11 +778,18 @@ class Referee:
         rules = game.header.rules
         if rules == "mex":
             if EventKind.COUNT in game.allowed:
+                last = _tiebreak_last(game)
+                if _seat_is_cpu(game, last):  # MX-9: its choice, taken at once (table.cpu)
+                    count = (_tiebreak(game.view()) or {}).get("count", "mex")
+                    return self._note("HOLD", f"{last} chooses the count: {count}")
+                # opened at the count that holds now: ROLL keeps it (MX-9)
+                now = 1 if _counts_pips(game.view()) else 0
                 chooser = Chooser(
                     Purpose.COUNT,
                     "tie-break count",
                     ("mex (as usual)", "pips (sum)"),
                     ("mex", "pips"),
+                    now,
                 )
                 return replace(self, chooser=chooser)._show(chooser.screen())
             return self._note("HOLD", "only for the tie-break count")
@@ -911,7 +921,10 @@ class Referee:
         game = ref.game
         assert game is not None
         if game.is_over:
-            return ref._game_over(game, log)
+            # the throw that ended it, as a round's end says it: a CPU's software dice are
+            # seen nowhere else
+            shown = _shown(game.header.rules, thrown, pips=_counts_pips(before.view()))
+            return ref._game_over(game, log, f"{_player(before)} {shown}" if thrown else "")
         if game.view().get("round") != before.view().get("round"):
             ref = replace(ref, table=(), held=None)
             return ref._show(ref._round_screen(before, thrown, note, news), log=log)
@@ -943,7 +956,10 @@ class Referee:
             return replace(self, chooser=chooser)
         return self
 
-    def _game_over(self, game: Game, log: tuple[Event, ...]) -> tuple[Referee, Output]:
+    def _game_over(
+        self, game: Game, log: tuple[Event, ...], last_throw: str = ""
+    ) -> tuple[Referee, Output]:
+        """The game's end; ``last_throw`` ("CPU1 63") is the throw that ended it, if one did."""
         outcome = game.outcome
         view = game.view()
         if outcome is not None and outcome.winner:
@@ -956,10 +972,13 @@ class Referee:
         if game.header.rules == "mex":  # MX-10: round points decide among the rest
             points = {p.get("name"): p.get("points") for p in view.get("players", [])}
             rows = tuple((n, _pts(points.get(n, ""))) for n, _lives in rows)
-        end = GameEnd(headline, rows, detail=_last_round_text(view, game.header.rules))
+        detail = _last_round_text(view, game.header.rules)
+        end = GameEnd(headline, rows, detail=detail)
         screen: Screen = end
         if _is_mythical(game):  # MY-9: totals of up to six players, the detail if there is room
             screen = _fitting(end, replace(end, detail=""))
+        elif last_throw and detail:
+            screen = _detail_whole(end, f"{last_throw}, {detail.removeprefix('last round: ')}")
         else:
             screen = _detail_whole(end)
         ref = replace(self, mode=Mode.OVER, game=game, waiting=False, chooser=None, screen=screen)
@@ -1035,22 +1054,25 @@ class Referee:
                 hint = "roll again, then ROLL"
             return Result(thrower, shown, _throw_text(before), hint, news)
         view, was = game.view(), before.view()
+        # who is next stays the hint; what CPUs decided meanwhile goes with the news
+        besides = "  ".join(n for n in (note, news) if n)
         if view.get("phase") == "tiebreak" and was.get("phase") != "tiebreak":
-            hint = note or f"tie-break: {now} first"
-            return Result(thrower, shown, "tie-break!", hint, news)
+            return Result(thrower, shown, "tie-break!", f"tie-break: {now} first", besides)
         if view.get("phase") == "tiebreak" and not _tiebreak_thrown(view):
             # MX-8, MN-10: still tied for lowest, those players throw again
-            hint = note or f"tie-break again: {now} first"
-            return Result(thrower, shown, "tied again!", hint, news)
+            hint = f"tie-break again: {now} first"
+            return Result(thrower, shown, "tied again!", hint, besides)
         hint = f"next: {now}"
         turn, was_turn = game.turn, before.turn
         if turn is not None and was_turn is not None and turn.max_throws < was_turn.max_throws:
             # MN-4: the first player's early Mex leaves everyone after fewer throws
             k = turn.max_throws
-            limited = Result(thrower, shown, "turn over", f"{hint}, {k} throw{'s' * (k > 1)}", news)
+            limited = Result(
+                thrower, shown, "turn over", f"{hint}, {k} throw{'s' * (k > 1)}", besides
+            )
             if not overflow(limited):
                 hint = limited.hint
-        return Result(thrower, shown, "turn over", note or hint, news)
+        return Result(thrower, shown, "turn over", hint, besides)
 
     def _round_screen(
         self, before: Game, thrown: tuple[int, ...], note: str = "", news: str = ""
@@ -1230,8 +1252,9 @@ class Referee:
             note = _end_note(after)
         elif isinstance(event, Give):
             note = _give_note(before, after, event)
-        else:
-            note = _describe(event, _player(before))
+        else:  # a count is the tie-break's last player's, whoever is on turn (MX-9)
+            who = _tiebreak_last(before) if isinstance(event, Count) else _player(before)
+            note = _describe(event, who)
         return ref._after_event(before, (event,), thrown=thrown, note=note)
 
     def _run_cpus(self, log: tuple[Event, ...]) -> tuple[Referee, tuple[Event, ...], str]:
@@ -1244,6 +1267,8 @@ class Referee:
             event = _cpu_event(game)
             if event is None:
                 break
+            # off its turn a CPU ends the round (MX-7) or chooses the count (MX-9)
+            who = _tiebreak_last(game) if isinstance(event, Count) else "CPU"
             after, refused = game.apply(event)
             log += (event,)
             ref = replace(ref, game=after)
@@ -1252,7 +1277,7 @@ class Referee:
             elif isinstance(event, EndRound):
                 notes.append(_end_note(after))
             else:
-                notes.append(_describe(event, "CPU"))
+                notes.append(_describe(event, who))
         return ref, log, "; ".join(n for n in notes if n)
 
 
@@ -1290,7 +1315,7 @@ def _describe(event: Event, who: str) -> str:
     if isinstance(event, Give):
         return f"{who} gives to {event.to}"
     if isinstance(event, Count):
-        return f"count: {event.mode}"
+        return f"{who} counts {event.mode}"
     if isinstance(event, Throw):
         return f"{who} threw " + "".join(map(str, event.dice))
     return f"{who}: {event.kind.value}"
@@ -1372,8 +1397,28 @@ def _player(game: Game | None) -> str:
 
 
 def _is_cpu(game: Game) -> bool:
-    name = _player(game)
+    return _seat_is_cpu(game, _player(game))
+
+
+def _seat_is_cpu(game: Game, name: str) -> bool:
     return any(p.name == name and p.cpu is not None for p in game.header.players)
+
+
+def _round_ender(game: Game) -> str:
+    """MX-7: who an ``end_round`` now makes the round's ender: the player on turn once
+    they have thrown (a), else the player who threw last (b)."""
+    turn = game.turn
+    if turn is not None and turn.throw == 0:
+        kept = game.view().get("kept")
+        if isinstance(kept, list) and kept and isinstance(kept[-1], Mapping):
+            return str(kept[-1].get("name", ""))
+    return _player(game)
+
+
+def _tiebreak_last(game: Game) -> str:
+    """MX-9: the tie-break's last player, who chooses its counting ("" if none)."""
+    players = (_tiebreak(game.view()) or {}).get("players")
+    return str(players[-1]) if isinstance(players, list) and players else ""
 
 
 def _dice_wanted(game: Game) -> int:
@@ -1663,10 +1708,11 @@ def _title(*titles: str) -> str:
     return next((t for t in titles if not overflow(Choose(t, ""))), titles[-1])
 
 
-def _detail_whole(end: GameEnd) -> GameEnd:
-    """``end`` with its last round's line whole: shortened ("last round: " goes) or left
-    out rather than cut, which cut off the loss ("last round: Maximilian los..")."""
-    for detail in (end.detail, end.detail.removeprefix("last round: ")):
+def _detail_whole(end: GameEnd, *richer: str) -> GameEnd:
+    """``end`` with its last round's line whole: the first of ``richer`` lines that fits,
+    else its own, shortened ("last round: " goes) or left out rather than cut, which cut
+    off the loss ("last round: Maximilian los..")."""
+    for detail in (*richer, end.detail, end.detail.removeprefix("last round: ")):
         shorter = replace(end, detail=detail)
         if detail not in overflow(shorter):
             return shorter
