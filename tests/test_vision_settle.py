@@ -619,3 +619,28 @@ def test_readings_that_waver_on_still_dice_are_no_new_coming_to_rest(byler: Scen
     again = [settler.update(f, r) for f, r in zip(frames, throw_readings, strict=True)]
     settled = [e for e in again if e.settled]
     assert settled and settled[0].entered and not any(e.entered for e in settled[1:])
+
+
+def test_a_still_tray_read_as_no_dice_is_said_once_it_has_been_so_long_enough() -> None:
+    """A tray left empty, too dark or blurred is EMPTY from its first still frame; the
+    table is to say why no throw comes, but only once the tray has been still and read
+    the same for ``consistent_frames`` frames (dice in flight blur a frame or two), and
+    only once per still stretch."""
+    settler = Settler(SettleConfig(consistent_frames=3))
+    dark = np.full((120, 160, 3), 10, np.uint8)
+    too_dark = FrameReading(FrameStatus.REROLL, "too dark", ())
+    events = [settler.update(dark, too_dark) for _ in range(6)]
+    assert states(events) == [EMPTY] * 6
+    assert [e.empty_settled for e in events] == [False, False, True, False, False, False]
+    # the table waits for the next throw: said again when it is still so
+    settler.reset()
+    events = [settler.update(dark, too_dark) for _ in range(4)]
+    assert [e.empty_settled for e in events] == [False, False, True, False]
+    # with one frame enough, still not on a first frame (nothing shows yet it is still)
+    one = Settler(SettleConfig(consistent_frames=1))
+    assert [one.update(dark, too_dark).empty_settled for _ in range(3)] == [False, True, False]
+    # dice that settle are never "empty settled"
+    reading = _frame(_die(5, 50, 50, 20))
+    events = [settler.update(dark, reading) for _ in range(4)]
+    assert not any(e.empty_settled for e in events)
+    assert states(events)[-1] is SETTLED

@@ -21,7 +21,9 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
   the scene as its new base. It keeps the base it had before: a frame that matches
   that one again (the hand drawn back, the shadow gone) brings it back, instead of
   showing the place where the change was as a hand until that too is adopted.
-* ``EMPTY``: the picture is still and the reader finds no dice.
+* ``EMPTY``: the picture is still and the reader finds no dice. Once it has been so,
+  read the same, for ``consistent_frames`` frames, the event says ``empty_settled``
+  (once per still stretch), so a table can say why no throw comes ("too dark").
 
 Motion is measured cheaply: the frame is shrunk to ``SettleConfig.work_side``
 pixels on its long side and slightly blurred, and compared with the previous one,
@@ -111,6 +113,11 @@ class SettleEvent:
     """Largest region that is neither tray nor die (0-1 of the frame)."""
     streak: int
     """How many still frames in a row the readings have agreed."""
+    empty_settled: bool = False
+    """True once per still stretch of EMPTY frames, when the tray has been still and read
+    the same (no dice, too dark, blurred) for ``consistent_frames`` frames after a first
+    one: the moment to say why no throw comes. Dice in flight may blur a frame or two
+    to "no dice"; they do not keep a still tray empty that long."""
 
     @property
     def settled(self) -> bool:
@@ -175,6 +182,7 @@ class Settler:
         self._hand_still = 0
         self._state: SettleState | None = None
         self._moved = True  # motion or a hand since the last SETTLED (or none yet)
+        self._empty_said = False  # this still stretch of EMPTY frames was said (empty_settled)
         # Of the base from before an adoption, only the empty-tray reference outlives this.
         former_reference = self._former[0] if self._former is not None else None
         self._former = None if former_reference is None else (former_reference, None, None)
@@ -361,6 +369,12 @@ class Settler:
             # the base it would be a hand-sized change on every frame after it.
             self._still, self._still_reading = small, reading
 
+        empty_settled = False
+        if state is not SettleState.EMPTY or self._streak <= 1:
+            self._empty_said = False
+        elif prev is not None and self._streak >= cfg.consistent_frames:
+            empty_settled, self._empty_said = not self._empty_said, True
+
         entered = state is not self._state
         if state is SettleState.SETTLED:
             entered = entered and self._moved  # not after readings wavered on still dice
@@ -373,6 +387,7 @@ class Settler:
             motion=changed_px / pixels,
             foreign=foreign / pixels,
             streak=self._streak,
+            empty_settled=empty_settled,
         )
 
 
