@@ -432,6 +432,39 @@ def test_a_fault_in_one_event_is_shown_and_the_table_goes_on(tmp_path: Path) -> 
     assert "model file damaged" in loop.errors.getvalue()  # type: ignore[union-attr]
 
 
+class DarkCamera(FailingCamera):
+    """A tray with the lamp off: the same black frame, still, five times."""
+
+    def want(self, flag: bool) -> None:
+        if flag and self.put is not None:
+            import numpy as np
+
+            for i in range(5):
+                self.put(Frame(np.zeros((480, 640, 3), np.uint8), float(i)))
+            self.put(Quit("done"))
+
+
+def test_a_still_tray_that_cannot_be_read_is_said_not_waited_on(
+    tmp_path: Path, vision: Any
+) -> None:
+    """A dark (or empty) tray is read as no dice: the table used to show "reading..."
+    for ever. Once it has been still so for as long as dice take to settle, it says why
+    and goes on waiting; nothing is logged."""
+    loop, display, _ = make_loop(tmp_path, "mexico", [], vision)
+    loop.camera = DarkCamera()
+    loop.buttons = None
+    loop.boot()
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):  # start, then ROLL: a throw
+        loop.put(ButtonPress(Button.ROLL))
+    assert loop.run() == "done"
+    assert isinstance(loop.referee.screen, screens.Refusal)  # type: ignore[union-attr]
+    assert "too dark" in display.texts[-1] and "roll again" in display.texts[-1]
+    assert sum("too dark" in t for t in display.texts) == 1  # once per still stretch
+    assert loop.want_dice
+    loaded = load(loop.data.logs()[-1])
+    assert loaded.events == ()
+
+
 def test_every_shipped_frame_is_read_right(vision: Any) -> None:
     """The demo's frames (real photos) are read by the real reader as the throw they show."""
     from table.hw.camera import frame_name

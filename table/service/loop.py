@@ -16,7 +16,8 @@ this order:
 So whatever the display shows is already in the log: a power cut at any moment
 resumes at or after what people saw. Frames are read (``vision.reader``) and
 settled (``vision.settle``) only while the referee waits for dice; the first
-settled reading of a still tray goes to ``Referee.on_reading``.
+settled reading of a still tray goes to ``Referee.on_reading``, and so does the
+reading of a tray that stays still with no dice read (empty, too dark), once.
 """
 
 from __future__ import annotations
@@ -408,11 +409,14 @@ class TableLoop:
         reading = self.reader.read(frame.image)
         self.frames_read += 1
         if self.settler is None:
-            settled, entered = True, True
+            settled, entered, empty = True, True, False
         else:
             verdict = self.settler.update(frame.image, reading)
             settled, entered = bool(verdict.settled), bool(verdict.entered)
-        if settled and entered:
+            # A tray still and read as no dice (empty, too dark, blurred) for as long as
+            # dice take to settle: the referee says why, once, and goes on waiting.
+            empty = bool(getattr(verdict, "empty_settled", False))
+        if (settled and entered) or empty:
             self._take(*ref.on_reading(reading))
 
     def _done_one(self) -> None:
