@@ -262,3 +262,59 @@ def test_script_buttons_play_in_order_and_quit_at_the_end() -> None:
     assert got[:2] == [ButtonPress(Button.ROLL), ButtonPress(Button.STOP)]
     assert isinstance(got[2], Quit)
     assert thrown == [(2, 1)]
+
+
+def _key_thread_errors(monkeypatch: pytest.MonkeyPatch) -> list[BaseException]:
+    """What the keyboard's thread raised (a traceback in the journal, the keys dead)."""
+    import threading
+
+    raised: list[BaseException] = []
+    monkeypatch.setattr(
+        threading, "excepthook", lambda args: raised.append(args.exc_value or Exception())
+    )
+    return raised
+
+
+def test_a_closed_standard_input_ends_the_keys_like_the_end_of_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No keyboard at all (stdin closed at the start, so Python has no sys.stdin; a
+    stream closed meanwhile; a read error when the terminal hangs up): like the end of
+    input, the keys stop and the table goes on. It ended the table with "internal error:
+    AttributeError", or the keyboard's thread with a traceback."""
+    import io
+    import os
+
+    import table.hw.keys as keys_mod
+    from table.hw.keys import KeyButtons
+
+    raised = _key_thread_errors(monkeypatch)
+    q: queue.Queue[TableEvent] = queue.Queue()
+
+    monkeypatch.setattr(keys_mod.sys, "stdin", None)
+    missing = KeyButtons()
+    missing.start(q.put)
+
+    closed = io.StringIO("r")
+    closed.close()
+    gone = KeyButtons(closed)
+    gone.start(q.put)
+
+    r, w = os.pipe()
+    os.write(w, b"h")
+
+    def hung_up(fd: int, n: int) -> bytes:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(keys_mod.os, "read", hung_up)
+    with os.fdopen(r) as pipe_in:
+        broken = KeyButtons(pipe_in)
+        broken.start(q.put)
+        for keys in (missing, gone, broken):
+            if keys._thread is not None:
+                keys._thread.join(10)
+                assert not keys._thread.is_alive()
+            keys.close()
+    os.close(w)
+    assert raised == []
+    assert events(q) == []

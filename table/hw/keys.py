@@ -3,6 +3,8 @@
 ``r`` ``h`` ``s``: ROLL, HOLD, STOP; capitals ``R`` ``H`` ``S``: a long press;
 ``1`` ``2`` ``3``: a very long press of ROLL, HOLD, STOP; ``q``: quit.
 In a terminal each key acts at once; from a pipe, keys are read line by line.
+At the end of input, or with no input to read (standard input closed, a terminal
+that hung up), the keys stop and the table goes on.
 """
 
 from __future__ import annotations
@@ -41,12 +43,15 @@ class KeyButtons:
     """Reads keys from ``stream`` (standard input by default) in its own thread."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream if stream is not None else sys.stdin
+        # None when there is no standard input at all (it was closed at the start)
+        self.stream: TextIO | None = stream if stream is not None else sys.stdin
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._saved: list[Any] | None = None
 
     def _raw(self) -> None:
+        if self.stream is None:
+            return
         try:
             import termios
             import tty
@@ -59,7 +64,7 @@ class KeyButtons:
             self._saved = None
 
     def _restore(self) -> None:
-        if self._saved is None:
+        if self._saved is None or self.stream is None:
             return
         import termios
 
@@ -68,18 +73,24 @@ class KeyButtons:
         self._saved = None
 
     def _read(self, put: Put) -> None:
+        stream = self.stream
+        if stream is None:
+            return  # no input at all: as at its end
         try:
-            fd = self.stream.fileno()
+            fd = stream.fileno()
         except (OSError, ValueError):
             fd = -1
         while not self._stop.is_set():
-            if fd >= 0:
-                ready, _, _ = select.select([fd], [], [], 0.2)
-                if not ready:
-                    continue
-                data = os.read(fd, 64).decode("utf-8", "replace")
-            else:
-                data = self.stream.read(1)
+            try:
+                if fd >= 0:
+                    ready, _, _ = select.select([fd], [], [], 0.2)
+                    if not ready:
+                        continue
+                    data = os.read(fd, 64).decode("utf-8", "replace")
+                else:
+                    data = stream.read(1)
+            except (OSError, ValueError):
+                return  # closed, or a terminal that hung up: as at the end of input
             if not data:
                 return  # end of input: the keyboard is gone, the table goes on
             for ch in data:
