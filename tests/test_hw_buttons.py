@@ -318,3 +318,47 @@ def test_a_closed_standard_input_ends_the_keys_like_the_end_of_input(
     os.close(w)
     assert raised == []
     assert events(q) == []
+
+
+def test_keys_that_are_none_of_ours_press_nothing() -> None:
+    """An arrow, a function key, Insert or Home sends an escape sequence whose letters
+    and digits were read as keys: F2 (ESC O Q) quit the table, Insert (ESC [ 2 ~) was a
+    very long HOLD, Shift+Up (ESC [ 1 ; 2 A) a very long ROLL, F4 (ESC O S) a long STOP
+    that ends the round (MX-7). The whole sequence is skipped; Escape alone, and the
+    keys after it, are as before."""
+    import os
+
+    from table.hw.keys import KeyButtons
+
+    sequences = (
+        b"\x1bOQ",  # F2
+        b"\x1bOS",  # F4
+        b"\x1b[2~",  # Insert
+        b"\x1b[3~",  # Delete
+        b"\x1b[1;2A",  # Shift+Up
+        b"\x1b[H",  # Home
+        b"\x1b[15~",  # F5
+        b"\x1b[[B",  # F2 on the Linux console
+        b"\x1bh",  # Alt+h
+    )
+    r, w = os.pipe()
+    os.write(w, b"".join(sequences) + b"r")
+    os.close(w)
+    q: queue.Queue[TableEvent] = queue.Queue()
+    with os.fdopen(r) as pipe_in:
+        keys = KeyButtons(pipe_in)
+        keys.start(q.put)
+        assert keys._thread is not None
+        keys._thread.join(10)
+        keys.close()
+    assert events(q) == [ButtonPress(Button.ROLL)]
+
+    from table.hw.keys import KeyDecoder
+
+    decoder = KeyDecoder()
+    assert decoder.feed("\x1b") == []
+    decoder.end_of_read()  # nothing came after it: the Escape key itself
+    assert decoder.feed("s") == [ButtonPress(Button.STOP)]
+    assert decoder.feed("\x1b[") == []  # a sequence cut between two reads
+    decoder.end_of_read()
+    assert decoder.feed("2~H") == [ButtonPress(Button.HOLD, Press.LONG)]
