@@ -173,6 +173,59 @@ def test_closed_buttons_put_nothing(rig, factory, clock) -> None:
     assert buttons.devices == {}
 
 
+def test_a_button_held_down_for_minutes_floods_nothing_and_blocks_no_other(
+    rig, factory, clock
+) -> None:
+    """A glass resting on ROLL: nothing comes while it lies there, HOLD and STOP work as
+    ever, and lifting it is one very long press."""
+    _, q = rig
+    factory.pin(17).drive_low()
+    for _ in range(3):
+        clock.advance(120.0)
+        press(factory, clock, 27, 0.1)
+        press(factory, clock, 22, 1.2)
+    assert events(q) == [ButtonPress(Button.HOLD), ButtonPress(Button.STOP, Press.LONG)] * 3
+    clock.advance(600.0)
+    factory.pin(17).drive_high()
+    assert events(q) == [ButtonPress(Button.ROLL, Press.VERY_LONG)]
+
+
+def test_two_buttons_pressed_together_are_two_presses_in_the_order_let_go(
+    rig, factory, clock
+) -> None:
+    _, q = rig
+    factory.pin(17).drive_low()
+    factory.pin(22).drive_low()
+    clock.advance(1.5)
+    factory.pin(22).drive_high()
+    clock.advance(0.1)
+    factory.pin(17).drive_high()
+    assert events(q) == [
+        ButtonPress(Button.STOP, Press.LONG),
+        ButtonPress(Button.ROLL, Press.LONG),
+    ]
+
+
+def test_two_buttons_bouncing_at_once_are_one_press_each(rig, factory, clock) -> None:
+    _, q = rig
+    roll, hold = factory.pin(17), factory.pin(27)
+    for n in range(6):  # both contacts chatter on the way down, a few ms apart
+        (roll.drive_low if n % 2 == 0 else roll.drive_high)()
+        (hold.drive_low if n % 2 == 0 else hold.drive_high)()
+        clock.advance(0.002)
+    roll.drive_low()
+    hold.drive_low()
+    clock.advance(0.3)
+    for n in range(6):  # and on the way up
+        (roll.drive_high if n % 2 == 0 else roll.drive_low)()
+        (hold.drive_high if n % 2 == 0 else hold.drive_low)()
+        clock.advance(0.002)
+    roll.drive_high()
+    hold.drive_high()
+    clock.advance(0.5)
+    assert events(q) == [ButtonPress(Button.ROLL), ButtonPress(Button.HOLD)]
+
+
 def test_tracker_lost_release_restarts_the_press() -> None:
     tr = PressTracker(PressTiming(bounce_s=0.03, long_s=1.0, very_long_s=3.0))
     tr.down(0.0)
