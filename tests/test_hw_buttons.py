@@ -173,6 +173,59 @@ def test_closed_buttons_put_nothing(rig, factory, clock) -> None:
     assert buttons.devices == {}
 
 
+def test_a_button_held_down_for_minutes_floods_nothing_and_blocks_no_other(
+    rig, factory, clock
+) -> None:
+    """A glass resting on ROLL: nothing comes while it lies there, HOLD and STOP work as
+    ever, and lifting it is one very long press."""
+    _, q = rig
+    factory.pin(17).drive_low()
+    for _ in range(3):
+        clock.advance(120.0)
+        press(factory, clock, 27, 0.1)
+        press(factory, clock, 22, 1.2)
+    assert events(q) == [ButtonPress(Button.HOLD), ButtonPress(Button.STOP, Press.LONG)] * 3
+    clock.advance(600.0)
+    factory.pin(17).drive_high()
+    assert events(q) == [ButtonPress(Button.ROLL, Press.VERY_LONG)]
+
+
+def test_two_buttons_pressed_together_are_two_presses_in_the_order_let_go(
+    rig, factory, clock
+) -> None:
+    _, q = rig
+    factory.pin(17).drive_low()
+    factory.pin(22).drive_low()
+    clock.advance(1.5)
+    factory.pin(22).drive_high()
+    clock.advance(0.1)
+    factory.pin(17).drive_high()
+    assert events(q) == [
+        ButtonPress(Button.STOP, Press.LONG),
+        ButtonPress(Button.ROLL, Press.LONG),
+    ]
+
+
+def test_two_buttons_bouncing_at_once_are_one_press_each(rig, factory, clock) -> None:
+    _, q = rig
+    roll, hold = factory.pin(17), factory.pin(27)
+    for n in range(6):  # both contacts chatter on the way down, a few ms apart
+        (roll.drive_low if n % 2 == 0 else roll.drive_high)()
+        (hold.drive_low if n % 2 == 0 else hold.drive_high)()
+        clock.advance(0.002)
+    roll.drive_low()
+    hold.drive_low()
+    clock.advance(0.3)
+    for n in range(6):  # and on the way up
+        (roll.drive_high if n % 2 == 0 else roll.drive_low)()
+        (hold.drive_high if n % 2 == 0 else hold.drive_low)()
+        clock.advance(0.002)
+    roll.drive_high()
+    hold.drive_high()
+    clock.advance(0.5)
+    assert events(q) == [ButtonPress(Button.ROLL), ButtonPress(Button.HOLD)]
+
+
 def test_tracker_lost_release_restarts_the_press() -> None:
     tr = PressTracker(PressTiming(bounce_s=0.03, long_s=1.0, very_long_s=3.0))
     tr.down(0.0)
@@ -262,3 +315,103 @@ def test_script_buttons_play_in_order_and_quit_at_the_end() -> None:
     assert got[:2] == [ButtonPress(Button.ROLL), ButtonPress(Button.STOP)]
     assert isinstance(got[2], Quit)
     assert thrown == [(2, 1)]
+
+
+def _key_thread_errors(monkeypatch: pytest.MonkeyPatch) -> list[BaseException]:
+    """What the keyboard's thread raised (a traceback in the journal, the keys dead)."""
+    import threading
+
+    raised: list[BaseException] = []
+    monkeypatch.setattr(
+        threading, "excepthook", lambda args: raised.append(args.exc_value or Exception())
+    )
+    return raised
+
+
+def test_a_closed_standard_input_ends_the_keys_like_the_end_of_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No keyboard at all (stdin closed at the start, so Python has no sys.stdin; a
+    stream closed meanwhile; a read error when the terminal hangs up): like the end of
+    input, the keys stop and the table goes on. It ended the table with "internal error:
+    AttributeError", or the keyboard's thread with a traceback."""
+    import io
+    import os
+
+    import table.hw.keys as keys_mod
+    from table.hw.keys import KeyButtons
+
+    raised = _key_thread_errors(monkeypatch)
+    q: queue.Queue[TableEvent] = queue.Queue()
+
+    monkeypatch.setattr(keys_mod.sys, "stdin", None)
+    missing = KeyButtons()
+    missing.start(q.put)
+
+    closed = io.StringIO("r")
+    closed.close()
+    gone = KeyButtons(closed)
+    gone.start(q.put)
+
+    r, w = os.pipe()
+    os.write(w, b"h")
+
+    def hung_up(fd: int, n: int) -> bytes:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(keys_mod.os, "read", hung_up)
+    with os.fdopen(r) as pipe_in:
+        broken = KeyButtons(pipe_in)
+        broken.start(q.put)
+        for keys in (missing, gone, broken):
+            if keys._thread is not None:
+                keys._thread.join(10)
+                assert not keys._thread.is_alive()
+            keys.close()
+    os.close(w)
+    assert raised == []
+    assert events(q) == []
+
+
+def test_keys_that_are_none_of_ours_press_nothing() -> None:
+    """An arrow, a function key, Insert or Home sends an escape sequence whose letters
+    and digits were read as keys: F2 (ESC O Q) quit the table, Insert (ESC [ 2 ~) was a
+    very long HOLD, Shift+Up (ESC [ 1 ; 2 A) a very long ROLL, F4 (ESC O S) a long STOP
+    that ends the round (MX-7). The whole sequence is skipped; Escape alone, and the
+    keys after it, are as before."""
+    import os
+
+    from table.hw.keys import KeyButtons
+
+    sequences = (
+        b"\x1bOQ",  # F2
+        b"\x1bOS",  # F4
+        b"\x1b[2~",  # Insert
+        b"\x1b[3~",  # Delete
+        b"\x1b[1;2A",  # Shift+Up
+        b"\x1b[H",  # Home
+        b"\x1b[15~",  # F5
+        b"\x1b[[B",  # F2 on the Linux console
+        b"\x1bh",  # Alt+h
+    )
+    r, w = os.pipe()
+    os.write(w, b"".join(sequences) + b"r")
+    os.close(w)
+    q: queue.Queue[TableEvent] = queue.Queue()
+    with os.fdopen(r) as pipe_in:
+        keys = KeyButtons(pipe_in)
+        keys.start(q.put)
+        assert keys._thread is not None
+        keys._thread.join(10)
+        keys.close()
+    assert events(q) == [ButtonPress(Button.ROLL)]
+
+    from table.hw.keys import KeyDecoder
+
+    decoder = KeyDecoder()
+    assert decoder.feed("\x1b") == []
+    decoder.end_of_read()  # nothing came after it: the Escape key itself
+    assert decoder.feed("s") == [ButtonPress(Button.STOP)]
+    assert decoder.feed("\x1b[") == []  # a sequence cut between two reads
+    decoder.end_of_read()
+    assert decoder.feed("2~H") == [ButtonPress(Button.HOLD, Press.LONG)]

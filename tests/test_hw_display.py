@@ -508,3 +508,66 @@ def test_on_a_pi_gpio_buttons_that_cannot_be_used_stop_the_table_and_say_why(
     assert len(shown) == 1
     blank = screens.render(screens.Message("", "", ""))
     assert not same(shown[0].device.image, blank)
+
+
+class FlakyBus:
+    """An I2C bus for luma's ssd1306: takes every write until ``fail`` says a loose wire."""
+
+    def __init__(self) -> None:
+        self.fail = False
+        self.writes = 0
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        if self.fail:
+            import errno
+
+            raise OSError(errno.EREMOTEIO, "Remote I/O error")
+        self.writes += 1
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_oled_that_fails_mid_game_leaves_the_recording_whole(tmp_path: Path) -> None:
+    """An I2C error on the OLED mid-game (a loose wire) is said once in the journal and
+    the game goes on; the screens still reach the PNG recording beside it (--png-dir).
+    The recorder came after the OLED and got nothing while the OLED failed."""
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import ssd1306
+
+    from table.hw.display import LumaDisplay
+    from table.service.demo import DEMO_SETTINGS
+    from table.service.loop import TableLoop
+    from table.service.ports import Button, ButtonPress
+    from table.service.referee import Settings
+    from table.service.resume import DataDir
+
+    bus = FlakyBus()
+    oled = LumaDisplay(ssd1306(i2c(bus=bus, address=0x3C), width=128, height=64))
+    recorder = TerminalDisplay(out=None, png_dir=tmp_path / "png")
+    errors = io.StringIO()
+    loop = TableLoop(
+        data=DataDir(tmp_path / "data"),
+        settings=Settings.from_json(DEMO_SETTINGS["mexico"]),
+        buttons=None,
+        display=TeeDisplay(oled, recorder),
+        camera=None,
+        errors=errors,
+    )
+    loop.boot()
+    assert len(recorder.frames) == 1
+    bus.fail = True
+    assert loop.handle(ButtonPress(Button.HOLD)) is True  # the menu's next choice
+    assert loop.handle(ButtonPress(Button.HOLD)) is True
+    assert loop.faults == 0
+    assert loop.referee is not None and loop.shown is not None
+    assert loop.shown.screen == loop.referee.screen
+    assert errors.getvalue().count("display:") == 1
+    assert "I2C device not found" in errors.getvalue() and "Traceback" not in errors.getvalue()
+    assert len(recorder.frames) == 3
+    assert same(recorder.frames[-1][1], screens.render(loop.referee.screen))
+    bus.fail = False
+    assert loop.handle(ButtonPress(Button.HOLD)) is True
+    assert errors.getvalue().count("display: working again") == 1
+    assert len(recorder.frames) == 4
+    loop.close()

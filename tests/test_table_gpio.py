@@ -198,3 +198,121 @@ def test_a_table_that_stops_lets_go_of_its_pins_and_its_camera(
     again.close()
     assert camera._stop.is_set()
     assert "closing" not in errors.getvalue()
+
+
+def test_presses_faster_than_the_table_answers_are_all_applied_in_order(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    """While the consumer is busy (a slow display write), presses pile up on the queue:
+    each is applied, in the order pressed, as the referee alone would apply them."""
+    from table.service.ports import Button, ButtonPress, Press
+    from table.service.referee import Referee
+
+    busy = threading.Event()
+    go_on = threading.Event()
+
+    class SlowDisplay:
+        def __init__(self) -> None:
+            self.shows = 0
+
+        def show(self, image: Any) -> None:
+            self.shows += 1
+            if self.shows == 2:  # the first press's screen: the table is busy a while
+                busy.set()
+                assert go_on.wait(30)
+
+        def close(self) -> None:
+            pass
+
+    cfg = ButtonsConfig()
+    clock = FakeClock()
+    buttons = StartedButtons(cfg, pin_factory=factory, clock=clock)
+    settings = Settings.from_json(DEMO_SETTINGS["mexico"])
+    loop = TableLoop(
+        data=DataDir(tmp_path / "data"),
+        settings=settings,
+        buttons=buttons,
+        display=SlowDisplay(),
+        camera=None,
+        errors=io.StringIO(),
+    )
+    runner = threading.Thread(target=loop.run, daemon=True)
+    runner.start()
+    assert buttons.listening.wait(30)
+    pins = {Button.ROLL: cfg.roll, Button.HOLD: cfg.hold, Button.STOP: cfg.stop}
+    presses = [ButtonPress(Button.HOLD)]
+    presses += [ButtonPress(Button.STOP), ButtonPress(Button.HOLD), ButtonPress(Button.HOLD)]
+    presses += [ButtonPress(Button.ROLL)] * menu_presses(DEMO_SETTINGS["mexico"])
+    presses += [ButtonPress(Button.HOLD), ButtonPress(Button.ROLL), ButtonPress(Button.STOP)]
+    presses += [ButtonPress(Button.STOP, Press.VERY_LONG), ButtonPress(Button.HOLD)]
+    try:
+        for n, p in enumerate(presses):
+            factory.pin(pins[p.button]).drive_low()
+            clock.t += HELD_S["very_long" if p.press is Press.VERY_LONG else ""]
+            factory.pin(pins[p.button]).drive_high()
+            clock.t += 0.3
+            if n == 0:
+                assert busy.wait(30)
+        go_on.set()
+        assert loop.wait_idle(30)
+        ref, _ = Referee.boot(settings, seed=0)
+        for p in presses:
+            ref, _ = ref.on_press(p)
+        assert loop.referee == ref
+        assert loop.outputs == 1 + len(presses)  # the boot's, then one per press
+    finally:
+        go_on.set()
+        loop.put(Quit("test over"))
+        runner.join(30)
+    assert not runner.is_alive()
+
+
+def test_a_table_stopped_with_a_button_held_starts_again_without_that_press(
+    tmp_path: Path, factory: MockFactory
+) -> None:
+    """STOP held while the table stops (systemd's stop): the loop ends, nothing comes of
+    the release, and the next start ignores the release of a button held at its start."""
+    cfg = ButtonsConfig()
+    clock = FakeClock()
+    got: list[Any] = []
+
+    def start() -> tuple[TableLoop, threading.Thread, StartedButtons]:
+        buttons = StartedButtons(cfg, pin_factory=factory, clock=clock)
+        loop = TableLoop(
+            data=DataDir(tmp_path / "data"),
+            settings=Settings.from_json(DEMO_SETTINGS["mexico"]),
+            buttons=buttons,
+            display=dummy_display(),
+            camera=None,
+            errors=io.StringIO(),
+        )
+        real_put = loop.put
+        loop.put = lambda e: (got.append(e), real_put(e))[1]  # type: ignore[method-assign]
+        runner = threading.Thread(target=loop.run, daemon=True)
+        runner.start()
+        assert buttons.listening.wait(30)
+        return loop, runner, buttons
+
+    loop, runner, buttons = start()
+    factory.pin(cfg.stop).drive_low()
+    clock.t += 5.0
+    loop.put(Quit("stopping"))
+    runner.join(30)
+    assert not runner.is_alive() and buttons.devices == {}
+    factory.pin(cfg.stop).drive_high()  # let go after the stop
+    factory.pin(cfg.stop).drive_low()  # and held again through the next start
+    loop, runner, buttons = start()
+    try:
+        clock.t += 1.0
+        factory.pin(cfg.stop).drive_high()
+        clock.t += 0.3
+        factory.pin(cfg.hold).drive_low()
+        clock.t += 0.1
+        factory.pin(cfg.hold).drive_high()
+        assert loop.wait_idle(30)
+    finally:
+        loop.put(Quit("test over"))
+        runner.join(30)
+    from table.service.ports import Button, ButtonPress
+
+    assert [e for e in got if isinstance(e, ButtonPress)] == [ButtonPress(Button.HOLD)]

@@ -19,6 +19,7 @@ import importlib.util
 import random
 import sys
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -40,32 +41,43 @@ from table.service.config import Config, ConfigError, DisplayConfig, DisplayDriv
 from table.service.ports import Buttons, Camera, Display
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from table.service.referee import DiceWanted
 
 FRAMES_DIR = Path(__file__).resolve().parents[1] / "data" / "frames"
 
 
 class TeeDisplay:
-    """Show on several displays at once (the OLED and a PNG recorder)."""
+    """Show on several displays at once (the OLED and a PNG recorder). One that fails
+    (an I2C error on the OLED) does not keep the screen from the others: each is given
+    it, and the first error is raised after, for the loop to say."""
 
     def __init__(self, *displays: Display) -> None:
         self.displays = displays
 
-    def show_text(self, text: str) -> None:
+    def _each(self, act: Callable[[Display], None]) -> None:
+        first: Exception | None = None
         for d in self.displays:
+            try:
+                act(d)
+            except Exception as exc:
+                if first is None:
+                    first = exc
+        if first is not None:
+            raise first
+
+    def show_text(self, text: str) -> None:
+        def one(d: Display) -> None:
             fn = getattr(d, "show_text", None)
             if callable(fn):
                 fn(text)
 
+        self._each(one)
+
     def show(self, image: Image.Image) -> None:
-        for d in self.displays:
-            d.show(image)
+        self._each(lambda d: d.show(image))
 
     def close(self) -> None:
-        for d in self.displays:
-            d.close()
+        self._each(lambda d: d.close())
 
 
 @dataclass
