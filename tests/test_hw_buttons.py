@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -206,22 +207,21 @@ def test_two_buttons_pressed_together_are_two_presses_in_the_order_let_go(
     ]
 
 
+def _chatter_to(pins: list[Any], clock: Any, down: bool) -> None:
+    """The contacts of ``pins`` chatter together, a few ms apart, and come to rest
+    pressed (``down``) or let go."""
+    for n in range(7):  # the seventh edge is where they rest
+        for pin in pins:
+            (pin.drive_low if (n % 2 == 0) == down else pin.drive_high)()
+        clock.advance(0.002)
+
+
 def test_two_buttons_bouncing_at_once_are_one_press_each(rig, factory, clock) -> None:
     _, q = rig
-    roll, hold = factory.pin(17), factory.pin(27)
-    for n in range(6):  # both contacts chatter on the way down, a few ms apart
-        (roll.drive_low if n % 2 == 0 else roll.drive_high)()
-        (hold.drive_low if n % 2 == 0 else hold.drive_high)()
-        clock.advance(0.002)
-    roll.drive_low()
-    hold.drive_low()
+    pins = [factory.pin(17), factory.pin(27)]  # ROLL, HOLD
+    _chatter_to(pins, clock, down=True)
     clock.advance(0.3)
-    for n in range(6):  # and on the way up
-        (roll.drive_high if n % 2 == 0 else roll.drive_low)()
-        (hold.drive_high if n % 2 == 0 else hold.drive_low)()
-        clock.advance(0.002)
-    roll.drive_high()
-    hold.drive_high()
+    _chatter_to(pins, clock, down=False)
     clock.advance(0.5)
     assert events(q) == [ButtonPress(Button.ROLL), ButtonPress(Button.HOLD)]
 
