@@ -1065,6 +1065,33 @@ def test_MN_5_a_cpu_die_left_lying_is_not_rolled_by_the_person_rolling_for_it() 
     assert out.log == (Throw((6, 2)),)
 
 
+def test_MN_5_after_a_power_cut_the_table_still_wants_the_held_die() -> None:
+    """A hold logged before a cut: the resumed table says "the 5 stays", and the throw
+    it waits for keeps that die lying (``dice_wanted``, from which a stand-in camera
+    or keyboard play makes the throw). It named no held die: two dice were thrown, and
+    the throw was not counted."""
+    t = mexen()
+    t.throw(5, 2)
+    t.press(HOLD)
+    assert t.press(ROLL).log == (Hold(5),)
+    assert t.header is not None
+    r = Table.boot(Settings("mexen"), resume=LoadedGame(t.header, tuple(t.events)))
+    assert isinstance(r.out.screen, Resumed) and "the 5 stays" in r.out.screen.detail
+    assert r.press(ROLL).want_dice
+    assert r.ref.dice_wanted() == DiceWanted(2, held=5)
+    # a CPU's die left lying, rolled for by a person, likewise (MC-6)
+    s = Settings("mexen", 2, cpus=("normal",))
+    t = start(s, by_hand=True)
+    for pair in ((5, 2), (4, 3), (6, 4)):
+        t.throw(*pair)
+    assert t.press(ROLL).log == (Hold(6),)
+    assert t.header is not None
+    r = Table.boot(s, resume=LoadedGame(t.header, tuple(t.events)), by_hand=True)
+    r.press(ROLL)
+    assert r.press(ROLL).want_dice
+    assert r.ref.dice_wanted() == DiceWanted(2, held=6)
+
+
 def test_a_cpu_throw_rolled_by_a_person_with_no_die_lying_rolls_the_dice() -> None:
     t = start(Settings("mexen", 2, cpus=("normal",)), by_hand=True)
     for pair in ((5, 2), (4, 3), (3, 2)):

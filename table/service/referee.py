@@ -549,6 +549,9 @@ class Referee:
         if self.mode is not Mode.PLAY or self.game is None or not self.waiting:
             return None
         held = self.held.value if self.held is not None else None
+        if held is None:  # resumed after a cut: the game knows the value, not the place
+            lying = self.game.view().get("held")
+            held = lying if isinstance(lying, int) else None
         return DiceWanted(_dice_wanted(self.game), held)
 
     def on_camera_failed(self, reason: str) -> tuple[Referee, Output]:

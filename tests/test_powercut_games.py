@@ -1,0 +1,412 @@
+"""Power cuts in whole games of every rule set: a game is played through the loop (its
+log on disk), then for cut points in it (every prefix of the log, and a last line torn
+at each byte) the table starts again on that data folder; the resumed game must be the
+uninterrupted one after the same events, its screen must say where the game stands and
+whose turn it is, and going on with the same throws and choices must give the same
+final log, nothing written twice or lost. Cut points are sampled with a fixed seed."""
+
+from __future__ import annotations
+
+import io
+import random
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table.game import Game, replay
+from table.gamelog import load
+from table.rules.base import (
+    Bids,
+    Count,
+    EndGame,
+    EndRound,
+    Event,
+    EventKind,
+    Give,
+    Hold,
+    Roll,
+    Stand,
+    Throw,
+)
+from table.service import screens
+from table.service.loop import TableLoop
+from table.service.ports import Button, ButtonPress, Frame, Press
+from table.service.referee import Purpose, Referee, Settings, _faces, _is_cpu, _round_ender
+from table.service.resume import DataDir
+from vision.types import DieReading, FrameReading, FrameStatus
+
+ROLL = ButtonPress(Button.ROLL)
+HOLD = ButtonPress(Button.HOLD)
+STOP = ButtonPress(Button.STOP)
+STOP_LONG = ButtonPress(Button.STOP, Press.LONG)
+STOP_VERY_LONG = ButtonPress(Button.STOP, Press.VERY_LONG)
+XS = (100.0, 300.0)
+SIZE = 40.0
+
+
+class PassReader:
+    """The camera's frame is the reading itself."""
+
+    def read(self, frame_bgr: Any, expect: int | None = None) -> FrameReading:
+        assert isinstance(frame_bgr, FrameReading)
+        return frame_bgr
+
+
+class Screens:
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def show_text(self, text: str) -> None:
+        self.texts.append(text)
+
+    def show(self, image: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def make_loop(root: Path, settings: Settings, by_hand: bool) -> tuple[TableLoop, Screens]:
+    display = Screens()
+    data = DataDir(root)
+    loop = TableLoop(
+        data=data,
+        settings=settings,
+        buttons=None,
+        display=display,
+        camera=None,
+        reader=PassReader(),
+        settler=None,
+        seed=5,
+        cpu_dice_by_hand=by_hand,
+        errors=io.StringIO(),
+    )
+    return loop, display
+
+
+def ref(loop: TableLoop) -> Referee:
+    assert loop.referee is not None
+    return loop.referee
+
+
+def game(loop: TableLoop) -> Game:
+    g = ref(loop).game
+    assert g is not None
+    return g
+
+
+def press(loop: TableLoop, p: ButtonPress) -> None:
+    assert loop.handle(p)
+    assert loop.faults == 0
+
+
+def reading(r: Referee, dice: tuple[int, ...]) -> FrameReading:
+    """The dice lying in the tray, the held one (if any) where it lay."""
+    xs = list(XS[: len(dice)])
+    held = r.held
+    order = list(dice)
+    if held is not None and held.spots and held.value in dice:
+        i = order.index(held.value)
+        xs = [held.spots[0].x if j == i else (XS[1] if held.spots[0].x == XS[0] else XS[0])
+              for j in range(len(order))]  # fmt: skip
+    found = tuple(
+        DieReading(v, (x, 200.0), ((x, 200.0), (SIZE, SIZE), 0.0), 0.99, "")
+        for v, x in zip(order, xs, strict=True)
+    )
+    return FrameReading(FrameStatus.OK, "", found)
+
+
+def show_dice(loop: TableLoop, dice: tuple[int, ...]) -> None:
+    assert loop.want_dice, loop.shown
+    assert loop.handle(Frame(reading(ref(loop), dice), 0.0))  # type: ignore[arg-type]
+    assert loop.faults == 0
+
+
+def choose(loop: TableLoop, value: str) -> None:
+    """Move the chooser that is open (or opens at the next press) to ``value``, ROLL."""
+    for _ in range(40):
+        r = ref(loop)
+        if r.dismiss:
+            press(loop, HOLD)
+            continue
+        c = r.chooser or r._auto_chooser().chooser
+        assert c is not None, loop.shown
+        assert value in c.values, (value, c)
+        if c.values[c.index] == value:
+            press(loop, ROLL)
+            return
+        press(loop, HOLD)
+    raise AssertionError(f"cannot choose {value}")
+
+
+def settle(loop: TableLoop) -> None:
+    """Take away a notice (the next press would only do that)."""
+    if ref(loop).dismiss:
+        press(loop, HOLD)
+
+
+def do(loop: TableLoop, event: Event) -> None:
+    """The presses (and dice in the tray) that make the table log ``event`` next."""
+    settle(loop)
+    g = game(loop)
+    r = ref(loop)
+    human_end = isinstance(event, EndRound) and not _seat_cpu(g, _round_ender(g))
+    if _is_cpu(g) and not isinstance(event, Count) and not human_end:
+        if r.waiting:  # a person rolls the CPU's dice (MC-6)
+            assert isinstance(event, Throw)
+            show_dice(loop, event.dice)
+            return
+        press(loop, ROLL)
+        if ref(loop).cpu_roll and isinstance(event, Throw):
+            press(loop, ROLL)
+            show_dice(loop, event.dice)
+        return
+    if isinstance(event, Throw):
+        if not r.waiting:
+            press(loop, ROLL)
+        show_dice(loop, event.dice)
+    elif isinstance(event, Stand):
+        press(loop, STOP)
+    elif isinstance(event, EndRound):
+        press(loop, STOP_LONG)
+    elif isinstance(event, EndGame):
+        press(loop, STOP_VERY_LONG)
+        choose(loop, "yes")
+    elif isinstance(event, Hold):
+        press(loop, HOLD)
+        c = ref(loop).chooser
+        if c is not None and c.purpose is Purpose.HOLD:
+            choose(loop, str(event.value))
+    elif isinstance(event, Count):
+        press(loop, HOLD)
+        choose(loop, event.mode)
+    elif isinstance(event, Give):
+        choose(loop, event.to)
+    elif isinstance(event, Bids):
+        for _name, bid in event.bids:
+            choose(loop, str(bid))
+    elif isinstance(event, Roll):
+        choose(loop, event.die)
+        choose(loop, str(event.face))
+    else:
+        raise AssertionError(event)
+
+
+def pick(loop: TableLoop, rng: random.Random) -> Event:
+    """A person's next event, chosen at random among what the rules allow."""
+    g = game(loop)
+    view = g.view()
+    allowed = g.allowed
+    if EventKind.BIDS in allowed:
+        r = int(view.get("round", 1))
+        return Bids(tuple((p.name, rng.randint(0, r)) for p in g.header.players))
+    if EventKind.ROLL in allowed:
+        left = [k for k, n in view["dice_left"].items() if n > 0]
+        die = rng.choice(left)
+        return Roll(die, rng.choice(_faces(g, die)))
+    if _is_cpu(g):
+        return Throw(())  # the CPU's own step: ROLL lets it
+    choices: list[Event] = []
+    if EventKind.GIVE in allowed and EventKind.THROW not in allowed:
+        me = g.turn.player if g.turn else None
+        return Give(rng.choice([p.name for p in g.header.players if p.name != me]))
+    if EventKind.STAND in allowed:
+        choices += [Stand()] * 2
+    if EventKind.END_ROUND in allowed and not _seat_cpu(g, _round_ender(g)):
+        choices.append(EndRound())
+    if EventKind.COUNT in allowed:
+        choices.append(Count(rng.choice(["mex", "pips"])))
+    held = view.get("held")
+    if EventKind.HOLD in allowed and ref(loop).table:
+        lying = [d.value for d in ref(loop).table if d.value is not None]
+        choices.append(Hold(rng.choice(lying)))
+    if EventKind.THROW in allowed:
+        n = 1 if g.header.rules == "mexen" and view.get("phase") == "tiebreak" else 2
+        dice = tuple(rng.randint(1, 6) for _ in range(n))
+        if g.header.rules == "mex":  # few pairs: ties and tie-breaks (MX-8, MX-9)
+            dice = rng.choice([(6, 5), (3, 2), (4, 4), (2, 1)])
+        if held is not None:
+            dice = (held, rng.randint(1, 6))
+        choices += [Throw(dice)] * 3
+    assert choices, view
+    return rng.choice(choices)
+
+
+def _seat_cpu(g: Game, name: str) -> bool:
+    return any(p.name == name and p.cpu for p in g.header.players)
+
+
+def events_on_disk(loop: TableLoop) -> list[Event]:
+    path = loop.data.current() or loop.data.logs()[-1]
+    return list(load(path).events)
+
+
+@dataclass
+class Played:
+    root: Path
+    log: Path
+    events: list[Event]
+
+
+def start_game(loop: TableLoop) -> None:
+    loop.boot()
+    for _ in range(40):
+        press(loop, ROLL)
+        if ref(loop).game is not None:
+            return
+    raise AssertionError("the menu never started a game")
+
+
+def play(root: Path, settings: Settings, by_hand: bool, seed: int, cap: int = 120) -> Played:
+    rng = random.Random(seed)
+    loop, _ = make_loop(root, settings, by_hand)
+    start_game(loop)
+    log = loop.data.current()
+    assert log is not None
+    while not game(loop).is_over:
+        before = len(events_on_disk(loop))
+        if before >= cap:
+            do(loop, EndGame())
+            break
+        event = pick(loop, rng)
+        if _is_cpu(game(loop)) and isinstance(event, Throw) and not event.dice:
+            settle(loop)
+            press(loop, ROLL)
+            if ref(loop).cpu_roll:
+                g = game(loop)
+                held = g.view().get("held")
+                n = 1 if g.header.rules == "mexen" and g.view().get("phase") == "tiebreak" else 2
+                dice = tuple(rng.randint(1, 6) for _ in range(n))
+                if held is not None:
+                    dice = (held, dice[0])
+                press(loop, ROLL)
+                show_dice(loop, dice)
+        else:
+            do(loop, event)
+        assert len(events_on_disk(loop)) > before, (event, loop.shown)
+    loop.close()
+    return Played(root, log, list(load(log).events))
+
+
+def resume_at(
+    played: Played,
+    settings: Settings,
+    by_hand: bool,
+    where: Path,
+    cut: int,
+    torn: bytes = b"",
+) -> None:
+    """The data folder as a cut after ``cut`` events leaves it (and ``torn`` bytes of the
+    next line), the table started again on it and played on to the end."""
+    data = where / "data"
+    games = data / "games"
+    games.mkdir(parents=True)
+    lines = played.log.read_bytes().splitlines(keepends=True)
+    games.joinpath(played.log.name).write_bytes(b"".join(lines[: cut + 1]) + torn)
+    games.joinpath("current").write_text(played.log.name + "\n")
+    full = played.events
+    header = load(played.log).header
+    loop, display = make_loop(data, settings, by_hand)
+    loop.boot()
+    assert loop.resumed is not None, display.texts
+    on_disk = events_on_disk(loop)
+    # (4) nothing lost, nothing twice: the log is the uninterrupted one's first events
+    assert on_disk == full[: len(on_disk)], cut
+    assert len(on_disk) >= cut
+    assert all(isinstance(e, Count | EndRound) for e in on_disk[cut:])  # CPU decisions owed
+    # (1) the resumed game is the uninterrupted one after the same events
+    assert game(loop).state == replay(header, full[: len(on_disk)]).state
+    # (2) the screen says where the game stands and whose turn it is
+    text = display.texts[-1]
+    g = game(loop)
+    if g.is_over:
+        assert "wins" in text or "draw" in text or "winner" in text, text
+    else:
+        assert loop.shown is not None and isinstance(loop.shown.screen, screens.Resumed), text
+        turn = g.turn
+        view = g.view()
+        assert f"round {view.get('round', 1)}" in text, text
+        if turn is not None and turn.player:
+            assert turn.player in text, text
+        held = view.get("held")
+        if held is not None:  # (5) MN-5: the die left lying stays, and is wanted so
+            assert f"the {held} stays" in text, text
+            settle(loop)
+            press(loop, ROLL)
+            if ref(loop).cpu_roll:
+                press(loop, ROLL)
+            wanted = loop.dice_wanted()
+            assert wanted is not None and wanted.held == held, wanted
+    if torn:
+        assert (games / (played.log.name + ".torn")).read_bytes() == torn
+    # (3) going on with the same throws and choices gives the same game and log
+    while not game(loop).is_over:
+        n = len(events_on_disk(loop))
+        assert n < len(full), "the game went on past its end"
+        event = full[n]
+        do(loop, event)
+        got = events_on_disk(loop)
+        assert got == full[: len(got)], (cut, n, event)
+        assert len(got) > n
+    assert events_on_disk(loop) == full
+    assert loop.data.current() is None
+    loop.close()
+
+
+def cut_points(played: Played, rng: random.Random, k: int) -> list[tuple[int, bytes]]:
+    """``k`` of the cut points (all for 0): after each event, and with the next line
+    torn at each of its bytes; the cuts right after a hold or bids are always among them."""
+    lines = played.log.read_bytes().splitlines(keepends=True)
+    n = len(played.events)
+    points: list[tuple[int, bytes]] = [(c, b"") for c in range(n)]
+    for c in range(n):
+        nxt = lines[c + 1]
+        for b in range(1, len(nxt) - 1):
+            points.append((c, nxt[:b]))
+    if k and len(points) > k:
+        points = rng.sample(points, k)
+    first = [i + 1 for i, e in enumerate(played.events) if isinstance(e, Hold | Bids)][:1]
+    return points + [(c, b"") for c in first if c < n]
+
+
+# (name, settings, CPU dice rolled by hand (MC-6), seed of the people's throws and choices);
+# the mex seeds give tie-breaks with a count chosen (MX-8, MX-9), mexen holds and 31s.
+CASES: list[tuple[str, Settings, bool, int]] = [
+    ("mex", Settings("mex", 3, options=(("lives", 2), ("max_throws", 2))), False, 4),
+    ("mex-cpu", Settings("mex", 3, cpus=("easy", "hard"), options=(("lives", 2),)), False, 0),
+    ("mex-cpu-hand", Settings("mex", 3, cpus=("normal",), options=(("lives", 2),)), True, 5),
+    ("mexico-easy", Settings("mexico", 3, cpus=("easy",), options=(("lives", 2),)), False, 1),
+    ("mexico-normal", Settings("mexico", 2, cpus=("normal",), options=(("lives", 2),)), False, 2),
+    ("mexico-hard", Settings("mexico", 3, cpus=("hard", "easy"), options=(("lives", 2),)), True, 3),
+    ("mexen", Settings("mexen", 3, options=(("rounds", 3),)), False, 513),
+    ("mexen-cpu", Settings("mexen", 3, cpus=("hard",), options=(("rounds", 3),)), True, 4),
+    (
+        "mexen-extreme",
+        Settings("mexen", 3, cpus=("normal",), options=(("variant", "extreme"), ("rounds", 3))),
+        False,
+        5,
+    ),  # noqa: E501
+    ("mythical", Settings("mythical", 3, options=(("rounds", 3),)), False, 6),
+]
+SAMPLES = 3  # cut points per game (0: all of them, for a run by hand)
+
+
+@pytest.mark.parametrize(
+    ("settings", "by_hand", "seed"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_a_cut_anywhere_in_a_game_resumes_it_exactly(
+    tmp_path: Path, settings: Settings, by_hand: bool, seed: int
+) -> None:
+    played = play(tmp_path / "whole", settings, by_hand, seed=seed)
+    assert played.events
+    rng = random.Random(seed)
+    for i, (cut, torn) in enumerate(cut_points(played, rng, SAMPLES)):
+        where = tmp_path / f"cut{i}"
+        try:
+            resume_at(played, settings, by_hand, where, cut, torn)
+        except AssertionError as exc:
+            raise AssertionError(f"cut after {cut} events, torn {torn!r}: {exc}") from exc
+        shutil.rmtree(where)
