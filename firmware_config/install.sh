@@ -44,6 +44,11 @@ while [ $# -gt 0 ]; do
 done
 case "$BOOT_CONFIG" in yes|no|ask) ;; *) echo "install.sh: --boot-config must be yes, no or ask" >&2; exit 2 ;; esac
 ROOT=${ROOT%/}
+# Step 2's groupadd and useradd --prefix edit DIR/etc/passwd and DIR/etc/group: without
+# them they wait on a lock for seconds and fail with "cannot lock".
+if [ -n "$ROOT" ] && { [ ! -f "$ROOT/etc/passwd" ] || [ ! -f "$ROOT/etc/group" ]; }; then
+    bad "--root $ROOT: no etc/passwd and etc/group in it; give the root folder of a system"
+fi
 R() { printf '%s%s' "$ROOT" "$1"; }   # a path inside the target root
 say() { printf 'dicetable install: %s\n' "$*"; }
 

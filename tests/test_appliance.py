@@ -6,6 +6,7 @@ import os
 import shutil
 import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -368,6 +369,30 @@ def test_install_option_without_its_value_is_one_line_and_exit_2(
     """It was exit 1 and bash's "install.sh: line 29: 2: --root needs a folder"."""
     proc = _install_script(*args)
     assert (proc.returncode, proc.stderr, proc.stdout) == (2, line + "\n", "")
+
+
+@pytest.mark.parametrize("made", ["nothing", "an empty folder", "etc without group"])
+def test_install_into_a_folder_that_is_no_system_root_says_so_at_once(
+    tmp_path: Path, made: str
+) -> None:
+    """`install.sh --root DIR --no-apt --no-pip` (its --help's own example) on a folder with
+    no etc/passwd and etc/group waited 14 s on groupadd, then stopped with exit 10 and
+    "groupadd: cannot lock DIR//etc/group; try again later"."""
+    root = tmp_path / "pi"
+    if made != "nothing":
+        root.mkdir()
+    if made == "etc without group":
+        (root / "etc").mkdir()
+        (root / "etc" / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    started = time.monotonic()
+    proc = _install(root)
+    assert time.monotonic() - started < 5
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        f"install.sh: --root {root}: no etc/passwd and etc/group in it; "
+        "give the root folder of a system (see --help)\n"
+    )
+    assert not (root / "opt").exists() and not (root / "etc" / "dicetable").exists()
 
 
 # ---------------------------------------------------------------------------
