@@ -1305,11 +1305,11 @@ def test_MY_3_MY_7_the_player_to_roll_sees_their_bid_and_tricks_taken() -> None:
     enter_bids(t, 1, 0)
     screen = t.out.screen
     assert isinstance(screen, Choose) and screen.title.startswith("Ann's die")
-    assert screen.note == "bid 1, took 0"
+    assert screen.note == "bid 1  took 0"
     pick(t, "red")
-    assert isinstance(t.out.screen, Choose) and t.out.screen.note == "bid 1, took 0"
+    assert isinstance(t.out.screen, Choose) and t.out.screen.note == "bid 1  took 0"
     pick(t, "7")
-    assert isinstance(t.out.screen, Choose) and t.out.screen.note == "bid 0, took 0"  # Bob
+    assert isinstance(t.out.screen, Choose) and t.out.screen.note == "bid 0  took 0"  # Bob
     enter_roll(t, "purple", 3)
     t.press(HOLD)  # round 2: Bob leads
     enter_bids(t, 1, 2)
@@ -1318,7 +1318,7 @@ def test_MY_3_MY_7_the_player_to_roll_sees_their_bid_and_tricks_taken() -> None:
     t.press(ROLL)
     screen = t.out.screen
     assert isinstance(screen, Choose) and screen.title.startswith("Bob's die")
-    assert screen.note == "bid 2, took 1"
+    assert screen.note == "bid 2  took 1"
     assert t.game.view()["tricks_won"]["Bob"] == 1 and t.game.view()["bids"]["Bob"] == 2
 
 

@@ -40,7 +40,7 @@ EVERY_KIND: tuple[Screen, ...] = (
     Result("P1", "300", "turn over", "next: P2", "pirate P1 takes 1  pot +3 = 7"),
     Refusal("die tilted: roll again", "P1: roll again"),
     Choose("31: give a point to", "P2", 0, 3),
-    Choose("Ann's die, trick 2", "griffin", 1, 7, note="bid 2, took 1"),
+    Choose("Ann's die, trick 2", "griffin", 1, 7, note="bid 2  took 1"),
     RoundEnd("round 1 over", "P2 loses 1 life", SIX[:2], "P2 31", "next: P2"),
     GameEnd("P1 wins!", SIX),
     Message("HOLD", "not in mexico: keep both dice", "roll, then press ROLL"),
@@ -392,13 +392,13 @@ def test_a_chooser_s_note_is_drawn_beside_its_place_in_the_list() -> None:
     """MY-3, MY-7: the player to roll in a mythical trick sees their bid and the tricks
     taken so far beside the die chooser's "2/7"; the list's place is never hidden by it."""
     plain = Choose("Ann's die, trick 2", "griffin", 1, 7)
-    noted = replace(plain, note="bid 2, took 1")
+    noted = replace(plain, note="bid 2  took 1")
     a, b = render(plain), render(noted)
     changed = ImageChops.difference(a.convert("L"), b.convert("L")).getbbox()
     assert changed is not None
     assert changed[1] >= 12 and changed[3] <= 24  # only the line below the title
     assert changed[2] < 128 - 16  # left of "2/7"
-    assert "bid 2, took 1" in render_text(noted)
+    assert "bid 2  took 1" in render_text(noted)
     assert overflow(noted) == ()
     # a note too long for the line is cut, and the place in the list stays
     long = replace(plain, note=LONG)

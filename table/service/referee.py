@@ -334,7 +334,7 @@ class Chooser:
     labels: tuple[str, ...]
     values: tuple[str, ...]
     index: int = 0
-    note: str = ""  # said beside the choice: "bid 2, took 1" (mythical's player to roll)
+    note: str = ""  # said beside the choice: "bid 2  took 1" (mythical's player to roll)
 
     def screen(self, hint: str = "HOLD next  ROLL ok") -> Choose:
         return Choose(
@@ -1787,14 +1787,14 @@ def _face_chooser(game: Game, die: str) -> Chooser:
 
 
 def _bid_and_taken(view: Mapping[str, Any], who: str) -> str:
-    """ "bid 2, took 1": the player to roll's bid this round and the tricks they have
+    """ "bid 2  took 1": the player to roll's bid this round and the tricks they have
     taken so far (MY-3, MY-7), or "" if the view has neither."""
     bids, taken = view.get("bids"), view.get("tricks_won")
     if not isinstance(bids, Mapping) or not isinstance(taken, Mapping):
         return ""
     if who not in bids or who not in taken:
         return ""
-    return f"bid {bids[who]}, took {taken[who]}"
+    return f"bid {bids[who]}  took {taken[who]}"
 
 
 def _rolled(roll: object) -> str:

@@ -87,7 +87,7 @@ class Choose:
     index: int = 0
     count: int = 1
     hint: str = "HOLD next  ROLL ok"
-    note: str = ""  # below the title, left of the place in the list: "bid 2, took 1"
+    note: str = ""  # below the title, left of the place in the list: "bid 2  took 1"
 
 
 @dataclass(frozen=True)
