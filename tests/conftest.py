@@ -13,6 +13,8 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
+from table.service.ports import Button, ButtonPress, Press
+
 
 @pytest.fixture
 def factory() -> Iterator[MockFactory]:
@@ -25,6 +27,14 @@ def factory() -> Iterator[MockFactory]:
     finally:
         f.reset()
         Device.pin_factory = old
+
+
+# The presses of the referee's and the loop's tests.
+ROLL = ButtonPress(Button.ROLL)
+HOLD = ButtonPress(Button.HOLD)
+STOP = ButtonPress(Button.STOP)
+STOP_LONG = ButtonPress(Button.STOP, Press.LONG)
+STOP_VERY_LONG = ButtonPress(Button.STOP, Press.VERY_LONG)
 
 
 class FixedRandom(random.Random):

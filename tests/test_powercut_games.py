@@ -33,16 +33,12 @@ from table.rules.base import (
 )
 from table.service import screens
 from table.service.loop import TableLoop
-from table.service.ports import Button, ButtonPress, Frame, Press
+from table.service.ports import ButtonPress, Frame
 from table.service.referee import Purpose, Referee, Settings, _faces, _is_cpu, _round_ender
 from table.service.resume import DataDir
+from tests.conftest import HOLD, ROLL, STOP, STOP_LONG, STOP_VERY_LONG
 from vision.types import DieReading, FrameReading, FrameStatus
 
-ROLL = ButtonPress(Button.ROLL)
-HOLD = ButtonPress(Button.HOLD)
-STOP = ButtonPress(Button.STOP)
-STOP_LONG = ButtonPress(Button.STOP, Press.LONG)
-STOP_VERY_LONG = ButtonPress(Button.STOP, Press.VERY_LONG)
 XS = (100.0, 300.0)
 SIZE = 40.0
 

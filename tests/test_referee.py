@@ -53,13 +53,8 @@ from table.service.screens import (
     render,
     render_text,
 )
+from tests.conftest import HOLD, ROLL, STOP, STOP_LONG, STOP_VERY_LONG
 from vision.types import DieReading, FrameReading, FrameStatus
-
-ROLL = ButtonPress(Button.ROLL)
-HOLD = ButtonPress(Button.HOLD)
-STOP = ButtonPress(Button.STOP)
-STOP_LONG = ButtonPress(Button.STOP, Press.LONG)
-STOP_VERY_LONG = ButtonPress(Button.STOP, Press.VERY_LONG)
 
 DIE = 40.0  # die size in pixels in the fake readings
 
