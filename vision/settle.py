@@ -182,7 +182,6 @@ class Settler:
         self._hand_still = 0
         self._state: SettleState | None = None
         self._moved = True  # motion or a hand since the last SETTLED (or none yet)
-        self._empty_said = False  # this still stretch of EMPTY frames was said (empty_settled)
         # Of the base from before an adoption, only the empty-tray reference outlives this.
         former_reference = self._former[0] if self._former is not None else None
         self._former = None if former_reference is None else (former_reference, None, None)
@@ -369,11 +368,9 @@ class Settler:
             # the base it would be a hand-sized change on every frame after it.
             self._still, self._still_reading = small, reading
 
-        empty_settled = False
-        if state is not SettleState.EMPTY or self._streak <= 1:
-            self._empty_said = False
-        elif prev is not None and self._streak >= cfg.consistent_frames:
-            empty_settled, self._empty_said = not self._empty_said, True
+        # The streak grows by one a frame and a first frame (prev None) holds only its
+        # first: equal to the threshold once per still stretch, never on a first frame.
+        empty_settled = state is SettleState.EMPTY and self._streak == max(cfg.consistent_frames, 2)
 
         entered = state is not self._state
         if state is SettleState.SETTLED:

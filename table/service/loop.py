@@ -415,7 +415,7 @@ class TableLoop:
             settled, entered = bool(verdict.settled), bool(verdict.entered)
             # A tray still and read as no dice (empty, too dark, blurred) for as long as
             # dice take to settle: the referee says why, once, and goes on waiting.
-            empty = bool(getattr(verdict, "empty_settled", False))
+            empty = bool(verdict.empty_settled)
         if (settled and entered) or empty:
             self._take(*ref.on_reading(reading))
 
