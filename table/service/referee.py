@@ -548,11 +548,9 @@ class Referee:
         for none): how many dice, and the die left lying (MN-5), if one is."""
         if self.mode is not Mode.PLAY or self.game is None or not self.waiting:
             return None
-        held = self.held.value if self.held is not None else None
-        if held is None:  # resumed after a cut: the game knows the value, not the place
-            lying = self.game.view().get("held")
-            held = lying if isinstance(lying, int) else None
-        return DiceWanted(_dice_wanted(self.game), held)
+        # the game's: a die held before a power cut or by a CPU has no HeldDie (no place)
+        lying = self.game.view().get("held")
+        return DiceWanted(_dice_wanted(self.game), lying if isinstance(lying, int) else None)
 
     def on_camera_failed(self, reason: str) -> tuple[Referee, Output]:
         in_play = self.mode is Mode.PLAY and self.chooser is None
