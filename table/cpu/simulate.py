@@ -85,15 +85,14 @@ class Totals:
 
     players: int
     games: int = 0
-    wins: list[int] = field(default_factory=list)
+    wins: list[int] = field(init=False)  # by index into the names, one per player
     no_winner: int = 0
     draws: int = 0
     rounds: int = 0
     events: int = 0
 
     def __post_init__(self) -> None:
-        if not self.wins:
-            self.wins = [0] * self.players
+        self.wins = [0] * self.players
 
     def add(self, result: GameResult) -> None:
         self.games += 1
