@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -682,6 +683,51 @@ def test_a_display_that_fails_once_is_said_and_the_game_goes_on(tmp_path: Path) 
     assert len(display.images) == shown + 1
     assert display.images[-1].tobytes() == screens.render(loop.referee.screen).tobytes()  # type: ignore[union-attr]
     assert loop.errors.getvalue().count("display: working again") == 1  # type: ignore[union-attr]
+
+
+def test_the_same_throw_twice_is_two_throws(tmp_path: Path, vision: Any) -> None:
+    """The replayed camera has one photo per throw: the same dice thrown again are shown
+    moved (``SAME_THROW_SHIFT``), as rolled dice would lie, and counted again."""
+    steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"])
+    steps += ["throw 6 3", "roll", "stop", "throw 3 6", "roll"]
+    loop, display, _ = make_loop(tmp_path, "mexico", steps, vision)
+    assert loop.run(seconds=60) == "end of script"
+    logged = load(loop.data.logs()[0]).events
+    assert [tuple(e.dice) for e in logged if e.kind.value == "throw"] == [(6, 3), (6, 3)]  # type: ignore[union-attr]
+    assert not any("not counted" in t for t in display.texts), display.texts
+
+
+def test_every_shipped_frame_moved_reads_as_dice_rolled_again(vision: Any) -> None:
+    """``SAME_THROW_SHIFT`` on each shipped frame: the same values are read, each die
+    beyond where an unrolled die lies and within where a held one may lie (MN-5)."""
+    from table.service.referee import HOLD_TOLERANCE, UNROLLED_TOLERANCE, _spot, _unrolled
+
+    camera = ScriptedCamera(FRAMES)
+    for path in sorted(FRAMES.glob("dice_*.jpg")):
+        dice = tuple(int(c) for c in path.stem.split("_")[1])
+        image = camera.image_for(dice)
+        before, after = vision.read(image), vision.read(camera.shifted(image))
+        assert sorted(before.values) == sorted(after.values) == sorted(dice), path.name
+        assert not _unrolled(before.dice, after.dice), path.name
+        for d in before.dice:
+            moved = min(math.dist(d.center, a.center) for a in after.dice if a.value == d.value)
+            size = _spot(d).size
+            assert UNROLLED_TOLERANCE * size < moved < HOLD_TOLERANCE * size, path.name
+
+
+def test_roll_pressed_without_rolling_is_not_counted(tmp_path: Path, vision: Any) -> None:
+    """ROLL with the last throw's dice lying as they fell (the scripted camera shows
+    the same photo): "the dice lie as thrown", nothing logged; the dice thrown after
+    it are read."""
+    steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"])
+    steps += ["throw 6 3", "roll", "stop", "roll", "throw 5 2"]
+    loop, display, buttons = make_loop(tmp_path, "mexico", steps, vision)
+    buttons.step_timeout_s = 1.0  # the table waits for dice after the bare ROLL
+    assert loop.run(seconds=60) == "end of script"
+    logged = load(loop.data.logs()[0]).events
+    assert [tuple(e.dice) for e in logged if e.kind.value == "throw"] == [(6, 3), (5, 2)]  # type: ignore[union-attr]
+    said = [t for t in display.texts if "lie as thrown" in t]
+    assert len(said) == 1 and "P2: roll them" in said[0], display.texts
 
 
 def test_keyboard_play_throws_what_the_table_wants(tmp_path: Path, vision: Any) -> None:

@@ -41,6 +41,7 @@ from vision.types import DieReading, FrameReading, FrameStatus
 
 XS = (100.0, 300.0)
 SIZE = 40.0
+LANDED = 12.0  # how far from the last throw's dice the next land (HOLD_TOLERANCE: 20)
 
 
 class PassReader:
@@ -100,7 +101,8 @@ def press(loop: TableLoop, p: ButtonPress) -> None:
 
 
 def reading(r: Referee, dice: tuple[int, ...]) -> FrameReading:
-    """The dice lying in the tray, the held one (if any) where it lay."""
+    """The dice lying in the tray, the held one (if any) where it lay, the thrown ones a
+    little off where the last throw's lay (the same dice unmoved are no throw)."""
     xs = list(XS[: len(dice)])
     held = r.held
     order = list(dice)
@@ -108,8 +110,9 @@ def reading(r: Referee, dice: tuple[int, ...]) -> FrameReading:
         i = order.index(held.value)
         xs = [held.spots[0].x if j == i else (XS[1] if held.spots[0].x == XS[0] else XS[0])
               for j in range(len(order))]  # fmt: skip
+    y = 200.0 + LANDED if r.last_roll and r.last_roll[0].center[1] == 200.0 else 200.0
     found = tuple(
-        DieReading(v, (x, 200.0), ((x, 200.0), (SIZE, SIZE), 0.0), 0.99, "")
+        DieReading(v, (x, y), ((x, y), (SIZE, SIZE), 0.0), 0.99, "")
         for v, x in zip(order, xs, strict=True)
     )
     return FrameReading(FrameStatus.OK, "", found)

@@ -57,15 +57,18 @@ from tests.conftest import HOLD, ROLL, STOP, STOP_LONG, STOP_VERY_LONG
 from vision.types import DieReading, FrameReading, FrameStatus
 
 DIE = 40.0  # die size in pixels in the fake readings
+LANDED = 12.0  # how far from the last throw's dice ``Table.throw`` lays the next
 
 
 def die(value: int | None, x: float, y: float = 200.0, reason: str = "") -> DieReading:
     return DieReading(value, (x, y), ((x, y), (DIE, DIE), 0.0), 0.99, reason)
 
 
-def dice(*values: int, xs: tuple[float, ...] = (100.0, 300.0, 500.0)) -> FrameReading:
+def dice(
+    *values: int, xs: tuple[float, ...] = (100.0, 300.0, 500.0), y: float = 200.0
+) -> FrameReading:
     """An ok reading of ``values`` lying at ``xs``."""
-    found = tuple(die(v, x) for v, x in zip(values, xs, strict=False))
+    found = tuple(die(v, x, y) for v, x in zip(values, xs, strict=False))
     return FrameReading(FrameStatus.OK, "", found)
 
 
@@ -82,6 +85,7 @@ class Table:
     header: GameHeader | None = None
     events: list[Event] = field(default_factory=list)
     outputs: list[Output] = field(default_factory=list)
+    rolls: int = 0
 
     @staticmethod
     def boot(
@@ -119,11 +123,14 @@ class Table:
         return self._take(out)
 
     def throw(self, *values: int, xs: tuple[float, ...] = (100.0, 300.0, 500.0)) -> Output:
-        """ROLL, then the reading: the ordinary throw."""
+        """ROLL, then the reading: the ordinary throw. Thrown dice land a little off
+        where the last ones lay (less than a held die may shift): the same dice lying
+        unmoved are no throw."""
         out = self.press(ROLL)
         assert out.want_dice, render_text(out.screen)
         assert isinstance(out.screen, Reading)
-        return self.read(dice(*values, xs=xs))
+        self.rolls += 1
+        return self.read(dice(*values, xs=xs, y=200.0 + LANDED * (self.rolls % 2)))
 
     @property
     def game(self) -> Game:
@@ -380,6 +387,100 @@ def test_reroll_reading_is_shown_and_not_logged() -> None:
     assert t.game.turn is not None and t.game.turn.throw == 0  # not counted
     out = t.read(dice(5, 4))
     assert out.log == (Throw((5, 4)),)
+
+
+def test_the_last_throws_dice_lying_unrolled_are_no_throw() -> None:
+    """ROLL pressed with the last throw's dice still lying as they fell: read as they
+    lie, they would be scored as a throw nobody made (mexico, MC-2: P2's throw)."""
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    assert t.read(dice(6, 3)).log == (Throw((6, 3)),)
+    t.press(STOP)  # P1 stands; P2 presses ROLL without rolling
+    assert t.press(ROLL).want_dice
+    out = t.read(dice(3, 6, xs=(302.0, 98.0), y=203.0))  # read a few pixels off, any order
+    assert out.log == () and out.want_dice
+    assert isinstance(out.screen, Refusal)
+    assert render_text(out.screen).splitlines() == [
+        "[not counted]",
+        "the dice lie as thrown",
+        "P2: roll them",
+    ]
+    assert t.game.turn is not None and t.game.turn.player == "P2" and t.game.turn.throw == 0
+    # rolled, the same faces may come up again, elsewhere
+    out = t.read(dice(6, 3, xs=(250.0, 420.0)))
+    assert out.log == (Throw((6, 3)),)
+
+
+@pytest.mark.parametrize(
+    ("second", "counted"),
+    [
+        ((6, 3, 100.0 + 0.15 * DIE, 300.0), False),  # at the edge of where it lay
+        ((6, 3, 100.0 + 0.2 * DIE, 300.0), True),  # the 6 moved: it was rolled
+        ((6, 4, 100.0, 300.0), True),  # the 3 turned up as a 4
+        ((6, 6, 100.0, 300.0), True),  # the same places, another face
+    ],
+)
+def test_an_unrolled_die_is_one_within_a_little_of_where_it_lay(
+    second: tuple[int, int, float, float], counted: bool
+) -> None:
+    a, b, xa, xb = second
+    t = start(Settings("mex", 2))
+    t.press(ROLL)
+    t.read(dice(6, 3, xs=(100.0, 300.0)))
+    t.press(STOP)
+    t.press(ROLL)
+    out = t.read(dice(a, b, xs=(xa, xb)))
+    assert bool(out.log) == counted
+    assert isinstance(out.screen, Refusal) != counted
+
+
+def test_a_reroll_between_keeps_the_last_throw_to_hold_the_tray_against() -> None:
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    t.read(dice(5, 4))
+    t.press(STOP)
+    t.press(ROLL)
+    assert isinstance(t.read(reroll("die 1 is unclear")).screen, Refusal)
+    out = t.read(dice(5, 4))  # read cleanly at last, still where they fell
+    assert out.log == () and "lie as thrown" in render_text(out.screen)
+
+
+def test_a_held_die_may_lie_still_but_the_other_must_be_rolled() -> None:
+    """MN-5: the 5 stays where it lay; the 2 left lying too is no throw."""
+    t = mexen()
+    t.throw(5, 2, xs=(100.0, 300.0))
+    t.press(HOLD)
+    t.press(HOLD)
+    t.press(HOLD)
+    assert t.press(ROLL).log == (Hold(5),)
+    assert t.press(ROLL).want_dice
+    last = t.ref.last_roll
+    out = t.read(FrameReading(FrameStatus.OK, "", last))
+    assert out.log == () and "lie as thrown" in render_text(out.screen)
+    out = t.read(FrameReading(FrameStatus.OK, "", (last[0], die(2, 360.0))))
+    assert out.log == (Throw((5, 2)),)
+
+
+def test_software_dice_leave_the_tray_as_it_was() -> None:
+    """A CPU's throw in software touches no die: the person after it who presses ROLL
+    without rolling is still told so."""
+    t = start(Settings("mexico", 2, cpus=("hard",)))
+    assert t.game.turn is not None and t.game.turn.player == "P1"
+    t.press(ROLL)
+    t.read(dice(4, 1))
+    last = t.ref.last_roll
+    t.press(STOP)
+    logged = len(t.events)
+    for _ in range(12):  # the CPU's turn, played with ROLL
+        if t.game.turn is None or t.game.turn.player == "P1" or t.game.is_over:
+            break
+        t.press(ROLL)
+    assert any(isinstance(e, Throw) for e in t.events[logged:])  # the CPU threw
+    assert t.ref.last_roll == last
+    assert t.game.turn is not None and t.game.turn.player == "P1"  # P1 lost: starts anew
+    t.press(ROLL)
+    out = t.read(dice(4, 1))
+    assert out.log == () and "lie as thrown" in render_text(out.screen)
 
 
 def test_wrong_number_of_dice_is_not_a_throw() -> None:

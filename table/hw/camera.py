@@ -162,6 +162,13 @@ def frame_name(dice: tuple[int, ...]) -> str:
     return f"dice_{hi}{lo}"
 
 
+# A throw of the same dice as the last shows their photo moved by this many pixels (right,
+# down), and the next such throw shows it where it was: dice rolled land elsewhere, and
+# the table counts no dice lying as the last throw left them. It is less than a die may
+# shift when left lying (MN-5) in the shipped frames, whose dice are 33-45 px across.
+SAME_THROW_SHIFT = (8, 8)
+
+
 class ScriptedCamera(_Paced):
     """Shows a real photo of the dice last thrown (``throw(dice)``), from a frame folder."""
 
@@ -170,6 +177,7 @@ class ScriptedCamera(_Paced):
         self.frames_dir = frames_dir
         self._lock = threading.Lock()
         self._dice: tuple[int, ...] = ()
+        self._shifted = False  # the photo shown moved by SAME_THROW_SHIFT
         self._cache: dict[tuple[int, ...], Any] = {}
         self._fresh = False
         self.pick: Callable[[], tuple[int, ...]] | None = None
@@ -187,17 +195,32 @@ class ScriptedCamera(_Paced):
             self._cache[key] = load_image(found[0])
         return self._cache[key]
 
+    def shifted(self, image: Any) -> Any:
+        """``image`` moved by ``SAME_THROW_SHIFT``, its edge rows and columns repeated."""
+        import numpy as np
+
+        dx, dy = SAME_THROW_SHIFT
+        h, w = image.shape[:2]
+        rest = [(0, 0)] * (image.ndim - 2)
+        return np.pad(image, [(dy, 0), (dx, 0), *rest], mode="edge")[:h, :w]
+
+    def _thrown(self, dice: tuple[int, ...]) -> None:
+        """The dice of a new throw lie in the tray (the lock held)."""
+        if sorted(dice) == sorted(self._dice):
+            self._shifted = not self._shifted
+        self._dice = tuple(dice)
+
     def throw(self, dice: tuple[int, ...]) -> None:
         """The dice now lying in the tray."""
         with self._lock:
-            self._dice = tuple(dice)
+            self._thrown(tuple(dice))
             self._fresh = True
 
     def want(self, flag: bool) -> None:
         if flag and not self._wanted.is_set():
             with self._lock:
                 if not self._fresh and self.pick is not None:
-                    self._dice = self.pick()
+                    self._thrown(self.pick())
                 self._fresh = False
         super().want(flag)
 
@@ -206,14 +229,14 @@ class ScriptedCamera(_Paced):
 
         while self._wait_turn():
             with self._lock:
-                dice = self._dice
+                dice, shifted = self._dice, self._shifted
             try:
                 image = self.image_for(dice)
             except CameraError as exc:  # reported; tried again when next wanted
                 self._missed()
                 put(CameraFailed(str(exc)))
                 continue
-            put(Frame(image, time.monotonic()))
+            put(Frame(self.shifted(image) if shifted else image, time.monotonic()))
             self._stop.wait(self.period)
 
     def start(self, put: Put) -> None:

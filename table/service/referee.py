@@ -15,7 +15,9 @@ At the table:
   counting (mex).
 - A reroll reading (a tilted die ...) is shown and not logged; the table
   goes on waiting. A held die (mexen) must lie where it lay, within half its
-  size, showing the same value, or the throw is not counted.
+  size, showing the same value, or the throw is not counted. Nor is a reading of
+  the dice of the camera's last throw lying as they fell (ROLL pressed, nobody
+  rolled): the table says so and goes on waiting.
 - A mexen 31 opens the choice of who gets the sip/point (HOLD next, ROLL ok).
 - mythical (MY-1..MY-9) uses no camera: its dice are entered with the buttons. The
   bids of a round are entered one player after the other in seat order (HOLD next,
@@ -90,6 +92,9 @@ from vision.types import DieReading, FrameReading
 MENU_RULES: tuple[str, ...] = ("mexico", "mexen", "mex", "mythical")
 MAX_SEATS = 6  # what the screen shows legibly
 HOLD_TOLERANCE = 0.5  # a held die may shift by this fraction of its size
+# A die nobody touched is read within a few pixels of where it lay; one rolled lands
+# farther than this fraction of its size away or shows another face.
+UNROLLED_TOLERANCE = 0.15
 
 # ---------------------------------------------------------------------------
 # Settings
@@ -399,6 +404,9 @@ class Referee:
     game: Game | None = None
     waiting: bool = False
     table: tuple[DieReading, ...] = ()  # dice of the last counted throw, as read
+    # The dice of the last throw the camera read, as they lay, kept from game to game:
+    # the tray still holds them until someone rolls.
+    last_roll: tuple[DieReading, ...] = ()
     held: HeldDie | None = None
     chooser: Chooser | None = None
     dismiss: bool = False  # the screen is a notice; the next press only takes it away
@@ -534,13 +542,20 @@ class Referee:
             problem = _held_problem(self.held, reading.dice)
             if problem:
                 return self._show(Refusal(problem, "put it back, roll again"), wait=True)
+        if _unrolled(self.last_roll, reading.dice):
+            # ROLL pressed with the last throw's dice still lying as they fell: counting
+            # them would score a throw nobody made. The settler answers again only once
+            # the tray has moved (or a hand has been in it).
+            screen = Refusal("the dice lie as thrown", f"{player}: roll them")
+            return self._show(screen, wait=True)
         event = Throw(values)
         after, refused = game.apply(event)
+        ref = replace(self, last_roll=reading.dice)
         if refused is not None:
-            ref = replace(self, game=after, waiting=False, cpu_roll=False)
+            ref = replace(ref, game=after, waiting=False, cpu_roll=False)
             return ref._refused(refused, (event,))
         table = reading.dice if want == 2 else ()
-        ref = replace(self, game=after, waiting=False, table=table, held=None, cpu_roll=False)
+        ref = replace(ref, game=after, waiting=False, table=table, held=None, cpu_roll=False)
         return ref._after_event(game, (event,), thrown=values)
 
     def dice_wanted(self) -> DiceWanted | None:
@@ -1592,6 +1607,26 @@ def _lives(view: Mapping[str, Any], name: str) -> int | None:
 
 def _rest(chooser: Chooser) -> tuple[str, int, int, str]:
     return chooser.labels[chooser.index], chooser.index, len(chooser.labels), "HOLD next  ROLL ok"
+
+
+def _unrolled(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> bool:
+    """Whether ``now`` are the dice ``before`` lying as they lay: as many, each showing
+    the face of one of them within ``UNROLLED_TOLERANCE`` of its size of where it was.
+    A die left lying (MN-5) may be among them; the thrown one must have moved."""
+    if not before or len(before) != len(now):
+        return False
+    left = list(before)
+    for d in now:
+        same = [
+            b
+            for b in left
+            if b.value == d.value
+            and math.dist(b.center, d.center) <= UNROLLED_TOLERANCE * _spot(b).size
+        ]
+        if not same:
+            return False
+        left.remove(min(same, key=lambda b: math.dist(b.center, d.center)))
+    return True
 
 
 def _held_problem(held: HeldDie, dice: tuple[DieReading, ...]) -> str:
