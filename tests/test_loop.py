@@ -717,7 +717,7 @@ def test_every_shipped_frame_moved_reads_as_dice_rolled_again(vision: Any) -> No
 
 def test_roll_pressed_without_rolling_is_not_counted(tmp_path: Path, vision: Any) -> None:
     """ROLL with the last throw's dice lying as they fell (the scripted camera shows
-    the same photo): "the dice lie as thrown", nothing logged; the dice thrown after
+    the same photo): "dice lie as last thrown", nothing logged; the dice thrown after
     it are read."""
     steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"])
     steps += ["throw 6 3", "roll", "stop", "roll", "throw 5 2"]
@@ -726,7 +726,7 @@ def test_roll_pressed_without_rolling_is_not_counted(tmp_path: Path, vision: Any
     assert loop.run(seconds=60) == "end of script"
     logged = load(loop.data.logs()[0]).events
     assert [tuple(e.dice) for e in logged if e.kind.value == "throw"] == [(6, 3), (5, 2)]  # type: ignore[union-attr]
-    said = [t for t in display.texts if "lie as thrown" in t]
+    said = [t for t in display.texts if "lie as last thrown" in t]
     assert len(said) == 1 and "P2: roll them" in said[0], display.texts
 
 

@@ -402,7 +402,7 @@ def test_the_last_throws_dice_lying_unrolled_are_no_throw() -> None:
     assert isinstance(out.screen, Refusal)
     assert render_text(out.screen).splitlines() == [
         "[not counted]",
-        "the dice lie as thrown",
+        "dice lie as last thrown",
         "P2: roll them",
     ]
     assert t.game.turn is not None and t.game.turn.player == "P2" and t.game.turn.throw == 0
@@ -442,7 +442,7 @@ def test_a_reroll_between_keeps_the_last_throw_to_hold_the_tray_against() -> Non
     t.press(ROLL)
     assert isinstance(t.read(reroll("die 1 is unclear")).screen, Refusal)
     out = t.read(dice(5, 4))  # read cleanly at last, still where they fell
-    assert out.log == () and "lie as thrown" in render_text(out.screen)
+    assert out.log == () and "lie as last thrown" in render_text(out.screen)
 
 
 def test_a_held_die_may_lie_still_but_the_other_must_be_rolled() -> None:
@@ -456,7 +456,7 @@ def test_a_held_die_may_lie_still_but_the_other_must_be_rolled() -> None:
     assert t.press(ROLL).want_dice
     last = t.ref.last_roll
     out = t.read(FrameReading(FrameStatus.OK, "", last))
-    assert out.log == () and "lie as thrown" in render_text(out.screen)
+    assert out.log == () and "lie as last thrown" in render_text(out.screen)
     out = t.read(FrameReading(FrameStatus.OK, "", (last[0], die(2, 360.0))))
     assert out.log == (Throw((5, 2)),)
 
@@ -480,7 +480,7 @@ def test_software_dice_leave_the_tray_as_it_was() -> None:
     assert t.game.turn is not None and t.game.turn.player == "P1"  # P1 lost: starts anew
     t.press(ROLL)
     out = t.read(dice(4, 1))
-    assert out.log == () and "lie as thrown" in render_text(out.screen)
+    assert out.log == () and "lie as last thrown" in render_text(out.screen)
 
 
 def test_wrong_number_of_dice_is_not_a_throw() -> None:

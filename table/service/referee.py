@@ -546,7 +546,7 @@ class Referee:
             # ROLL pressed with the last throw's dice still lying as they fell: counting
             # them would score a throw nobody made. The settler answers again only once
             # the tray has moved (or a hand has been in it).
-            screen = Refusal("the dice lie as thrown", f"{player}: roll them")
+            screen = Refusal("dice lie as last thrown", f"{player}: roll them")
             return self._show(screen, wait=True)
         event = Throw(values)
         after, refused = game.apply(event)
