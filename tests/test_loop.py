@@ -63,16 +63,24 @@ def vision() -> Any:
 
 
 def make_loop(
-    tmp: Path, rules: str, steps: list[str], reader: Any, settings: dict[str, Any] | None = None
+    tmp: Path,
+    rules: str,
+    steps: list[str],
+    reader: Any,
+    settings: dict[str, Any] | None = None,
+    camera: Any = None,
 ) -> tuple[TableLoop, CheckingDisplay, ScriptButtons]:
+    """A table loop on the shipped frames (``camera``: another camera instead)."""
     from vision.settle import SettleConfig, Settler
 
     data = DataDir(tmp / "data")
     s = settings if settings is not None else DEMO_SETTINGS[rules]
     data.prepare()
     data.save_settings(s)
-    camera = ScriptedCamera(FRAMES, fps=60)
-    buttons = ScriptButtons(parse_script(json.dumps(steps)), on_throw=camera.throw)
+    if camera is None:
+        camera = ScriptedCamera(FRAMES, fps=60)
+    on_throw = camera.throw if isinstance(camera, ScriptedCamera) else None
+    buttons = ScriptButtons(parse_script(json.dumps(steps)), on_throw=on_throw)
     ref: list[TableLoop] = []
     display = CheckingDisplay(ref)
     loop = TableLoop(
@@ -510,6 +518,28 @@ def test_source_camera_thread_puts_frames_only_when_wanted_and_reports_failure()
         assert isinstance(event, CameraFailed) and "no such folder" in event.reason
     finally:
         bad.close()
+
+
+def test_a_folder_of_photos_is_one_photo_a_throw(tmp_path: Path, vision: Any) -> None:
+    """``camera.source = "folder:PATH"`` (the config's "replay photos"): each photo is
+    shown as a still tray, one per throw, in name order. Shown one photo a frame, no
+    two frames alike, the dice never came to rest and nothing was ever read."""
+    import shutil
+
+    from table.hw.camera import SourceCamera
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for i, name in enumerate(["dice_63", "dice_42", "dice_55"], start=1):
+        shutil.copy(FRAMES / f"{name}.jpg", photos / f"throw{i}.jpg")
+    steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"]) + ["roll", "stop", "roll"]
+    camera = SourceCamera(f"folder:{photos}", fps=60)
+    loop, display, buttons = make_loop(tmp_path, "mexico", steps, vision, camera=camera)
+    buttons.step_timeout_s = 5.0
+    assert loop.run(seconds=60) == "end of script"
+    logged = load(loop.data.logs()[0]).events
+    assert [tuple(e.dice) for e in logged if e.kind.value == "throw"] == [(6, 3), (4, 2)]  # type: ignore[union-attr]
+    assert not any("not counted" in t for t in display.texts), display.texts
 
 
 def test_a_live_camera_drops_its_old_frames_when_dice_are_wanted_again() -> None:

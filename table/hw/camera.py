@@ -75,7 +75,11 @@ class _Paced:
 
 
 class SourceCamera(_Paced):
-    """A ``vision.sources`` spec (picamera, usb:N, folder:PATH, video:PATH) read in a thread."""
+    """A ``vision.sources`` spec (picamera, usb:N, folder:PATH, video:PATH) read in a thread.
+
+    A folder holds photos, one per throw: each is shown as a still tray, again and again,
+    for as long as the table waits for that throw; the next throw gets the next photo.
+    Shown one a frame, no two frames alike, its dice would never come to rest."""
 
     def __init__(
         self,
@@ -91,6 +95,8 @@ class SourceCamera(_Paced):
         self.size = size
         """The frame size asked of a webcam (``usb:``); a picamera spec carries its own."""
         self.source: Any = None
+        self.photos = spec.strip().partition(":")[0] == "folder"
+        self._photo: Any = None  # a folder's photo of the throw being waited for
 
     def open(self) -> None:
         """Open the source now (raises ``vision.sources.CameraError``)."""
@@ -117,12 +123,18 @@ class SourceCamera(_Paced):
                     self.open()
                     if self._resumed:
                         self._resumed = False
+                        self._photo = None  # a new throw: a folder's next photo
                         # A webcam's driver kept frames from before the pause: the
                         # last throw's dice, lying still, which would settle at once.
                         drop = getattr(self.source, "drop_stale", None)
                         if drop is not None:
                             drop()
-                    image = self.source.read()
+                    if self._photo is not None:
+                        image = self._photo
+                    else:
+                        image = self.source.read()
+                        if self.photos:
+                            self._photo = image
                 except CameraError as exc:
                     self._failed()
                     put(CameraFailed(str(exc)))
@@ -141,6 +153,7 @@ class SourceCamera(_Paced):
     def _failed(self) -> None:
         self._missed()
         self._close_source()
+        self._photo = None
 
     def _close_source(self) -> None:
         src, self.source = self.source, None

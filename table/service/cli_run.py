@@ -51,8 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         type=Path,
         help="replay these dice frames instead of a camera: one per throw, named as in "
-        "table/data/frames (dice_63.jpg, die_4.jpg); to replay photos of your own, "
-        'set camera.source = "folder:PATH" in the config',
+        "table/data/frames (dice_63.jpg, die_4.jpg); to replay photos of your own, one a "
+        'throw in name order, set camera.source = "folder:PATH" in the config',
     )
     parser.add_argument("--data", metavar="DIR", type=_folder, help="data folder (logs, settings)")
     parser.add_argument("--png-dir", metavar="DIR", type=Path, help="save every screen as PNG")
