@@ -210,6 +210,39 @@ def test_annotate_writes_one_drawn_image_per_input(tmp_path: Path) -> None:
     assert float(np.abs(first[200:, 250:].astype(int) - 90).max()) < 10
 
 
+def test_numbered_copies_name_their_own_input_in_the_banner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two inputs of one name (other folders) get numbered copies; the banner of each
+    must tell which photo it is, not both say "throw.png"."""
+    titles: list[str] = []
+    drawn = cli_read.annotate
+
+    def recording(image: Any, reading: FrameReading, *, title: str | None = None) -> Any:
+        titles.append(title or "")
+        return drawn(image, reading, title=title)
+
+    monkeypatch.setattr(cli_read, "annotate", recording)
+    a = write(tmp_path / "one" / "throw.png", 320, 240)
+    b = write(tmp_path / "two" / "throw.png", 320, 240)
+    code, _, _ = run(["--annotate", str(tmp_path / "out"), a, b, a], FakeReader())
+    assert code == 0
+    assert titles == ["throw.png", b, a]
+
+
+@pytest.mark.parametrize("stem", ["y" * 247, "\u00e9" * 123])
+def test_a_long_name_gets_a_copy_the_file_system_takes(tmp_path: Path, stem: str) -> None:
+    """A photo whose name is near the file system's 255 bytes: "<stem>.read.jpg" would
+    be longer ("File name too long"). The copy's name is cut, whole characters only."""
+    a = write(tmp_path / f"{stem}.png", 320, 240)
+    out_dir = tmp_path / "out"
+    code, lines, err = run(["--annotate", str(out_dir), a, a], FakeReader())
+    assert code == 0 and err == "" and len(lines) == 2
+    names = sorted(p.name for p in out_dir.iterdir())
+    assert len(names) == 2 and all(n.endswith(".read.jpg") for n in names)
+    assert all(len(n.encode()) <= 255 and n.startswith(stem[:50]) for n in names), names
+
+
 def test_annotate_into_a_file_is_a_bad_argument(tmp_path: Path) -> None:
     a = write(tmp_path / "a.png", 64, 48)
     clash = tmp_path / "clash"

@@ -96,16 +96,29 @@ def _inputs(names: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _annotated_path(folder: Path, file: str, taken: set[Path]) -> Path:
-    """``DIR/<name>.read.jpg``, numbered when two inputs share a name."""
-    stem = Path(file).stem or "image"
+# A file name may hold 255 bytes on the usual file systems; "-NNNNN.read.jpg" takes 15.
+STEM_BYTES = 240
+
+
+def _cut(stem: str, limit: int = STEM_BYTES) -> str:
+    """``stem`` cut to at most ``limit`` bytes of UTF-8, whole characters only."""
+    data = stem.encode("utf-8", "surrogateescape")
+    if len(data) <= limit:
+        return stem
+    return data[:limit].decode("utf-8", "ignore")
+
+
+def _annotated_path(folder: Path, file: str, taken: set[Path]) -> tuple[Path, bool]:
+    """``DIR/<name>.read.jpg`` (a name too long for a file cut), and whether it had to be
+    numbered because an earlier input had the same name."""
+    stem = _cut(Path(file).stem) or "image"
     candidate = folder / f"{stem}.read.jpg"
     n = 2
     while candidate in taken:
         candidate = folder / f"{stem}-{n}.read.jpg"
         n += 1
     taken.add(candidate)
-    return candidate
+    return candidate, n > 2
 
 
 def _text_line(file: str, reading: FrameReading) -> str:
@@ -200,8 +213,9 @@ def run(
         else:
             _emit(stdout, _text_line(file, reading))
         if annotate_dir is not None:
-            target = _annotated_path(annotate_dir, file, taken)
-            drawn = annotate(image, reading, title=Path(file).name)
+            target, numbered = _annotated_path(annotate_dir, file, taken)
+            # a numbered copy's banner names its input as given, to tell it from the first
+            drawn = annotate(image, reading, title=file if numbered else Path(file).name)
             why = _write_image(target, drawn)
             if why:
                 failed = True
