@@ -128,17 +128,17 @@ def _is_int(v: object) -> bool:
 def parse_event(obj: object, where: str = "event") -> Event:
     """One event object to an Event, or LogError saying what is wrong with it."""
     if not isinstance(obj, dict):
-        raise LogError(f"{where}: an event must be a JSON object with one key, got {_brief(obj)}")
+        raise LogError(f"{where}: an event must be a JSON object with one key, got {brief(obj)}")
     if len(obj) != 1:
         keys = ", ".join(repr(k) for k in obj) or "no keys"
         raise LogError(f"{where}: an event must have exactly one key, got {keys}")
     ((key, value),) = obj.items()
 
     def bad(expected: str) -> LogError:
-        return LogError(f"{where}: {key!r} needs {expected}, got {_brief(value)}")
+        return LogError(f"{where}: {key!r} needs {expected}, got {brief(value)}")
 
     def not_text() -> LogError:
-        return LogError(f"{where}: {key!r} holds text that is not valid Unicode: {_brief(value)}")
+        return LogError(f"{where}: {key!r} holds text that is not valid Unicode: {brief(value)}")
 
     if key == "throw":
         if not isinstance(value, list) or not 1 <= len(value) <= 2 or not all(map(_is_int, value)):
@@ -186,18 +186,18 @@ def parse_event(obj: object, where: str = "event") -> Event:
 def parse_header(obj: object) -> GameHeader:
     """The header fields of a game object (``events`` is ignored here)."""
     if not isinstance(obj, dict):
-        raise LogError(f"a game file must be a JSON object, got {_brief(obj)}")
+        raise LogError(f"a game file must be a JSON object, got {brief(obj)}")
     if "rules" not in obj:
         raise LogError('the game has no "rules"')
     rules = obj["rules"]
     if not isinstance(rules, str):
-        raise LogError(f'"rules" must be a string, got {_brief(rules)}')
+        raise LogError(f'"rules" must be a string, got {brief(rules)}')
     options = obj.get("options", {})
     if not isinstance(options, dict):
-        raise LogError(f'"options" must be an object, got {_brief(options)}')
+        raise LogError(f'"options" must be an object, got {brief(options)}')
     for key, value in options.items():
         if not _is_text(key) or (isinstance(value, str) and not _is_text(value)):
-            raise LogError(f'"options" hold text that is not valid Unicode: {_brief({key: value})}')
+            raise LogError(f'"options" hold text that is not valid Unicode: {brief({key: value})}')
     raw_players = obj.get("players")
     if not isinstance(raw_players, list):
         raise LogError('"players" must be a list of players, e.g. [{"name": "Ann"}, ...]')
@@ -205,26 +205,26 @@ def parse_header(obj: object) -> GameHeader:
     for i, p in enumerate(raw_players):
         name = p if isinstance(p, str) else p.get("name") if isinstance(p, dict) else None
         if isinstance(name, str) and not _is_text(name):
-            raise LogError(f"player {i + 1}: the name is not valid Unicode text: {_brief(name)}")
+            raise LogError(f"player {i + 1}: the name is not valid Unicode text: {brief(name)}")
         if isinstance(p, str):
             players.append(Player(p))
             continue
         if not isinstance(p, dict) or not isinstance(p.get("name"), str):
-            raise LogError(f'player {i + 1}: needs a "name" string, got {_brief(p)}')
+            raise LogError(f'player {i + 1}: needs a "name" string, got {brief(p)}')
         extra = set(p) - {"name", "cpu"}
         if extra:
             raise LogError(f"player {i + 1}: unknown field {sorted(extra)[0]!r}")
         cpu = p.get("cpu")
         if cpu is not None and not isinstance(cpu, str):
-            raise LogError(f'player {i + 1}: "cpu" must be a strength name, got {_brief(cpu)}')
+            raise LogError(f'player {i + 1}: "cpu" must be a strength name, got {brief(cpu)}')
         players.append(Player(p["name"], cpu))
     seed = obj.get("seed")
     if seed is not None and not _is_int(seed):
-        raise LogError(f'"seed" must be an integer, got {_brief(seed)}')
+        raise LogError(f'"seed" must be an integer, got {brief(seed)}')
     return GameHeader(rules=rules, players=tuple(players), options=options, seed=seed)
 
 
-def _brief(value: object) -> str:
+def brief(value: object) -> str:
     try:
         text = json.dumps(value) if _jsonable(value) else repr(value)
     except RecursionError:  # parsed just short of the parser's limit, too deep to print

@@ -8,6 +8,7 @@ final log, nothing written twice or lost. Cut points are sampled with a fixed se
 from __future__ import annotations
 
 import io
+import json
 import random
 import shutil
 from dataclasses import dataclass
@@ -409,3 +410,148 @@ def test_a_cut_anywhere_in_a_game_resumes_it_exactly(
         except AssertionError as exc:
             raise AssertionError(f"cut after {cut} events, torn {torn!r}: {exc}") from exc
         shutil.rmtree(where)
+
+
+def _first_throw(root: Path) -> tuple[TableLoop, Screens, FrameReading]:
+    """A mexico game for two started on ``root``, its first throw read and counted."""
+    settings = Settings("mexico", 2, options=(("lives", 2),))
+    loop, display = make_loop(root, settings, False)
+    start_game(loop)
+    settle(loop)
+    if not ref(loop).waiting:
+        press(loop, ROLL)
+    lying = reading(ref(loop), (6, 3))
+    assert loop.handle(Frame(lying, 0.0))  # type: ignore[arg-type]
+    assert events_on_disk(loop) == [Throw((6, 3))]
+    return loop, display, lying
+
+
+def _restarted(root: Path) -> tuple[TableLoop, Screens, io.StringIO]:
+    settings = Settings("mexico", 2, options=(("lives", 2),))
+    loop, display = make_loop(root, settings, False)
+    errors = io.StringIO()
+    loop.errors = errors
+    loop.boot()
+    assert loop.resumed is not None
+    return loop, display, errors
+
+
+def _roll_again_over(loop: TableLoop, frame: FrameReading) -> None:
+    """The player throws again (ROLL) and the camera sees ``frame``."""
+    settle(loop)
+    if not ref(loop).waiting:
+        press(loop, ROLL)
+    assert ref(loop).waiting
+    assert loop.handle(Frame(frame, 0.0))  # type: ignore[arg-type]
+    assert loop.faults == 0
+
+
+def test_dice_left_lying_through_a_cut_are_no_throw(tmp_path: Path) -> None:
+    """The log holds a throw's values, not where its dice lay. Started again after a cut,
+    the table knew nothing of the dice in the tray, and ROLL pressed over them unrolled
+    counted them as a new throw. The dice of the last throw read are kept in tray.json,
+    so they are refused as before the cut; dice that moved are counted."""
+    root = tmp_path / "data"
+    first, _, lying = _first_throw(root)
+    first.close()
+    assert json.loads((root / "tray.json").read_text())["dice"] == [d.to_json() for d in lying.dice]
+
+    loop, display, errors = _restarted(root)
+    assert ref(loop).last_roll == lying.dice
+    _roll_again_over(loop, lying)
+    assert events_on_disk(loop) == [Throw((6, 3))]  # nothing counted
+    assert "lie as last thrown" in display.texts[-1]
+    moved = reading(ref(loop), (6, 3))  # the same faces, rolled to another place
+    assert moved.dice != lying.dice
+    _roll_again_over(loop, moved)
+    assert events_on_disk(loop) == [Throw((6, 3)), Throw((6, 3))]
+    assert errors.getvalue() == ""
+
+
+def test_without_tray_json_the_first_throw_after_a_cut_is_not_checked(tmp_path: Path) -> None:
+    """What tray.json is for: without it (lost, or a table that never read a throw) the
+    same dice unmoved are counted, there being nothing to tell them by."""
+    root = tmp_path / "data"
+    first, _, lying = _first_throw(root)
+    first.close()
+    (root / "tray.json").unlink()
+    loop, _, errors = _restarted(root)
+    assert ref(loop).last_roll == ()
+    _roll_again_over(loop, lying)
+    assert events_on_disk(loop) == [Throw((6, 3)), Throw((6, 3))]
+    assert errors.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"\xff\xfe", "not JSON"),
+        (b'{"dice": [{"value": 6, "center": [1, 2', "not JSON"),
+        (b"[]", 'no "dice" list'),
+        (b'{"dice": [{"value": 7, "center": [1, 2], "box": [[1, 2], [3, 3], 0]}]}', "7, not 1-6"),
+        (b'{"dice": [{"value": 6, "center": [1], "box": [[1, 2], [3, 3], 0]}]}', "two numbers"),
+        (b'{"dice": [{"value": 6, "center": [1, 2], "box": [[1, 2], [0, 3], 0]}]}', "0 x 3"),
+        (b'{"dice": [{"value": 6, "center": [1, 2], "box": [[1, 2], [3, 3], NaN]}]}', "NaN"),
+        (b'{"dice": [{"value": true, "center": [1, 2], "box": [[1, 2], [3, 3], 0]}]}', "true"),
+    ],
+)
+def test_an_unusable_tray_json_is_said_and_the_game_goes_on(
+    tmp_path: Path, content: bytes, said: str
+) -> None:
+    root = tmp_path / "data"
+    first, _, lying = _first_throw(root)
+    first.close()
+    (root / "tray.json").write_bytes(content)
+    loop, _, errors = _restarted(root)
+    assert ref(loop).last_roll == ()
+    assert "tray.json" in errors.getvalue() and said in errors.getvalue(), errors.getvalue()
+    _roll_again_over(loop, lying)  # not checked, but the game goes on
+    assert events_on_disk(loop) == [Throw((6, 3)), Throw((6, 3))]
+
+
+def test_the_tray_is_saved_before_the_throw_is_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cut between the two must not leave a logged throw whose dice the next start
+    does not know: ROLL over them would count them twice. So tray.json is written first;
+    here the log cannot take the second throw (a full disk), and tray.json already holds
+    its dice: started again, the table asks for them to be rolled (the throw was not
+    counted, and a roll is only asked again)."""
+    from table.gamelog import LogWriter
+
+    root = tmp_path / "data"
+    loop, _, lying = _first_throw(root)
+    second = reading(ref(loop), (5, 2))
+
+    def full(self: LogWriter, events: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(LogWriter, "append_all", full)
+    _roll_again_over(loop, second)
+    monkeypatch.undo()
+    loop.close()
+    assert events_on_disk(loop) == [Throw((6, 3))]
+    assert json.loads((root / "tray.json").read_text())["dice"] == [
+        d.to_json() for d in second.dice
+    ]
+    again, display, _ = _restarted(root)
+    _roll_again_over(again, second)
+    assert events_on_disk(again) == [Throw((6, 3))]
+    assert "lie as last thrown" in display.texts[-1]
+
+
+def test_a_tray_json_that_cannot_be_written_is_said_and_the_throw_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(self: DataDir, dice: Any) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(DataDir, "save_tray", failing)
+    settings = Settings("mexico", 2, options=(("lives", 2),))
+    loop, _ = make_loop(tmp_path / "data", settings, False)
+    errors = io.StringIO()
+    loop.errors = errors
+    start_game(loop)
+    _roll_again_over(loop, reading(ref(loop), (4, 1)))
+    assert events_on_disk(loop) == [Throw((4, 1))]
+    assert "cannot save where the dice lie: [Errno 30] Read-only file system" in errors.getvalue()

@@ -207,6 +207,12 @@ class TableLoop:
                 cpu_dice_by_hand=self.cpu_dice_by_hand,
                 cannot_resume=why,
             )
+        # The dice of the last throw read may still lie in the tray as they fell.
+        tray, problem = self.data.load_tray()
+        if problem:
+            self._error(f"{problem}; the first throw is not checked for dice left unrolled")
+        assert self.referee is not None
+        self.referee = replace(self.referee, last_roll=tray)
         self.apply(out)
         self.write_state()
         return out
@@ -225,6 +231,8 @@ class TableLoop:
         was: the screen never acknowledges what the log does not hold.
         """
         self.outputs += 1
+        if referee is not None and self.referee is not None:
+            self._save_tray(referee)
         if out.new_game is not None:
             aside = self._set_aside_kept()
             try:
@@ -274,6 +282,19 @@ class TableLoop:
                 self.settler.reset()
         self._want(out.want_dice)
         return True
+
+    def _save_tray(self, referee: Referee) -> None:
+        """Remember where the dice of a throw just read lie, before its event is logged:
+        a cut between the two then makes the table ask for them to be rolled (the throw
+        was not counted), never count them again (it was). Not saved, the table goes on:
+        only the first throw after a restart would not be checked."""
+        assert self.referee is not None
+        if referee.last_roll == self.referee.last_roll:
+            return
+        try:
+            self.data.save_tray(referee.last_roll)
+        except OSError as exc:
+            self._error(f"cannot save where the dice lie: {exc}")
 
     def _cannot_play(self, path: Path, reason: str) -> str:
         """The unfinished game's log loaded, but cannot be played on (an option the rules

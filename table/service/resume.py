@@ -5,11 +5,18 @@
     DATA/games/20261129-201502.jsonl   one JSON Lines log per game (GAME_LOG.md)
     DATA/games/current                 the name of the log of the game in progress
     DATA/settings.json                 the menu's last choices
+    DATA/tray.json                     the dice of the last throw read, where they lay
 
 A game is unfinished while ``games/current`` names its log: the pointer is
 written (atomically) right after the log's header, and removed once the game
 is over. At start the table loads that log (a torn last line survives),
 resumes the game from it and goes on appending to it.
+
+``tray.json`` belongs to no game: it tells the table, once started again, where the
+last throw's dice lay, so that ROLL pressed over them unrolled is no throw after a
+power cut either (the log holds values, not places). It is written before the
+throw's event is logged; a missing or unreadable one only means that the first throw
+is not checked so.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -30,11 +38,14 @@ from table.gamelog import (
     LogUnreadable,
     LogWriter,
     atomic_write,
+    brief,
     fsync_dir,
     load,
 )
+from vision.types import DieReading
 
 CURRENT = "current"
+TRAY = "tray.json"
 
 
 def check_writable(folder: Path) -> None:
@@ -97,6 +108,7 @@ class DataDir:
         self.games = root / "games"
         self.settings_path = root / "settings.json"
         self.current_path = self.games / CURRENT
+        self.tray_path = root / TRAY
 
     def prepare(self) -> None:
         """Create the folders; OSError (e.g. read-only) goes to the caller."""
@@ -113,6 +125,28 @@ class DataDir:
 
     def save_settings(self, obj: dict[str, Any]) -> None:
         atomic_write(self.settings_path, (json.dumps(obj, indent=1) + "\n").encode("utf-8"))
+
+    # -- the tray ------------------------------------------------------------
+
+    def save_tray(self, dice: tuple[DieReading, ...]) -> None:
+        """Remember the dice of the last throw read, where they lay; OSError to the caller."""
+        obj = {"dice": [d.to_json() for d in dice]}
+        atomic_write(self.tray_path, (json.dumps(obj) + "\n").encode("utf-8"))
+
+    def load_tray(self) -> tuple[tuple[DieReading, ...], str | None]:
+        """The dice ``save_tray`` remembered (none if there is no file), and what was
+        wrong with the file if it could not be used (then no dice)."""
+        try:
+            data = self.tray_path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return (), None
+        except OSError as exc:
+            return (), f"{TRAY}: cannot read ({exc.strerror or exc})"
+        try:
+            return _tray_dice(json.loads(data.decode("utf-8"))), None
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            why = str(exc) if isinstance(exc, TrayError) else "not JSON"
+            return (), f"{TRAY}: {why}"
 
     # -- games -------------------------------------------------------------
 
@@ -200,6 +234,44 @@ class DataDir:
         if not self.games.is_dir():
             return []
         return sorted(self.games.glob("*.jsonl"), key=_started)
+
+
+class TrayError(ValueError):
+    """``tray.json`` is JSON, but not the dice ``DataDir.save_tray`` writes."""
+
+
+def _tray_dice(obj: Any) -> tuple[DieReading, ...]:
+    """The dice of a ``tray.json`` object; TrayError saying what is wrong."""
+
+    def number(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise TrayError(f"{brief(v)} is not a number")
+        return float(v)
+
+    def pair(v: Any) -> tuple[float, float]:
+        if not isinstance(v, list) or len(v) != 2:
+            raise TrayError(f"{brief(v)} is not two numbers")
+        return number(v[0]), number(v[1])
+
+    if not isinstance(obj, dict) or not isinstance(obj.get("dice"), list):
+        raise TrayError('no "dice" list')
+    dice: list[DieReading] = []
+    for d in obj["dice"]:
+        if not isinstance(d, dict):
+            raise TrayError(f"a die is {brief(d)}")
+        value = d.get("value")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+            raise TrayError(f"a die value of {brief(value)}, not 1-6")
+        box = d.get("box")
+        if not isinstance(box, list) or len(box) != 3:
+            raise TrayError(f"a box {brief(box)}, not [[x, y], [w, h], angle]")
+        (w, h) = pair(box[1])
+        if w <= 0 or h <= 0:
+            raise TrayError(f"a box of {w:g} x {h:g}")
+        center = pair(d.get("center"))
+        conf = number(d.get("confidence", 1.0))
+        dice.append(DieReading(value, center, (pair(box[0]), (w, h), number(box[2])), conf))
+    return tuple(dice)
 
 
 def named_log(pointer: Path) -> Path | None:
