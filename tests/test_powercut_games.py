@@ -555,3 +555,66 @@ def test_a_tray_json_that_cannot_be_written_is_said_and_the_throw_counts(
     _roll_again_over(loop, reading(ref(loop), (4, 1)))
     assert events_on_disk(loop) == [Throw((4, 1))]
     assert "cannot save where the dice lie: [Errno 30] Read-only file system" in errors.getvalue()
+
+
+def _mexen_held(root: Path) -> tuple[FrameReading, FrameReading]:
+    """A mexen game for two on ``root``: Ann throws 6 3, read by the camera, and leaves
+    the 6 lying (MN-5); then the power goes. The throw, and the 6 where it lay."""
+    settings = Settings("mexen", 2, options=(("rounds", 3),))
+    loop, _ = make_loop(root, settings, False)
+    start_game(loop)
+    first = reading(ref(loop), (6, 3))
+    _roll_again_over(loop, first)
+    do(loop, Hold(6))
+    assert events_on_disk(loop) == [Throw((6, 3)), Hold(6)]
+    held = ref(loop).held
+    assert held is not None and held.spots
+    loop.close()
+    six = next(d for d in first.dice if d.value == 6)
+    return first, FrameReading(FrameStatus.OK, "", (six,))
+
+
+def _mexen_restarted(root: Path) -> tuple[TableLoop, Screens]:
+    loop, display = make_loop(root, Settings("mexen", 2, options=(("rounds", 3),)), False)
+    loop.boot()
+    assert loop.resumed is not None
+    settle(loop)
+    return loop, display
+
+
+def test_a_die_left_lying_through_a_cut_is_checked_by_its_place(tmp_path: Path) -> None:
+    """MN-5 after a restart: the die left lying was checked by value only (the log does
+    not say where it lay), so it could be picked up and put down elsewhere. With the
+    throw's dice in tray.json the referee knows its place again."""
+    root = tmp_path / "data"
+    first, six = _mexen_held(root)
+    loop, display = _mexen_restarted(root)
+    held = ref(loop).held
+    assert held is not None and held.value == 6
+    assert [(s.x, s.y) for s in held.spots] == [six.dice[0].center]
+    # the 6 put down somewhere else, the 3 rolled: refused, nothing logged
+    away = tuple(
+        DieReading(v, (x, 330.0), ((x, 330.0), (SIZE, SIZE), 0.0), 0.99)
+        for v, x in ((6, 60), (2, 260))
+    )
+    _roll_again_over(loop, FrameReading(FrameStatus.OK, "", away))
+    assert events_on_disk(loop) == [Throw((6, 3)), Hold(6)]
+    assert "held 6 was moved" in display.texts[-1]
+    # the 6 where it lay, the other die rolled: counted
+    _roll_again_over(loop, reading(ref(loop), (6, 2)))
+    assert events_on_disk(loop) == [Throw((6, 3)), Hold(6), Throw((6, 2))]
+
+
+def test_a_tray_json_of_other_dice_leaves_the_held_die_checked_by_value(tmp_path: Path) -> None:
+    """tray.json holding dice that are not the ones the game says lie (another throw's)
+    gives no place to the die left lying; only ROLL over those dice unrolled is refused."""
+    root = tmp_path / "data"
+    first, _ = _mexen_held(root)
+    other = tuple(
+        DieReading(v, (x, 90.0), ((x, 90.0), (SIZE, SIZE), 0.0), 0.99)
+        for v, x in ((5, 60), (4, 260))
+    )
+    DataDir(root).save_tray(other)
+    loop, _ = _mexen_restarted(root)
+    assert ref(loop).held is None and ref(loop).table == ()
+    assert ref(loop).last_roll == other

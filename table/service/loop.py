@@ -212,7 +212,7 @@ class TableLoop:
         if problem:
             self._error(f"{problem}; the first throw is not checked for dice left unrolled")
         assert self.referee is not None
-        self.referee = replace(self.referee, last_roll=tray)
+        self.referee = self.referee.with_tray(tray)
         self.apply(out)
         self.write_state()
         return out

@@ -491,6 +491,28 @@ class Referee:
             ref = replace(ref, screen=screen, dismiss=True)
         return ref, ref._out(screen, log=log)
 
+    def with_tray(self, dice: tuple[DieReading, ...]) -> Referee:
+        """This state, told where the dice of the last throw read lie (the table remembers
+        them across a restart; the game log holds values only): ROLL pressed over them
+        unrolled is no throw. If they are the dice the game says lie on the table (the
+        same values), a die left lying, or left lying next, is checked by its place as
+        well as its value, as before the restart."""
+        ref = replace(self, last_roll=dice)
+        game = self.game
+        if self.mode is not Mode.PLAY or game is None or not dice:
+            return ref
+        view = game.view()
+        lying = view.get("table")
+        values = sorted(d.value for d in dice if d.value is not None)
+        if not isinstance(lying, list | tuple) or sorted(lying) != values or len(dice) != 2:
+            return ref
+        ref = replace(ref, table=dice)
+        held = view.get("held")
+        if isinstance(held, int):
+            spots = tuple(_spot(d) for d in dice if d.value == held)
+            ref = replace(ref, held=HeldDie(held, spots))
+        return ref
+
     def on_press(self, press: ButtonPress) -> tuple[Referee, Output]:
         if self.dismiss:  # a notice was shown: this press only takes it away
             return replace(self, dismiss=False)._current()
@@ -563,7 +585,8 @@ class Referee:
         for none): how many dice, and the die left lying (MN-5), if one is."""
         if self.mode is not Mode.PLAY or self.game is None or not self.waiting:
             return None
-        # the game's: a die held before a power cut or by a CPU has no HeldDie (no place)
+        # the game's: a die held by a CPU has no HeldDie (no place), nor has one held before
+        # a power cut whose throw is not the one tray.json remembers (with_tray)
         lying = self.game.view().get("held")
         return DiceWanted(_dice_wanted(self.game), lying if isinstance(lying, int) else None)
 
