@@ -493,6 +493,12 @@ def test_without_tray_json_the_first_throw_after_a_cut_is_not_checked(tmp_path: 
         (b'{"dice": [{"value": 6, "center": [1, 2], "box": [[1, 2], [0, 3], 0]}]}', "0 x 3"),
         (b'{"dice": [{"value": 6, "center": [1, 2], "box": [[1, 2], [3, 3], NaN]}]}', "NaN"),
         (b'{"dice": [{"value": true, "center": [1, 2], "box": [[1, 2], [3, 3], 0]}]}', "true"),
+        (
+            b'{"dice": [{"value": 6, "center": [1, 2], "box": [[1, 2], [3, 3], 1%s]}]}'
+            % (b"0" * 400),
+            "not a number",
+        ),
+        (b"[" * 100_000 + b"]" * 100_000, "not JSON"),
     ],
 )
 def test_an_unusable_tray_json_is_said_and_the_game_goes_on(

@@ -244,9 +244,14 @@ def _tray_dice(obj: Any) -> tuple[DieReading, ...]:
     """The dice of a ``tray.json`` object; TrayError saying what is wrong."""
 
     def number(v: Any) -> float:
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise TrayError(f"{brief(v)} is not a number")
-        return float(v)
+        if not isinstance(v, bool) and isinstance(v, int | float):
+            try:
+                f = float(v)  # an integer of hundreds of digits: OverflowError
+            except OverflowError:
+                f = math.inf
+            if math.isfinite(f):
+                return f
+        raise TrayError(f"{brief(v)} is not a number")
 
     def pair(v: Any) -> tuple[float, float]:
         if not isinstance(v, list) or len(v) != 2:
