@@ -389,3 +389,23 @@ def test_MY_1_mythical_is_accepted_and_the_menu_starts_with_it() -> None:
     settings = cli_run.initial_settings(cfg, None)
     assert settings.rules == "mythical" and settings.players == 3 and settings.cpus == ()
     assert dict(settings.options) == {"rounds": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "allowed"),
+    [
+        ("[buttons]\nlong_press_s = {n}", "buttons.long_press_s", "0.1-10"),
+        ("[camera]\nfps = {n}", "camera.fps", "1-60"),
+        ("[camera]\nwidth = {n}", "camera.width", "160-4056"),
+    ],
+)
+def test_a_whole_number_of_hundreds_of_digits_is_out_of_range_in_one_short_line(
+    text: str, key: str, allowed: str
+) -> None:
+    """A number setting given a whole number too big for a float stopped the table with
+    "internal error: OverflowError"; and the number was written out whole, 400 digits
+    on one line. Now it is out of range, and shown cut."""
+    with pytest.raises(ConfigError) as err:
+        loads_config(text.format(n="1" + "0" * 400), env={})
+    msg = str(err.value)
+    assert msg == f"{key}: 100000000000... (401 digits) is out of range (allowed: {allowed})"

@@ -138,7 +138,8 @@ def _show(value: object) -> str:
         return "a table"
     if isinstance(value, list):
         return "a list"
-    return str(value)
+    text = str(value)
+    return text if len(text) <= 40 else f"{text[:12]}... ({len(text)} digits)"
 
 
 def _key(name: str) -> str:
@@ -161,7 +162,7 @@ def _int(key: str, value: object, low: int, high: int) -> int:
 def _float(key: str, value: object, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _bad(key, value, f"a number from {low:g} to {high:g}", "is not a number")
-    if not low <= float(value) <= high:
+    if not low <= value <= high:  # exact for an int of any size (float() would overflow)
         raise _bad(key, value, f"{low:g}-{high:g}", "is out of range")
     return float(value)
 
