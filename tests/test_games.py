@@ -176,7 +176,16 @@ def test_refusals_are_kept_in_order_and_each_refusal_shares_the_earlier_ones() -
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [(None, "null"), ([3], "[3]"), ({"a": 1}, '{"a": 1}'), (False, "false"), ("3", '"3"')],
+    [
+        (None, "null"),
+        ([3], "[3]"),
+        ({"a": 1}, '{"a": 1}'),
+        (False, "false"),
+        ("3", '"3"'),
+        # hundreds of digits, or a long string, are not written out whole
+        (10**400, "1" + "0" * 36 + "..."),
+        ("x" * 100, '"' + "x" * 36 + "..."),
+    ],
 )
 def test_an_option_value_not_allowed_is_named_as_the_game_file_writes_it(
     value: object, shown: str

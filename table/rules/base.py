@@ -242,7 +242,8 @@ class OptionSpec:
     def check(self, value: object) -> OptionValue:
         """Return the value if allowed, else raise OptionError naming it."""
         bad = OptionError(
-            f"option {self.name!r}: {_show(value)} is not allowed (allowed: {self.allowed_text()})"
+            f"option {self.name!r}: {_cut(_show(value))} is not allowed "
+            f"(allowed: {self.allowed_text()})"
         )
         want_bool = isinstance(self.default, bool) or (
             bool(self.choices) and all(isinstance(c, bool) for c in self.choices)
@@ -272,6 +273,12 @@ def _show(value: object) -> str:
     if value is None or isinstance(value, bool | str | list | dict):
         return json.dumps(value, ensure_ascii=False, default=str)
     return str(value)
+
+
+def _cut(text: str, most: int = 40) -> str:
+    """``text`` if it has at most ``most`` characters, else its start and "...": a
+    number of hundreds of digits, or a long string, is not written out whole."""
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def parse_options(
