@@ -657,6 +657,42 @@ def test_a_photo_claiming_a_huge_size_is_refused_before_decoding(tmp_path: Path)
         load_image(tmp_path / "huge.tiff")
 
 
+def test_a_gif_claiming_a_huge_size_is_refused_before_decoding(tmp_path: Path) -> None:
+    """29 bytes of GIF claiming 30000 x 30000 were decoded into 8 GB, in 12 s."""
+    w = h = (30000).to_bytes(2, "little")
+    gif = tmp_path / "huge.jpg"  # named as a photo: folder sources and --frames take it
+    gif.write_bytes(b"GIF89a" + w + h + b"\0\0\0,\0\0\0\0" + w + h + b"\x00\x02\x02D\x01\x00;")
+    with pytest.raises(CameraError, match=r"huge\.jpg: says it is 30000 x 30000 pixels"):
+        load_image(gif)
+
+
+def test_opencv_itself_decodes_no_more_pixels_than_the_reader_takes(
+    run_python: RunPython,
+) -> None:
+    """Formats whose header ``claimed_size`` does not read (PGM, HDR, JPEG 2000 ...) are
+    held by OpenCV's own limit, which importing ``vision`` lowers from a gigapixel to
+    MAX_IMAGE_PIXELS before cv2 is imported: a PGM header claiming 20000 x 20000 (400
+    megapixels) is refused by the decoder instead of being given 400 MB."""
+    code = (
+        "import vision, cv2, numpy as np\n"
+        "pgm = b'P5\\n20000 20000\\n255\\n' + bytes(100)\n"
+        "try:\n"
+        "    cv2.imdecode(np.frombuffer(pgm, np.uint8), cv2.IMREAD_COLOR)\n"
+        "    print('decoded')\n"
+        "except cv2.error as exc:\n"
+        "    print('refused', 'CV_IO_MAX_IMAGE_PIXELS' in str(exc))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_IO_MAX_IMAGE_PIXELS"}
+    out = run_python(code, env=env)
+    assert out.stdout.strip() == "refused True", out.stderr
+    # a smaller limit set by whoever runs the table stays
+    out = run_python(
+        "import vision, os; print(os.environ['OPENCV_IO_MAX_IMAGE_PIXELS'])",
+        env={**env, "OPENCV_IO_MAX_IMAGE_PIXELS": "1000000"},
+    )
+    assert out.stdout.strip() == "1000000"
+
+
 @pytest.mark.parametrize("ext", [".png", ".jpg", ".bmp", ".webp", ".tiff"])
 def test_the_claimed_size_of_an_ordinary_photo_is_its_size(ext: str, tmp_path: Path) -> None:
     frame = _frame(40)[:37, :53]

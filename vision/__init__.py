@@ -3,6 +3,22 @@
 This package never imports :mod:`table`; it knows nothing of games.
 """
 
-from vision.types import DieReading, FrameReading, FrameStatus
+import os
 
-__all__ = ["DieReading", "FrameReading", "FrameStatus"]
+# OpenCV refuses to decode an image of more pixels than this variable says, read once when
+# cv2 is imported (its default is a gigapixel, 3 GB decoded, more than a Pi has). Set here,
+# before any module of this package imports cv2, to the reader's own limit (also checked
+# on the header by ``vision.sources.load_image``): a made-up header of a format whose size
+# ``claimed_size`` does not read (a 29-byte GIF claiming 30000 x 30000) is then refused
+# by the decoder at once instead of filling memory. A smaller limit already set stays.
+MAX_IMAGE_PIXELS = 200_000_000
+try:
+    _set = int(os.environ.get("OPENCV_IO_MAX_IMAGE_PIXELS", ""))
+except ValueError:
+    _set = 0
+if not 0 < _set <= MAX_IMAGE_PIXELS:
+    os.environ["OPENCV_IO_MAX_IMAGE_PIXELS"] = str(MAX_IMAGE_PIXELS)
+
+from vision.types import DieReading, FrameReading, FrameStatus  # noqa: E402
+
+__all__ = ["MAX_IMAGE_PIXELS", "DieReading", "FrameReading", "FrameStatus"]

@@ -24,6 +24,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision import MAX_IMAGE_PIXELS as _MAX_PIXELS
+
 Frame = npt.NDArray[np.uint8]
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
@@ -172,12 +174,14 @@ def _file_bytes(p: Path) -> bytes:
 # to 200 MP; OpenCV's own limit is a gigapixel, 3 GB decoded, more than a Pi has. A
 # damaged or made-up header (a few hundred bytes of PNG can claim 40000 x 40000) would
 # otherwise be decoded into that much memory before the reader shrinks it.
-MAX_IMAGE_PIXELS = 200_000_000
+MAX_IMAGE_PIXELS = _MAX_PIXELS  # also OpenCV's own limit (vision/__init__.py)
 
 
 def claimed_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) as a PNG, JPEG, BMP, WebP or TIFF header states it, before
+    """(width, height) as a PNG, JPEG, BMP, WebP, TIFF or GIF header states it, before
     decoding; None for other formats or a header too short to say."""
+    if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:
+        return int.from_bytes(data[6:8], "little"), int.from_bytes(data[8:10], "little")
     if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
         return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     if data[:2] == b"BM" and len(data) >= 26:
