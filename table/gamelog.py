@@ -10,8 +10,10 @@ tolerates such a torn last line (reports it, keeps everything before it).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -383,6 +385,35 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     except OSError:
         pass
+    finally:
+        os.close(fd)
+
+
+def read_small(path: str | os.PathLike[str], most: int) -> bytes:
+    """The bytes of a small regular file (the table's own settings, marks and config).
+
+    OSError as ``read_bytes`` raises it (FileNotFoundError, IsADirectoryError ...), and
+    for what is no regular file (a pipe would block the start until something writes to
+    it, ``/dev/zero`` never ends) or is bigger than ``most`` bytes: never a wait, never
+    more than ``most`` bytes in memory."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file (a pipe or a device)", os.fspath(path))
+        chunks: list[bytes] = []
+        size = 0
+        while size <= most:
+            chunk = os.read(fd, most + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > most:
+            raise OSError(errno.EFBIG, f"bigger than {most} bytes", os.fspath(path))
+        return b"".join(chunks)
     finally:
         os.close(fd)
 

@@ -880,6 +880,19 @@ def test_a_games_folder_the_table_cannot_write_is_refused_at_the_start(
     assert f"cannot use the data folder {games} (Permission denied)" in err
 
 
+def test_a_games_folder_that_is_a_file_is_named_as_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """data/games a file said "cannot use the data folder DATA (File exists)": the
+    wrong folder, and a reason that says nothing."""
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    games = tmp_path / "data" / "games"
+    games.parent.mkdir()
+    games.write_text("x")
+    err = _run_fails(tmp_path, capsys, "--seconds", "1")
+    assert f"cannot use the data folder {games} (Not a directory)" in err, err
+
+
 def test_a_resume_that_cut_off_a_torn_line_says_where_its_bytes_went(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -624,3 +624,44 @@ def test_a_tray_json_of_other_dice_leaves_the_held_die_checked_by_value(tmp_path
     loop, _ = _mexen_restarted(root)
     assert ref(loop).held is None and ref(loop).table == ()
     assert ref(loop).last_roll == other
+
+
+@pytest.mark.parametrize("name", ["games/current", "tray.json", "settings.json"])
+@pytest.mark.parametrize("kind", ["pipe", "endless", "folder", "big"])
+def test_a_small_file_of_the_data_folder_that_is_no_small_file_does_not_stop_the_start(
+    tmp_path: Path, name: str, kind: str
+) -> None:
+    """games/current, tray.json and settings.json were read whole, whatever they were: a
+    pipe in their place blocked the start for good (not even SIGTERM ended it), a link
+    to /dev/zero read until memory ran out. Each is now read only as a regular file of
+    at most a megabyte; the table starts all the same, and the log is not lost."""
+    import os
+
+    root = tmp_path / "data"
+    first, _, _ = _first_throw(root)
+    first.close()
+    log = first.data.logs()[-1]
+    path = root / name
+    path.unlink()
+    if kind == "pipe":
+        os.mkfifo(path)
+    elif kind == "endless":
+        path.symlink_to("/dev/zero")
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b" " * (2 << 20))
+    settings = Settings("mexico", 2, options=(("lives", 2),))
+    loop, _ = make_loop(root, settings, False)
+    errors = io.StringIO()
+    loop.errors = errors
+    loop.boot()  # returns: nothing blocks, nothing is read without end
+    assert loop.referee is not None
+    if name == "games/current":  # the game in progress is kept for the next start
+        assert loop.resumed is None and loop.kept is not None
+        assert "cannot read" in errors.getvalue()
+    else:
+        assert loop.resumed is not None and loop.resumed.path == log
+    if name == "tray.json":
+        assert ref(loop).last_roll == () and "tray.json: cannot read" in errors.getvalue()
+    assert load(log).events == (Throw((6, 3)),)

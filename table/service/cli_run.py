@@ -177,7 +177,6 @@ def run(args: argparse.Namespace) -> int:
     data = DataDir(args.data if args.data is not None else cfg.table.data_dir)
     where = data.root
     try:
-        data.prepare()
         check_writable(where)
         where = data.games  # the game logs: written at every event
         check_writable(where)

@@ -41,11 +41,15 @@ from table.gamelog import (
     brief,
     fsync_dir,
     load,
+    read_small,
 )
 from vision.types import DieReading
 
 CURRENT = "current"
 TRAY = "tray.json"
+# The most any of the small files (settings, games/current, tray.json) is read for: they
+# hold a few hundred bytes; a bigger one is damaged, and is said so, not read whole.
+SMALL_FILE = 1 << 20
 
 
 def check_writable(folder: Path) -> None:
@@ -118,7 +122,7 @@ class DataDir:
 
     def load_settings(self) -> dict[str, Any] | None:
         try:
-            obj = json.loads(self.settings_path.read_text(encoding="utf-8"))
+            obj = json.loads(read_small(self.settings_path, SMALL_FILE).decode("utf-8"))
         except (OSError, ValueError, RecursionError):  # nested too deeply: no settings either
             return None
         return obj if isinstance(obj, dict) else None
@@ -137,7 +141,7 @@ class DataDir:
         """The dice ``save_tray`` remembered (none if there is no file), and what was
         wrong with the file if it could not be used (then no dice)."""
         try:
-            data = self.tray_path.read_bytes()
+            data = read_small(self.tray_path, SMALL_FILE)
         except (FileNotFoundError, NotADirectoryError):
             return (), None
         except OSError as exc:
@@ -285,7 +289,7 @@ def named_log(pointer: Path) -> Path | None:
     LogError if it names no log."""
     mark = pointer.name
     try:
-        data = pointer.read_bytes()
+        data = read_small(pointer, SMALL_FILE)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
