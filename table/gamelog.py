@@ -389,20 +389,28 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def read_small(path: str | os.PathLike[str], most: int) -> bytes:
+def read_small(path: str | os.PathLike[str], most: int, pipes: bool = False) -> bytes:
     """The bytes of a small regular file (the table's own settings, marks and config).
 
     OSError as ``read_bytes`` raises it (FileNotFoundError, IsADirectoryError ...), and
     for what is no regular file (a pipe would block the start until something writes to
     it, ``/dev/zero`` never ends) or is bigger than ``most`` bytes: never a wait, never
-    more than ``most`` bytes in memory."""
+    more than ``most`` bytes in memory. ``pipes``: a pipe is read too, as a file a person
+    named (``--script <(...)``) is, waiting for its writer like any program."""
+    if pipes and stat.S_ISFIFO(os.stat(path).st_mode):
+        with open(path, "rb") as fh:
+            data = fh.read(most + 1)
+        if len(data) > most:
+            raise OSError(errno.EFBIG, f"bigger than {most} bytes", os.fspath(path))
+        return data
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
         if not stat.S_ISREG(mode):
-            raise OSError(errno.EINVAL, "not a regular file (a pipe or a device)", os.fspath(path))
+            what = "a device" if pipes else "a pipe or a device"
+            raise OSError(errno.EINVAL, f"not a regular file ({what})", os.fspath(path))
         chunks: list[bytes] = []
         size = 0
         while size <= most:

@@ -607,6 +607,40 @@ def _run_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) 
     return err
 
 
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("[" * 6000 + "]" * 6000, "not a script: lists nested too deeply"),
+        ("[" + "9" * 5000 + "]", "not a script: a number too long to read"),
+        ("throw " + "9" * 5000, "'throw 999999999999999999999999'... (5006 characters): a throw"),
+        ('["' + "x" * 100_000 + '"]', "... (100000 characters) is not a step"),
+    ],
+)
+def test_a_script_made_to_break_the_reader_is_one_short_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    content: str,
+    said: str,
+) -> None:
+    """These ended in "internal error" (RecursionError, ValueError), or wrote the bad step
+    out whole: 100 kB on one line."""
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    script = tmp_path / "s.json"
+    script.write_text(content)
+    err = _run_fails(tmp_path, capsys, "--script", str(script))
+    assert said in err and len(err) < 300, err
+
+
+def test_a_script_that_is_a_device_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--script /dev/zero read until memory ran out."""
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    err = _run_fails(tmp_path, capsys, "--script", "/dev/zero")
+    assert "/dev/zero: cannot read (not a regular file (a device))" in err, err
+
+
 def test_a_script_that_is_not_text_is_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

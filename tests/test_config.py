@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import pytest
@@ -409,3 +410,36 @@ def test_a_whole_number_of_hundreds_of_digits_is_out_of_range_in_one_short_line(
         loads_config(text.format(n="1" + "0" * 400), env={})
     msg = str(err.value)
     assert msg == f"{key}: 100000000000... (401 digits) is out of range (allowed: {allowed})"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("a = " + "[" * 600 + "]" * 600, "not valid TOML (values nested too deeply)"),
+        ("a = " + "{b = " * 600 + "1" + "}" * 600, "not valid TOML (values nested too deeply)"),
+        ("[" + ".".join(["a"] * 3000) + "]\nx = 1", "unknown section"),
+        ('[camera]\nsource = "picamera:' + "9" * 5000 + 'x1"', "picamera:WIDTHxHEIGHT"),
+        ('[display]\ndriver = "' + "x" * 5000 + '"', '"' + "x" * 40 + '"... (5000 characters)'),
+        ("[display]\n" + "k" * 3000 + " = 1", "k" * 30 + "... (3000 characters): unknown key"),
+        ("[display]\ni2c_address = " + "9" * 4000, "999999999999... (4000 digits) is not an"),
+    ],
+)
+def test_a_config_made_to_break_the_reader_is_one_short_line(text: str, said: str) -> None:
+    """Each of these ended in "internal error" (RecursionError, ValueError), took half a
+    minute to be said on the display, or wrote its value out whole (kilobytes on one
+    line). Each is now a ConfigError of one short line."""
+    with pytest.raises(ConfigError) as err:
+        loads_config(text, env={})
+    msg = str(err.value)
+    assert said in msg and len(msg) < 300 and "\n" not in msg, msg
+
+
+def test_a_config_that_is_a_device_or_too_big_is_not_read(tmp_path: Path) -> None:
+    """--config /dev/zero read until memory ran out; /dev/null stays the empty config."""
+    with pytest.raises(ConfigError, match=r"/dev/zero: cannot read \(not a regular file"):
+        load_config("/dev/zero", env={})
+    assert load_config(os.devnull, env={}).table == loads_config("", env={}).table
+    big = tmp_path / "big.toml"
+    big.write_text("# " + "x" * (2 << 20) + "\n")
+    with pytest.raises(ConfigError, match=r"big\.toml: cannot read \(bigger than"):
+        load_config(big, env={})

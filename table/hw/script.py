@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from table.gamelog import read_small
 from table.service.ports import Button, ButtonPress, Press, Put, Quit
 
 
@@ -64,15 +65,21 @@ _PRESS_WORDS = {
 }
 
 
+def _shown(text: str) -> str:
+    """A step as a message quotes it: cut if it is far longer than any step."""
+    return repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text)} characters)"
+
+
 def parse_step(text: str, where: str = "step") -> Step:
     words = text.strip().lower().split()
     if not words:
         raise ScriptError(f"{where}: empty step")
     head, rest = words[0], words[1:]
+    shown = _shown(text)
     if head in {b.value for b in Button}:
         mode = "_".join(rest)
         if mode not in _PRESS_WORDS:
-            raise ScriptError(f"{where}: {text!r}: after {head} say long or very_long")
+            raise ScriptError(f"{where}: {shown}: after {head} say long or very_long")
         return PressStep(ButtonPress(Button(head), _PRESS_WORDS[mode]))
     if head == "throw":
         try:
@@ -80,7 +87,7 @@ def parse_step(text: str, where: str = "step") -> Step:
         except ValueError:
             dice = ()
         if len(dice) not in (1, 2) or not all(1 <= d <= 6 for d in dice):
-            raise ScriptError(f"{where}: {text!r}: a throw is one or two dice 1-6, e.g. throw 6 3")
+            raise ScriptError(f"{where}: {shown}: a throw is one or two dice 1-6, e.g. throw 6 3")
         return ThrowStep(dice)
     if head == "wait":
         try:
@@ -88,12 +95,12 @@ def parse_step(text: str, where: str = "step") -> Step:
         except ValueError:
             seconds = -1.0
         if not 0 <= seconds <= 3600:
-            raise ScriptError(f"{where}: {text!r}: wait needs seconds, e.g. wait 0.5")
+            raise ScriptError(f"{where}: {shown}: wait needs seconds, e.g. wait 0.5")
         return WaitStep(seconds)
     if head == "quit" and not rest:
         return QuitStep()
     raise ScriptError(
-        f"{where}: {text!r} is not a step (roll, hold, stop [long|very_long], "
+        f"{where}: {shown} is not a step (roll, hold, stop [long|very_long], "
         "throw A B, wait S, quit)"
     )
 
@@ -105,6 +112,10 @@ def parse_script(text: str) -> tuple[Step, ...]:
             items = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise ScriptError(f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        except ValueError:  # a number of more than 4300 digits
+            raise ScriptError("not a script: a number too long to read") from None
+        except RecursionError:
+            raise ScriptError("not a script: lists nested too deeply") from None
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise ScriptError("a JSON script must be a list of strings")
         return tuple(parse_step(s, f"step {n + 1}") for n, s in enumerate(items))
@@ -116,10 +127,13 @@ def parse_script(text: str) -> tuple[Step, ...]:
     return tuple(steps)
 
 
+SCRIPT_BYTES = 16 << 20  # a script of presses; /dev/zero or a pipe is none
+
+
 def load_script(path: str | Path) -> tuple[Step, ...]:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_small(p, SCRIPT_BYTES, pipes=True).decode("utf-8")
     except OSError as exc:
         raise ScriptError(f"{p}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:

@@ -22,6 +22,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from table.gamelog import read_small
+
 SYSTEM_CONFIG = Path("/etc/dicetable/dicetable.toml")
 DEFAULT_DATA_DIR = Path("/var/lib/dicetable")
 GPIO_PINS = range(2, 28)
@@ -133,6 +135,8 @@ def _show(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
+        if len(value) > LONGEST_SHOWN:  # a path is rarely longer; a pasted mistake can be
+            return f"{_show(value[:40])}... ({len(value)} characters)"
         return f'"{value}"' if value.isprintable() else repr(value)  # one line, always
     if isinstance(value, dict):
         return "a table"
@@ -143,8 +147,17 @@ def _show(value: object) -> str:
 
 
 def _key(name: str) -> str:
-    """A key as written in the file, on one line (a quoted key may hold a line break)."""
+    """A key as written in the file, on one line (a quoted key may hold a line break), and
+    cut if it is far longer than any key the file knows."""
+    if len(name) > 40:
+        return f"{_key(name[:30])}... ({len(name)} characters)"
     return name if name.isprintable() else repr(name)
+
+
+# The most a config file is read for (the shipped one is a few kB).
+CONFIG_BYTES = 1 << 20
+# The longest string value a message shows whole.
+LONGEST_SHOWN = 120
 
 
 def _bad(key: str, value: object, allowed: str, what: str = "is not allowed") -> ConfigError:
@@ -204,7 +217,7 @@ def _i2c_address(key: str, value: object) -> int:
             number = None
     if number is None or not 0x03 <= number <= 0x77:
         shown = _show(value)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 32:
             shown = f"{value} (0x{value:02X})"  # TOML keeps no trace of 0x: show both
         if number is not None and 0x03 <= number >> 1 <= 0x77 and number % 2 == 0:
             # Many OLED boards print the 8-bit bus address (0x78, 0x7A) on the back.
@@ -224,7 +237,7 @@ def _camera_source(key: str, value: object) -> str:
             key, value, "a camera, or the path of photos or a video", "holds a control character"
         )
     if kind == "picamera" and sep:
-        if not re.fullmatch(r"[1-9][0-9]*[xX][1-9][0-9]*", rest):
+        if not re.fullmatch(r"[1-9][0-9]{0,5}[xX][1-9][0-9]{0,5}", rest):
             raise _bad(key, value, "picamera, or picamera:WIDTHxHEIGHT like picamera:1280x960")
         width, height = (int(n) for n in rest.lower().split("x"))
         if width not in WIDTHS or height not in HEIGHTS:  # as camera.width and camera.height
@@ -504,23 +517,28 @@ def _pins_free_of_the_display(buttons: ButtonsConfig, display: DisplayConfig) ->
 SECTIONS = ("buttons", "display", "camera", "table", "game")
 
 
-def _numbers_too_long(value: object, key: str = "") -> None:
+def _numbers_too_long(document: object) -> None:
     """A whole number Python will not write out (over 4300 digits) would stop the table
-    with a ValueError wherever it were shown: it is named by its key here, first."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _numbers_too_long(v, f"{key}.{_key(k)}" if key else _key(k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            _numbers_too_long(v, f"{key}[{i + 1}]")
-    elif isinstance(value, int) and abs(value).bit_length() > 3 * sys.get_int_max_str_digits():
-        try:
-            str(value)
-        except ValueError:
-            raise ConfigError(
-                f"{key}: a number of more than {sys.get_int_max_str_digits()} digits "
-                "is not allowed (allowed: the values the key takes)"
-            ) from None
+    with a ValueError wherever it were shown: it is named by its key here, first. (Walked
+    with a list, not by recursion: a section header of thousands of dotted parts nests as
+    deep.)"""
+    todo: list[tuple[object, str]] = [(document, "")]
+    while todo:
+        value, key = todo.pop()
+        if isinstance(value, dict):
+            todo += reversed(
+                [(v, f"{key}.{_key(k)}" if key else _key(k)) for k, v in value.items()]
+            )
+        elif isinstance(value, list):
+            todo += reversed([(v, f"{key}[{i + 1}]") for i, v in enumerate(value)])
+        elif isinstance(value, int) and abs(value).bit_length() > 3 * sys.get_int_max_str_digits():
+            try:
+                str(value)
+            except ValueError:
+                raise ConfigError(
+                    f"{key}: a number of more than {sys.get_int_max_str_digits()} digits "
+                    "is not allowed (allowed: the values the key takes)"
+                ) from None
 
 
 def parse_config(
@@ -551,11 +569,22 @@ def _toml(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})") from None
+    except RecursionError:  # hundreds of [ or { inside each other
+        raise ConfigError("not valid TOML (values nested too deeply)") from None
     except ValueError:  # a decimal number longer than int() reads (4300 digits)
         limit = sys.get_int_max_str_digits()
         long = re.search(rf"[0-9]{{{limit + 1},}}", text)
         where = f" on line {text.count(chr(10), 0, long.start()) + 1}" if long else ""
         raise ConfigError(f"not valid TOML (a number of more than {limit} digits{where})") from None
+
+
+def _config_text(path: Path) -> str:
+    """The config file's text (a BOM, which some editors write, left out). ``/dev/null``
+    is an empty config (no settings but the defaults); another pipe or device is no
+    config file (OSError), nor is a file over CONFIG_BYTES."""
+    if path == Path(os.devnull):
+        return ""
+    return read_small(path, CONFIG_BYTES, pipes=True).decode("utf-8-sig")
 
 
 def loads_config(text: str, *, env: Mapping[str, str] | None = None) -> Config:
@@ -582,7 +611,8 @@ def load_config(
     if path is None:
         return parse_config({}, env=environ)
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a BOM (some editors) is no TOML fault
+        # a BOM (some editors) is no TOML fault; a pipe or /dev/zero is no config file
+        text = _config_text(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except IsADirectoryError:
@@ -611,7 +641,7 @@ def display_for_faults(
         path = config_path(explicit, environ)
         if path is None:
             return DisplayConfig()
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        data = tomllib.loads(_config_text(path))
         return _display(data.get("display", {}))
-    except (ConfigError, OSError, ValueError, TypeError, AttributeError):
+    except (ConfigError, OSError, ValueError, TypeError, AttributeError, RecursionError):
         return DisplayConfig()
