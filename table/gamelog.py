@@ -31,6 +31,7 @@ from table.rules.base import (
     Roll,
     Stand,
     Throw,
+    shown,
 )
 
 
@@ -50,7 +51,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"the key {json.dumps(key)} appears twice in one object")
+                raise ValueError(f"the key {brief(key)} appears twice in one object")
             seen.add(key)
     return out
 
@@ -132,15 +133,19 @@ def parse_event(obj: object, where: str = "event") -> Event:
     if not isinstance(obj, dict):
         raise LogError(f"{where}: an event must be a JSON object with one key, got {brief(obj)}")
     if len(obj) != 1:
-        keys = ", ".join(repr(k) for k in obj) or "no keys"
+        keys = ", ".join(shown(k) for k in list(obj)[:5]) or "no keys"
+        if len(obj) > 5:
+            keys += f" ... ({len(obj)} keys)"
         raise LogError(f"{where}: an event must have exactly one key, got {keys}")
     ((key, value),) = obj.items()
 
     def bad(expected: str) -> LogError:
-        return LogError(f"{where}: {key!r} needs {expected}, got {brief(value)}")
+        return LogError(f"{where}: {shown(key)} needs {expected}, got {brief(value)}")
 
     def not_text() -> LogError:
-        return LogError(f"{where}: {key!r} holds text that is not valid Unicode: {brief(value)}")
+        return LogError(
+            f"{where}: {shown(key)} holds text that is not valid Unicode: {brief(value)}"
+        )
 
     if key == "throw":
         if not isinstance(value, list) or not 1 <= len(value) <= 2 or not all(map(_is_int, value)):
@@ -182,7 +187,7 @@ def parse_event(obj: object, where: str = "event") -> Event:
             raise not_text()
         return Roll(value["die"], value["face"])
     known = "throw, stand, end_round, hold, count, give, bids, roll, end_game"
-    raise LogError(f"{where}: unknown event {key!r} (known: {known})")
+    raise LogError(f"{where}: unknown event {shown(key)} (known: {known})")
 
 
 def parse_header(obj: object) -> GameHeader:
@@ -215,7 +220,7 @@ def parse_header(obj: object) -> GameHeader:
             raise LogError(f'player {i + 1}: needs a "name" string, got {brief(p)}')
         extra = set(p) - {"name", "cpu"}
         if extra:
-            raise LogError(f"player {i + 1}: unknown field {sorted(extra)[0]!r}")
+            raise LogError(f"player {i + 1}: unknown field {shown(sorted(extra)[0])}")
         cpu = p.get("cpu")
         if cpu is not None and not isinstance(cpu, str):
             raise LogError(f'player {i + 1}: "cpu" must be a strength name, got {brief(cpu)}')
@@ -317,11 +322,17 @@ def _loads_lines(text: str) -> LoadedGame:
     return LoadedGame(header, tuple(events), torn)
 
 
+# The biggest game file read. A game of the table's is a few kB; 200 000 events are 5 MB.
+# A bigger file is no game (a power cut that left a long run of zero bytes at the end of a
+# log, a device): read whole, it took six times its size in memory.
+LOG_BYTES = 64 << 20
+
+
 def load(path: str | os.PathLike[str]) -> LoadedGame:
     """Read a game file; LogError (with the file name) for anything structural."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_small(p, LOG_BYTES, pipes=True)  # not /dev/zero, not a 1 GB junk tail
     except FileNotFoundError:
         raise LogError(f"{p}: no such file") from None
     except IsADirectoryError:
@@ -389,6 +400,10 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _amount(n: int) -> str:
+    return f"{n >> 20} MB" if n >= 1 << 20 and n % (1 << 20) == 0 else f"{n} bytes"
+
+
 def read_small(path: str | os.PathLike[str], most: int, pipes: bool = False) -> bytes:
     """The bytes of a small regular file (the table's own settings, marks and config).
 
@@ -401,7 +416,7 @@ def read_small(path: str | os.PathLike[str], most: int, pipes: bool = False) -> 
         with open(path, "rb") as fh:
             data = fh.read(most + 1)
         if len(data) > most:
-            raise OSError(errno.EFBIG, f"bigger than {most} bytes", os.fspath(path))
+            raise OSError(errno.EFBIG, f"bigger than {_amount(most)}", os.fspath(path))
         return data
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
@@ -420,7 +435,7 @@ def read_small(path: str | os.PathLike[str], most: int, pipes: bool = False) -> 
             chunks.append(chunk)
             size += len(chunk)
         if size > most:
-            raise OSError(errno.EFBIG, f"bigger than {most} bytes", os.fspath(path))
+            raise OSError(errno.EFBIG, f"bigger than {_amount(most)}", os.fspath(path))
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -67,15 +67,26 @@ def _log_named_by(path: str) -> Path | None:
     return log if log is not None and log.name != Path(path).name else None
 
 
+def _one_line(value: object, most: int = 40) -> str:
+    """A name (or an event) from the game file as the summary prints it: control
+    characters escaped as JSON escapes them (a line break in a name split its row, an
+    ESC reached the terminal), and cut to ``most`` characters (a name of 100 000
+    characters made every row that wide)."""
+    text = str(value)
+    if not text.isprintable():
+        text = json.dumps(text, ensure_ascii=False)[1:-1]
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
 def _turn_text(turn: dict[str, Any]) -> str:
     if "phase" in turn:
-        who = turn.get("player") or "everyone"
+        who = _one_line(turn.get("player") or "everyone")
         if turn.get("phase") == "bids":
             return f"{who} to bid"
         return f"{who} to roll, trick {turn.get('trick')}"
     # ``throw`` counts the throws made this turn (GAME_LOG.md), not the one to come
     made, limit = turn.get("throw"), turn.get("max_throws")
-    return f"{turn.get('player')}'s turn, {made} of {limit} throws made"
+    return f"{_one_line(turn.get('player'))}'s turn, {made} of {limit} throws made"
 
 
 def summary(view: dict[str, Any]) -> str:
@@ -86,21 +97,21 @@ def summary(view: dict[str, Any]) -> str:
         if view.get("draw"):
             head += ": game over, a draw"
         elif view.get("winner"):
-            head += f": game over, winner {view['winner']}"
+            head += f": game over, winner {_one_line(view['winner'])}"
         else:
             head += ": game over, no single winner"
     lines.append(head)
     players = view.get("players", [])
-    width = max((len(str(p.get("name", ""))) for p in players), default=0)
+    width = max((len(_one_line(p.get("name", ""))) for p in players), default=0)
     for p in players:
         counts = "  ".join(f"{k} {p[k]}" for k in COUNTERS if k in p)
         out = "  out" if p.get("out") else ""
-        lines.append(f"  {str(p.get('name')):<{width}}  {counts}{out}")
+        lines.append(f"  {_one_line(p.get('name')):<{width}}  {counts}{out}")
     if "pot" in view:
         lines.append(f"pot: {view['pot']}")
     pirate = view.get("pirate")
     if pirate:
-        lines.append(f"pirate: {pirate.get('name')} (x{pirate.get('multiplier')})")
+        lines.append(f"pirate: {_one_line(pirate.get('name'))} (x{pirate.get('multiplier')})")
     turn = view.get("turn")
     if turn:
         lines.append(f"next: {_turn_text(turn)}")
@@ -108,7 +119,8 @@ def summary(view: dict[str, Any]) -> str:
     if refused:
         lines.append(f"refused ({len(refused)}):")
         for r in refused:
-            lines.append(f"  event {r['index']} {json.dumps(r['event'])}: {r['reason']}")
+            event = _one_line(json.dumps(r["event"], ensure_ascii=False), 80)
+            lines.append(f"  event {r['index']} {event}: {r['reason']}")
     else:
         lines.append("refused: none")
     return "\n".join(lines)

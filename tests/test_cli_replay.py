@@ -263,3 +263,85 @@ def test_replaying_games_current_names_the_log_it_points_at(
     assert err.count("\n") == 1
     assert "not valid JSON" not in err
     assert f"dicetable replay {log}" in err
+
+
+Z = "Z" * 100_000
+_MYTH = {"rules": "mythical", "players": ["Ann", "Bob"], "events": [{"bids": {"Ann": 1, "Bob": 0}}]}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {**GAME, "rules": Z},
+        {**GAME, "options": {Z: 1}},
+        {**GAME, "players": ["B" * 100_000, "B" * 100_000]},
+        {**GAME, "players": [{"name": "A", "cpu": Z}, "B"]},
+        {**GAME, "players": [{"name": "A", Z: 1}, "B"]},
+        {**GAME, "events": [{Z: 1}]},
+        {**GAME, "events": [{f"k{i}": 1 for i in range(20_000)}]},
+        '{"rules": "mex", "players": ["A", "B"], "d'
+        + "d" * 50_000
+        + '": 1, "d'
+        + "d" * 50_000
+        + '": 2}',
+    ],
+)
+def test_a_fault_naming_a_huge_string_is_one_short_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: object
+) -> None:
+    """A rules name, option, player name, cpu strength, field or event key of 100 000
+    characters (or an event of 20 000 keys) was written out whole in the one line that
+    says what is wrong: up to 190 kB."""
+    assert main(["replay", str(_write(tmp_path, content))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 400, err[:400]
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        [{"throw": [3, 1]}, {"give": Z}],
+        [{"throw": [int("9" * 4300), 1]}],
+        [{"hold": int("9" * 4300)}],
+    ],
+)
+def test_a_refusal_naming_a_huge_value_is_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], events: list[object]
+) -> None:
+    """Refused events are the game's, not faults: exit 0, but their reasons and the
+    summary's lines stay short."""
+    game = {"rules": "mexen", "options": {"rounds": 1}, "players": ["Ann", "Bob"], "events": events}
+    assert main(["replay", str(_write(tmp_path, game)), "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert view["refused"] and all(len(r["reason"]) < 200 for r in view["refused"])
+    assert main(["replay", str(_write(tmp_path, game))]) == 0
+    assert max(len(line) for line in capsys.readouterr().out.splitlines()) < 300
+
+
+@pytest.mark.parametrize("roll", [{"die": Z, "face": 1}, {"die": "red", "face": Z}])
+def test_a_mythical_roll_naming_a_huge_value_is_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], roll: dict[str, object]
+) -> None:
+    game = {**_MYTH, "events": [*_MYTH["events"], {"roll": roll}]}  # type: ignore[list-item]
+    assert main(["replay", str(_write(tmp_path, game)), "--json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert view["refused"] and all(len(r["reason"]) < 200 for r in view["refused"])
+
+
+def test_the_summary_prints_each_name_on_its_own_line_and_short(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name with a line break split its row; an ESC in one reached the terminal; a name
+    of 100 000 characters made every row that wide."""
+    names = ["Ann\nX", "C\x1b[31mred", "L" * 100_000]
+    assert main(["replay", str(_write(tmp_path, {**GAME, "players": names}))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 + 3 + 1 + 2  # head, three players, next turn, one refusal
+    assert lines[1].startswith("  Ann\\nX ") and lines[2].startswith("  C\\u001b[31mred ")
+    assert "\x1b" not in "".join(lines) and max(len(line) for line in lines) < 100
+
+
+def test_a_device_given_as_the_game_file_is_not_read(capsys: pytest.CaptureFixture[str]) -> None:
+    """replay /dev/zero read until memory ran out (7 GB in 10 s)."""
+    assert main(["replay", "/dev/zero"]) == 2
+    assert "/dev/zero: cannot read (not a regular file (a device))" in capsys.readouterr().err

@@ -266,14 +266,16 @@ def test_a_log_that_cannot_be_read_is_kept_for_the_next_start(
 ) -> None:
     path = _half_a_game(tmp_path, vision)
     events = len(load(path).events)
-    real = Path.read_bytes
+    import table.gamelog as gamelog
 
-    def failing(self: Path) -> bytes:
-        if self == path:
+    real = gamelog.read_small
+
+    def failing(p: Any, most: int, pipes: bool = False) -> bytes:
+        if Path(p) == path:
             raise OSError(5, "Input/output error")
-        return real(self)
+        return real(p, most, pipes)
 
-    monkeypatch.setattr(Path, "read_bytes", failing)
+    monkeypatch.setattr(gamelog, "read_small", failing)
     loop, display, _ = _kept_then_resumed(tmp_path, vision, monkeypatch, path, events)
     assert "Input/output error" in loop.errors.getvalue()
     assert "log kept for the next start: cannot read" in display.texts[0]
@@ -291,10 +293,10 @@ def test_a_game_whose_pointer_cannot_be_read_is_kept_for_the_next_start(
     pointer = path.parent / "current"
     real = resume.read_small
 
-    def failing(path: Any, most: int) -> bytes:
+    def failing(path: Any, most: int, pipes: bool = False) -> bytes:
         if Path(path) == pointer:
             raise OSError(5, "Input/output error")
-        return real(path, most)
+        return real(path, most, pipes)
 
     monkeypatch.setattr(resume, "read_small", failing)
     loop, display, _ = _kept_then_resumed(tmp_path, vision, monkeypatch, path, events)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from table.rules.base import Rules
+from table.rules.base import Rules, shown
 
 RULE_NAMES: tuple[str, ...] = ("mex", "mexico", "mexen", "mythical")
 
@@ -21,7 +21,7 @@ class UnknownRules(ValueError):
 def get_rules(name: str) -> Rules[Any]:
     """The rule set called ``name``; UnknownRules names the known ones."""
     if name not in RULE_NAMES:
-        raise UnknownRules(f"unknown rules {name!r} (known: {', '.join(RULE_NAMES)})")
+        raise UnknownRules(f"unknown rules {shown(name)} (known: {', '.join(RULE_NAMES)})")
     module = importlib.import_module(f"table.rules.{name}")
     rules: Rules[Any] = module.RULES
     return rules

@@ -173,14 +173,14 @@ def common_refusal(event: Event) -> Refused | None:
     if isinstance(event, Throw):
         for v in event.dice:
             if type(v) is not int or not 1 <= v <= 6:
-                return Refused(f"die value {v!r} is not possible (dice show 1 to 6)")
+                return Refused(f"die value {shown(v)} is not possible (dice show 1 to 6)")
         return None
     if isinstance(event, (Stand, EndRound, EndGame)):  # a tuple: quicker than a union
         if not event.flag:
             return Refused(f"{event.kind.value}: false means nothing; send true to do it")
         return None
     if isinstance(event, Hold) and (type(event.value) is not int or not 1 <= event.value <= 6):
-        return Refused(f"hold: die value {event.value!r} is not possible (dice show 1 to 6)")
+        return Refused(f"hold: die value {shown(event.value)} is not possible (dice show 1 to 6)")
     return None
 
 
@@ -281,6 +281,12 @@ def _cut(text: str, most: int = 40) -> str:
     return text if len(text) <= most else text[: most - 3] + "..."
 
 
+def shown(value: object, most: int = 40) -> str:
+    """A value from a game file as a message quotes it: its ``repr``, cut to ``most``
+    characters (a name or a key of 100 000 characters made a message that long)."""
+    return _cut(repr(value), most)
+
+
 def parse_options(
     specs: tuple[OptionSpec, ...], raw: Mapping[str, object], rules_name: str
 ) -> dict[str, OptionValue | None]:
@@ -289,7 +295,7 @@ def parse_options(
     for key in raw:
         if key not in known:
             names = ", ".join(known) or "none"
-            raise OptionError(f"{rules_name}: unknown option {key!r} (options: {names})")
+            raise OptionError(f"{rules_name}: unknown option {shown(key)} (options: {names})")
     out: dict[str, OptionValue | None] = {}
     for spec in specs:
         out[spec.name] = spec.check(raw[spec.name]) if spec.name in raw else spec.default

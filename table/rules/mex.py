@@ -56,6 +56,7 @@ from table.rules.base import (
     Throw,
     TurnInfo,
     common_refusal,
+    shown,
 )
 from table.rules.pairs import Pair
 
@@ -485,7 +486,7 @@ def _apply_tiebreak(state: MexState, event: Event) -> MexState | Refused:
         if cur.pairs:
             return Refused(f"{NAME}: the count is chosen before the tie-break's first throw")
         if event.mode not in ("mex", "pips"):
-            return Refused(f'{NAME}: count is "mex" or "pips", not {event.mode!r}')
+            return Refused(f'{NAME}: count is "mex" or "pips", not {shown(event.mode)}')
         return _with_tiebreak(state, TieBreak(cur.players, (), CountMode(event.mode)))
     if isinstance(event, Throw):
         bad = dice_refusal(NAME, event)

@@ -53,6 +53,7 @@ from table.rules.base import (
     Throw,
     TurnInfo,
     common_refusal,
+    shown,
 )
 from table.rules.pairs import Pair
 
@@ -237,7 +238,7 @@ class MexenRules:
     def _give(self, state: MexenState, to: str) -> MexenState | Refused:
         names = state.config.names
         if to not in names:
-            return _refuse(f"there is no player called {to!r}")
+            return _refuse(f"there is no player called {shown(to)}")
         seat = names.index(to)
         if seat == state.current:
             return _refuse(f"the 31 {_one(state)} goes to another player")

@@ -66,6 +66,7 @@ from table.rules.base import (
     Roll,
     TurnInfo,
     common_refusal,
+    shown,
 )
 
 NAME = "mythical"
@@ -318,12 +319,13 @@ def highest(players: tuple[Player, ...], points: tuple[int, ...]) -> str | None:
 
 def _show_face(face: object) -> str:
     """A face as a game file writes it: "flag" quoted (a line break in it as \\n), 7 bare."""
-    return _quoted(face) if isinstance(face, str) else str(face)
+    return _quoted(face) if isinstance(face, str) else shown(face)
 
 
 def _quoted(text: str) -> str:
     """Text from an event, quoted as JSON so that a refusal stays one line."""
-    return json.dumps(text, ensure_ascii=False)
+    quoted = json.dumps(text, ensure_ascii=False)
+    return quoted if len(quoted) <= 40 else quoted[:36] + '..."'
 
 
 def _name(text: str) -> str:
