@@ -694,3 +694,35 @@ def test_a_partly_covered_six_is_not_read_as_the_face_in_view(
     assert r.status is FrameStatus.REROLL, r
     assert set(r.values) <= {6}, r
     assert reader.read(_frame(img), expect=len(dice)).values == (6,) * len(dice)
+
+
+def test_a_tray_too_busy_to_read_is_a_reroll_unread(
+    reader: PipReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkerboard (a patterned cloth in the tray) made hundreds of finds, each put to
+    the crop network and counted for pips: 6 s a frame and a listing of 95 kB. Over
+    MAX_FINDS finds the frame is a re-roll, and nothing is classified."""
+    from vision import reader as reader_module
+
+    yy, xx = np.indices((960, 1280))
+    squares = ((yy // 8 + xx // 8) % 2 * 255).astype(np.uint8)
+    board = np.asarray(cv2.cvtColor(squares, cv2.COLOR_GRAY2BGR), np.uint8)
+    r = reader.read(board)
+    assert r.status is FrameStatus.REROLL and r.reason.startswith("too busy: ")
+    assert r.dice == ()
+    # the limit itself: 64 finds are read, 65 are not
+    calls: list[int] = []
+    real = reader.classifier.probabilities
+
+    def counted(crops: list[np.ndarray]) -> np.ndarray:
+        calls.append(len(crops))
+        return real(crops)
+
+    monkeypatch.setattr(reader.classifier, "probabilities", counted)
+    for n, read in ((reader_module.MAX_FINDS, True), (reader_module.MAX_FINDS + 1, False)):
+        spots = [Spot(20.0 + 9 * (i % 60), 20.0 + 9 * (i // 60), 8.0, 0.9) for i in range(n)]
+        monkeypatch.setattr(reader.locator, "find", lambda *a, s=spots, **k: s)
+        calls.clear()
+        r = reader.read(board)
+        assert bool(calls) is read, (n, r.reason)
+        assert r.reason.startswith("too busy") is not read

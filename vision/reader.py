@@ -63,6 +63,10 @@ TOO_DARK = 28.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
 OVERLAPS = "overlapping another find"  # _refuse_overlapping
+# More finds than this and the frame is not read: each costs a crop network call and a pip
+# count (a 1280 x 960 checkerboard gave hundreds: 6 s a frame and a listing of 95 kB). The
+# 507 labelled photos give at most 32 (byler's 25 dice and false finds).
+MAX_FINDS = 64
 
 
 @dataclass(frozen=True)
@@ -312,6 +316,8 @@ class PipReader:
 
         seen: dict[Spot, npt.NDArray[np.float32]] = {}  # crop probabilities already known
         spots = self.locator.find(frame, SPOT_THRESHOLD, half)
+        if len(spots) > MAX_FINDS:  # a patterned cloth, a checkerboard: no throw to read
+            return _reroll(f"too busy: {len(spots)} places look like dice")
         spots = self._big_over_its_pips(frame, spots, seen)
         spots = self._drop_reference_like(frame, spots)
         crops = [crop(frame, s.x, s.y, s.size) for s in spots]
