@@ -665,3 +665,15 @@ def test_a_small_file_of_the_data_folder_that_is_no_small_file_does_not_stop_the
     if name == "tray.json":
         assert ref(loop).last_roll == () and "tray.json: cannot read" in errors.getvalue()
     assert load(log).events == (Throw((6, 3)),)
+
+
+def test_a_file_that_cannot_be_replaced_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """tray.json made a folder: every throw said it could not be saved (fine) and left
+    .tray.json.tmp behind (not fine: clutter nobody asked for, in the data folder)."""
+    from table.gamelog import atomic_write
+
+    target = tmp_path / "tray.json"
+    target.mkdir()
+    with pytest.raises(OSError):
+        atomic_write(target, b"{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tray.json"]
