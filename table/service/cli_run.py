@@ -210,6 +210,15 @@ def run(args: argparse.Namespace) -> int:
             check_writable(folder)
         except OSError as exc:
             return _fail(f"{option}: cannot write to {folder} ({exc.strerror or exc})")
+    if args.gif is not None and args.gif.suffix.lower() != ".gif":
+        # Pillow picks the format by the name, at the end of the run: a GIF named .txt
+        # was a line about an unknown file extension after the whole game, and exit 0.
+        return _fail(f"--gif {args.gif}: a GIF's name ends in .gif")
+    for option, path in (("--gif", args.gif), ("--state-json", args.state_json)):
+        # A file is written beside and renamed over it: over a folder that fails at the
+        # end, and over a device (--state-json /dev/full) it replaces the device.
+        if path is not None and path.exists() and not path.is_file():
+            return _fail(f"{option} {path}: not a file (a folder or a device)")
 
     try:
         from table.service.loop import TableLoop, vision_parts
