@@ -97,7 +97,7 @@ def test_json_lines_in_order_with_errors_in_place(tmp_path: Path) -> None:
     assert reroll["dice"][1]["reason"] == "tilted"
     assert bad == {"file": str(junk), "status": "error", "dice": [], "ms": 0.0,
                    "reason": "cannot read image: not an image OpenCV can read "
-                             "(damaged, another format, or over a gigapixel)"}  # fmt: skip
+                             "(damaged, another format, or over 200 megapixels)"}  # fmt: skip
     assert gone["reason"] == "cannot read image: no such file"
 
 
@@ -110,6 +110,17 @@ def test_text_lines_are_readable(tmp_path: Path) -> None:
         f"{wide}: ok  6 3  (12 ms)",
         f"{tall}: reroll — die 2 is tilted  [5 ?]  (40 ms)",
         f"{tmp_path / 'gone.jpg'}: error — cannot read image: no such file",
+    ]
+
+
+def test_a_name_with_a_line_break_stays_on_its_one_line(tmp_path: Path) -> None:
+    """A file named with a line break split its text line in two."""
+    odd = write(tmp_path / "a\nb.png", 64, 48)
+    gone = str(tmp_path / "c\td.jpg")
+    code, lines, _ = run([odd, gone], FakeReader())
+    assert lines == [
+        f"{tmp_path}/a\\nb.png: ok  6 3  (12 ms)",
+        f"{tmp_path}/c\\td.jpg: error — cannot read image: no such file",
     ]
 
 

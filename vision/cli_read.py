@@ -121,20 +121,29 @@ def _annotated_path(folder: Path, file: str, taken: set[Path]) -> tuple[Path, bo
     return candidate, n > 2
 
 
+def _one_line(text: str) -> str:
+    """A readable line kept to one line: characters that are not printable (a line break
+    in a file's name split the line in two) written as JSON escapes them."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
+
+
 def _text_line(file: str, reading: FrameReading) -> str:
     if reading.is_ok:
         values = " ".join(str(v) for v in reading.values)
-        return f"{file}: ok  {values}  ({reading.ms:.0f} ms)"
+        return _one_line(f"{file}: ok  {values}  ({reading.ms:.0f} ms)")
     dice = " ".join("?" if d.value is None else str(d.value) for d in reading.dice)
     seen = f"  [{dice}]" if dice else ""
-    return f"{file}: {reading.status.value} — {reading.reason}{seen}  ({reading.ms:.0f} ms)"
+    line = f"{file}: {reading.status.value} — {reading.reason}{seen}  ({reading.ms:.0f} ms)"
+    return _one_line(line)
 
 
 def _error_line(file: str, reason: str, as_json: bool) -> str:
     if as_json:
         obj = {"file": file, "status": "error", "reason": reason, "dice": [], "ms": 0.0}
         return json.dumps(obj)
-    return f"{file}: error — {reason}"
+    return _one_line(f"{file}: error — {reason}")
 
 
 def _emit(out: TextIO, line: str) -> None:

@@ -268,7 +268,8 @@ def load_image(path: str | Path) -> Frame:
         image = None
     if image is None or image.size == 0:
         raise CameraError(
-            f"{p}: not an image OpenCV can read (damaged, another format, or over a gigapixel)"
+            f"{p}: not an image OpenCV can read (damaged, another format, or over "
+            f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels)"
         )
     return as_bgr(image, str(p))
 
