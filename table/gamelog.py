@@ -468,6 +468,7 @@ class LogWriter:
     def __init__(self, path: Path, fh: BinaryIO) -> None:
         self.path = path
         self._fh = fh
+        self.original: Path | None = None  # where reopen kept a one-object game as it was
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], header: GameHeader) -> LogWriter:
@@ -493,8 +494,10 @@ class LogWriter:
     def reopen(cls, path: str | os.PathLike[str]) -> LogWriter:
         """Go on appending to an existing log (after a resume).
 
-        Exactly what ``load`` ignores is cut off first: a last line that is not
-        JSON (torn by a power cut, or anything else), with whatever follows it.
+        A game in the one-object form is rewritten as JSON Lines first, and kept as it
+        was in ``.original`` beside it. Exactly what ``load`` ignores is cut off
+        then: a last line that is not JSON (torn by a power cut, or anything else),
+        with whatever follows it.
         Its bytes are added to ``.torn`` beside the log. A last line that is
         whole but has no newline after it (an editor or a copy dropped it) is
         kept and given one, so the next event starts on a line of its own.
@@ -502,11 +505,21 @@ class LogWriter:
         p = Path(path)
         data = p.read_bytes()
         text = data.decode("utf-8", errors="replace")
+        kept: Path | None = None
         if len([line for line in text.split("\n") if line.strip()]) > 1 and _whole_json(text):
             # A game in the one-object form (copied in by hand): the same game as JSON
             # Lines first, so that appended lines keep it readable.
+            # What it was is kept beside it, as it was: fields a game file may carry that
+            # the header does not (a comment) would otherwise be lost without a word.
             game = loads(text)
             lines = [_line(game.header.to_json())] + [_line(e.to_json()) for e in game.events]
+            original = p.with_name(p.name + ".original")
+            n = 2
+            while original.exists() or original.is_symlink():
+                original = p.with_name(f"{p.name}-{n}.original")
+                n += 1
+            atomic_write(original, data)
+            kept = original
             data = b"".join(lines)
             atomic_write(p, data)
         cut = torn_tail(data)
@@ -521,6 +534,7 @@ class LogWriter:
                 os.fsync(log.fileno())
             data = data[:cut]
         writer = cls(p, open(p, "ab", buffering=0))  # noqa: SIM115 - kept open for appends
+        writer.original = kept
         if data and not data.endswith(b"\n"):
             try:
                 writer._write(b"\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -979,6 +980,36 @@ def test_a_resume_that_cut_off_a_torn_line_says_where_its_bytes_went(
     assert torn.read_bytes() == b'{"stand":tr'
     assert f"resumed the unfinished game {log.path.name} (1 events)" in err
     assert f"line 3 is torn (not valid JSON) and was ignored: its bytes are in {torn.name}" in err
+
+
+def test_a_game_in_progress_given_as_one_object_is_kept_as_it_was_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game copied in as one JSON object is rewritten as lines to be appended to; what
+    its header does not carry (a comment) was lost, and nothing said so."""
+    from table.cli import main
+
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    games = tmp_path / "data" / "games"
+    games.mkdir(parents=True)
+    text = json.dumps(
+        {
+            "rules": "mexico",
+            "comment": "the club final, keep",
+            "players": ["Ann", "Bob"],
+            "events": [{"throw": [6, 3]}],
+        },
+        indent=1,
+    )
+    (games / "g.jsonl").write_text(text)
+    (games / "current").write_text("g.jsonl\n")
+    script = tmp_path / "script.json"
+    script.write_text('["quit"]')
+    args = ["run", "--stand-ins", "--script", str(script), "--data", str(tmp_path / "data")]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "as it was, it is g.jsonl.original" in err, err
+    assert (games / "g.jsonl.original").read_text() == text
 
 
 def test_a_game_in_progress_that_had_ended_is_not_said_to_be_resumed(

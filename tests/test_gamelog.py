@@ -355,11 +355,17 @@ def test_torn_bytes_of_two_resumes_are_both_kept(tmp_path: Path) -> None:
 def test_reopen_turns_a_one_object_game_into_lines(tmp_path: Path) -> None:
     """A game copied in as one pretty-printed object: appending lines would break it."""
     path = tmp_path / "g.jsonl"
-    path.write_text(json.dumps({**HEADER, "events": [{"throw": [6, 3]}]}, indent=1))
+    text = json.dumps({**HEADER, "comment": "club final", "events": [{"throw": [6, 3]}]}, indent=1)
+    path.write_text(text)
+    (tmp_path / "g.jsonl.original").write_text("an earlier one")
     with LogWriter.reopen(path) as log:
         log.append(Stand())
     assert load(path).events == (Throw((6, 3)), Stand())
     assert len(path.read_text().splitlines()) == 3
+    # what the header does not carry (the comment) was lost without a word: the file as
+    # it was is kept beside it, and nothing kept before is replaced
+    assert (tmp_path / "g.jsonl-2.original").read_text() == text
+    assert (tmp_path / "g.jsonl.original").read_text() == "an earlier one"
 
 
 @pytest.mark.parametrize(

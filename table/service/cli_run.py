@@ -292,11 +292,12 @@ def run(args: argparse.Namespace) -> int:
                 if game is not None and game.is_over
                 else f"resumed the unfinished game {name} ({n} events)"
             )
-            print(
-                f"dicetable: {said}" + (f"; {torn}: its bytes are in {name}.torn" if torn else ""),
-                file=sys.stderr,
-                flush=True,
-            )
+            if torn:
+                said += f"; {torn}: its bytes are in {name}.torn"
+            original = loop.writer.original if loop.writer is not None else None
+            if original is not None:
+                said += f"; it was one JSON object, now lines: as it was, it is {original.name}"
+            print(f"dicetable: {said}", file=sys.stderr, flush=True)
         reason = loop.run(args.seconds)
     finally:
         for s, handler in old.items():

@@ -319,8 +319,9 @@ def named_log(pointer: Path) -> Path | None:
 
 def _taken(path: Path) -> bool:
     """A log's name is in use while the log, or what was set aside from it (``.bad``,
-    ``.torn``, ``.unfinished``), is there: the clock can repeat a second after a cut."""
-    ends = ("", ".bad", ".torn", ".unfinished")
+    ``.torn``, ``.unfinished``, ``.original``), is there: the clock can repeat a second
+    after a cut."""
+    ends = ("", ".bad", ".torn", ".unfinished", ".original")
     return any(path.with_name(path.name + end).exists() for end in ends)
 
 
