@@ -40,6 +40,9 @@ from table.rules.base import (
     Rules,
     parse_options,
 )
+from table.rules.base import (
+    shown as quoted,
+)
 
 BREAKDOWN_GAMES = 2000  # games whose events --breakdown keeps and replays
 MAX_EVENTS = 1_000_000  # per game; more means a game that cannot end
@@ -202,7 +205,7 @@ def _int(text: str | None, what: str, low: int | None = None, high: int | None =
         digits = text.strip().lstrip("+-")
         if digits.isascii() and digits.isdigit():  # past 4300 digits int() refuses it
             raise UsageError(f"--{what}: a number of {len(digits)} digits is too long") from None
-        raise UsageError(f"--{what}: {text!r} is not an integer") from None
+        raise UsageError(f"--{what}: {quoted(text)} is not an integer") from None
     shown = str(value) if abs(value) < 10**20 else f"a number of {len(str(abs(value)))} digits"
     if low is not None and value < low:
         raise UsageError(f"--{what}: must be at least {low}, got {shown}")
@@ -218,7 +221,7 @@ def parse_setup(args: argparse.Namespace) -> Setup:
         raise UsageError(f"--rules is required ({', '.join(CPU_RULES)})")
     if rules_name not in CPU_RULES:
         raise UsageError(
-            f"--rules: no CPU players for {rules_name!r} (known: {', '.join(CPU_RULES)})"
+            f"--rules: no CPU players for {quoted(rules_name)} (known: {', '.join(CPU_RULES)})"
         )
     if not args.players:
         raise UsageError("--players is required, e.g. cpu:hard,cpu:normal,cpu:easy")
@@ -226,7 +229,9 @@ def parse_setup(args: argparse.Namespace) -> Setup:
     for item in args.players.split(","):
         kind, _, level = item.strip().partition(":")
         if kind != "cpu" or level not in tuple(v.value for v in Level):
-            raise UsageError(f"--players: {item.strip()!r} is not cpu:easy, cpu:normal or cpu:hard")
+            raise UsageError(
+                f"--players: {quoted(item.strip())} is not cpu:easy, cpu:normal or cpu:hard"
+            )
         levels.append(Level(level))
     games = _int(args.games, "games", 1, MAX_GAMES)
     seed = _int(args.seed, "seed")
@@ -234,7 +239,7 @@ def parse_setup(args: argparse.Namespace) -> Setup:
     for item in args.option:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
-            raise UsageError(f"--option: {item!r} is not KEY=VALUE")
+            raise UsageError(f"--option: {quoted(item)} is not KEY=VALUE")
         raw[key.strip()] = _option_value(value)
     names = _names(levels)
     rules = get_rules(rules_name)
@@ -261,6 +266,13 @@ def _names(levels: Sequence[Level]) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------------------
 # Playing
+
+
+def _seed_text(seed: int) -> str:
+    """The run's seed as the report's first line gives it: whole, unless it has more
+    than 20 digits (a 4000-digit seed made that line 4000 characters long)."""
+    text = str(seed)
+    return text if len(text) <= 20 else f"{text[:12]}... ({len(text.lstrip('-'))} digits)"
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -399,7 +411,7 @@ def report(setup: Setup, totals: Totals, timing: Timing) -> str:
         f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in setup.options.items()
     )
     lines = [
-        f"{setup.rules}: {len(setup.levels)} players, {n} games, seed {setup.seed}, "
+        f"{setup.rules}: {len(setup.levels)} players, {n} games, seed {_seed_text(setup.seed)}, "
         f"options {opts or '-'}",
         f"{'player':<10} {'wins':>8} {'win rate':>9}  95% interval",
     ]
