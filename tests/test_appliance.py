@@ -749,6 +749,25 @@ def test_run_seconds_must_be_a_finite_length(
     assert "--seconds" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("x" * 5000, "--seed: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... (5000 characters) is not"),
+        ("9" * 5000, "--seed: a number of 5000 digits is too long"),
+        ("1.5", "--seed: '1.5' is not a whole number"),
+    ],
+)
+def test_run_a_bad_seed_is_one_short_line(
+    given: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argparse's own check quoted a bad --seed whole: 5000 characters on the line."""
+    from table.cli import main
+
+    assert main(["run", "--stand-ins", "--data", str(tmp_path), "--seed", given]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert said in err and len(err) < 200, err[:300]
+
+
 def _pi_extra() -> list[str]:
     import tomllib
 

@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--png-dir", metavar="DIR", type=Path, help="save every screen as PNG")
     parser.add_argument("--gif", metavar="PATH", type=Path, help="save the screens as a GIF")
     parser.add_argument("--seconds", metavar="N", type=_seconds, help="stop after N seconds")
-    parser.add_argument("--seed", type=int, help="seed for software dice (default: the clock)")
+    parser.add_argument("--seed", type=_seed, help="seed for software dice (default: the clock)")
     parser.add_argument(
         "--state-json", metavar="PATH", type=Path, help="write the game's state at start and end"
     )
@@ -98,6 +98,21 @@ def _folder(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path is no folder")
     return Path(text)
+
+
+def _seed(text: str) -> int:
+    """A whole number; argparse's own int check quoted a bad one whole (5000 characters
+    on the one line)."""
+    try:
+        return int(text)
+    except ValueError:
+        digits = text.strip().lstrip("+-")
+        if digits.isascii() and digits.isdigit():  # past 4300 digits int() refuses it
+            raise argparse.ArgumentTypeError(
+                f"a number of {len(digits)} digits is too long"
+            ) from None
+        shown = repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text)} characters)"
+        raise argparse.ArgumentTypeError(f"{shown} is not a whole number") from None
 
 
 def _seconds(text: str) -> float:
