@@ -171,9 +171,11 @@ def _file_bytes(p: Path) -> bytes:
 
 
 # The most pixels a photo may claim. A 12 MP camera is what the table uses, phones take up
-# to 200 MP; OpenCV's own limit is a gigapixel, 3 GB decoded, more than a Pi has. A
+# to 200 MP; OpenCV's default limit is a gigapixel, 3 GB decoded, more than a Pi has. A
 # damaged or made-up header (a few hundred bytes of PNG can claim 40000 x 40000) would
-# otherwise be decoded into that much memory before the reader shrinks it.
+# otherwise be decoded into that much memory before the reader shrinks it. The headers
+# ``claimed_size`` reads are checked here, with a clear message; importing ``vision`` sets
+# OpenCV's own limit to the same number, for the formats it does not read.
 MAX_IMAGE_PIXELS = _MAX_PIXELS  # also OpenCV's own limit (vision/__init__.py)
 
 
