@@ -412,18 +412,13 @@ def read_small(path: str | os.PathLike[str], most: int, pipes: bool = False) -> 
     it, ``/dev/zero`` never ends) or is bigger than ``most`` bytes: never a wait, never
     more than ``most`` bytes in memory. ``pipes``: a pipe is read too, as a file a person
     named (``--script <(...)``) is, waiting for its writer like any program."""
-    if pipes and stat.S_ISFIFO(os.stat(path).st_mode):
-        with open(path, "rb") as fh:
-            data = fh.read(most + 1)
-        if len(data) > most:
-            raise OSError(errno.EFBIG, f"bigger than {_amount(most)}", os.fspath(path))
-        return data
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    fifo = pipes and stat.S_ISFIFO(os.stat(path).st_mode)
+    fd = os.open(path, os.O_RDONLY if fifo else os.O_RDONLY | os.O_NONBLOCK)
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
-        if not stat.S_ISREG(mode):
+        if not (stat.S_ISREG(mode) or fifo):
             what = "a device" if pipes else "a pipe or a device"
             raise OSError(errno.EINVAL, f"not a regular file ({what})", os.fspath(path))
         chunks: list[bytes] = []

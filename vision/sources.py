@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision import MAX_IMAGE_PIXELS as _MAX_PIXELS
+from vision import MAX_IMAGE_PIXELS
 
 Frame = npt.NDArray[np.uint8]
 
@@ -174,9 +174,9 @@ def _file_bytes(p: Path) -> bytes:
 # to 200 MP; OpenCV's default limit is a gigapixel, 3 GB decoded, more than a Pi has. A
 # damaged or made-up header (a few hundred bytes of PNG can claim 40000 x 40000) would
 # otherwise be decoded into that much memory before the reader shrinks it. The headers
-# ``claimed_size`` reads are checked here, with a clear message; importing ``vision`` sets
-# OpenCV's own limit to the same number, for the formats it does not read.
-MAX_IMAGE_PIXELS = _MAX_PIXELS  # also OpenCV's own limit (vision/__init__.py)
+# ``claimed_size`` reads are checked here against ``MAX_IMAGE_PIXELS``, with a clear
+# message; importing ``vision`` (vision/__init__.py) sets OpenCV's own limit to the same
+# number, for the formats it does not read.
 
 
 def claimed_size(data: bytes) -> tuple[int, int] | None:

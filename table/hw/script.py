@@ -65,8 +65,9 @@ _PRESS_WORDS = {
 }
 
 
-def _shown(text: str) -> str:
-    """A step as a message quotes it: cut if it is far longer than any step."""
+def quoted(text: str) -> str:
+    """Text given on the command line or in a script, as a message quotes it: cut if it
+    is far longer than any step or argument."""
     return repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text)} characters)"
 
 
@@ -75,7 +76,7 @@ def parse_step(text: str, where: str = "step") -> Step:
     if not words:
         raise ScriptError(f"{where}: empty step")
     head, rest = words[0], words[1:]
-    shown = _shown(text)
+    shown = quoted(text)
     if head in {b.value for b in Button}:
         mode = "_".join(rest)
         if mode not in _PRESS_WORDS:

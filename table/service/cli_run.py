@@ -27,6 +27,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from table.hw.script import quoted
 from table.service.config import (
     Config,
     ConfigError,
@@ -111,8 +112,7 @@ def _seed(text: str) -> int:
             raise argparse.ArgumentTypeError(
                 f"a number of {len(digits)} digits is too long"
             ) from None
-        shown = repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text)} characters)"
-        raise argparse.ArgumentTypeError(f"{shown} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a whole number") from None
 
 
 def _seconds(text: str) -> float:
