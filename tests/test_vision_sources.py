@@ -23,6 +23,7 @@ from vision.sources import (
     PiCameraSource,
     SourceExhausted,
     VideoFileSource,
+    as_bgr,
     claimed_size,
     iter_frames,
     list_images,
@@ -209,6 +210,16 @@ def test_video_loop_rewinds(tmp_path: Path) -> None:
     with VideoFileSource(path, loop=True) as src:
         levels = [int(src.read()[24, 32, 0]) for _ in range(5)]
     assert [round(v / 100) * 100 for v in levels] == [0, 200, 0, 200, 0]
+
+
+def test_video_of_one_frame_loops(tmp_path: Path) -> None:
+    """OpenCV cannot seek back in a one-frame video: it is opened again instead of
+    failing with "cannot rewind video" at the second frame."""
+    path = tmp_path / "still.avi"
+    _write_video(path, [120])
+    with VideoFileSource(path, loop=True) as src:
+        levels = [int(src.read()[24, 32, 0]) for _ in range(4)]
+    assert all(abs(v - 120) <= 6 for v in levels), levels
 
 
 def test_bare_path_to_video_opens_a_video(tmp_path: Path) -> None:
@@ -463,6 +474,27 @@ def test_picamera_without_camera_is_a_camera_error(monkeypatch: pytest.MonkeyPat
     with pytest.raises(CameraError, match="no camera found") as info:
         open_source("picamera")
     assert "\n" not in str(info.value)
+
+
+def test_an_empty_picture_from_a_camera_is_a_camera_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A driver handing back a 0 x 0 array: one camera fault, not a ZeroDivisionError in
+    the settler on every frame."""
+
+    class EmptyPicamera2(_FakePicamera2):
+        def capture_array(self, stream: str = "main") -> np.ndarray:
+            return np.zeros((0, 0, 3), np.uint8)
+
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = EmptyPicamera2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    with open_source("picamera:64x48") as cam, pytest.raises(CameraError) as info:
+        cam.read()
+    assert str(info.value) == "picamera: an empty picture (shape (0, 0, 3))"
+    for shape in ((0, 5), (5, 0, 3), (3, 3, 0)):
+        with pytest.raises(CameraError, match="an empty picture"):
+            as_bgr(np.zeros(shape, np.uint8), "x")
 
 
 def test_picamera_source_satisfies_the_protocol(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -109,6 +109,8 @@ def iter_frames(source: FrameSource) -> Iterator[Frame]:
 
 def as_bgr(image: npt.NDArray[Any], what: str) -> Frame:
     """Bring a grey, BGRA or 16-bit image to BGR uint8, or raise :class:`CameraError`."""
+    if image.size == 0:
+        raise CameraError(f"{what}: an empty picture (shape {image.shape})")
     if image.dtype != np.uint8:
         if image.dtype == np.uint16:
             image = (image >> 8).astype(np.uint8)
@@ -487,6 +489,11 @@ class VideoFileSource(_CaptureSource):
             raise SourceExhausted(f"{self.name}: end of video")
         self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
         frame = self._grab()
+        if frame is None:  # OpenCV cannot seek back in a video of one frame: open it again
+            self._cap.release()
+            with _quiet_opencv():
+                self._cap = cv2.VideoCapture(str(self.path))
+                frame = self._grab() if self._cap.isOpened() else None
         if frame is None:
             raise CameraError(f"{self.name}: cannot rewind video")
         return frame
