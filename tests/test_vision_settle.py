@@ -644,3 +644,12 @@ def test_a_still_tray_read_as_no_dice_is_said_once_it_has_been_so_long_enough() 
     events = [settler.update(dark, reading) for _ in range(4)]
     assert not any(e.empty_settled for e in events)
     assert states(events)[-1] is SETTLED
+
+
+def test_an_empty_frame_is_a_value_error_naming_it() -> None:
+    """A 0 x 0 frame (no camera gives one: ``as_bgr`` refuses it) is said for what it is,
+    not a ZeroDivisionError from the working size."""
+    settler = Settler()
+    empty = FrameReading(FrameStatus.REROLL, "picture too small", ())
+    with pytest.raises(ValueError, match=r"an empty frame \(shape \(0, 0, 3\)\)"):
+        settler.update(np.zeros((0, 0, 3), np.uint8), empty)

@@ -294,6 +294,8 @@ class Settler:
 
     def update(self, frame: Frame, reading: FrameReading) -> SettleEvent:
         """Take the next frame and its reading; say what the tray is doing."""
+        if frame.size == 0:
+            raise ValueError(f"an empty frame (shape {frame.shape})")
         cfg = self.config
         small = self._small(frame)
         scale = self._scale(frame.shape)
