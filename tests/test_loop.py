@@ -540,6 +540,52 @@ def test_a_folder_of_photos_is_one_photo_a_throw(tmp_path: Path, vision: Any) ->
     assert not any("not counted" in t for t in display.texts), display.texts
 
 
+def test_a_folder_goes_on_past_a_bad_photo_and_a_throw_not_counted(
+    tmp_path: Path, vision: Any
+) -> None:
+    """A photo that cannot be read is said ("ROLL: try again") and skipped: the next ROLL
+    gets the next photo, not the folder's first again (which, read as a new throw, was
+    once logged twice). A photo read as no throw ("no dice seen: roll again") is left
+    behind by the player's next ROLL, as real dice rolled again would be."""
+    import shutil
+
+    from table.hw.camera import SourceCamera
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    shutil.copy(FRAMES / "dice_63.jpg", photos / "throw1.jpg")
+    (photos / "throw2.jpg").write_bytes(b"\xff\xd8\xff not a whole photo")
+    shutil.copy(FRAMES / "empty.jpg", photos / "throw3.jpg")
+    shutil.copy(FRAMES / "dice_42.jpg", photos / "throw4.jpg")
+    steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"]) + ["roll", "stop"]
+    steps += ["roll", "roll", "roll"]  # the bad photo; the empty tray; rolled again
+    camera = SourceCamera(f"folder:{photos}", fps=60)
+    loop, display, buttons = make_loop(tmp_path, "mexico", steps, vision, camera=camera)
+    buttons.step_timeout_s = 3.0  # the table waits on after "roll again": not idle
+    assert loop.run(seconds=60) == "end of script"
+    logged = load(loop.data.logs()[0]).events
+    assert [tuple(e.dice) for e in logged if e.kind.value == "throw"] == [(6, 3), (4, 2)]  # type: ignore[union-attr]
+    said = "\n".join(display.texts)
+    assert "throw2.jpg" in said and "try again" in said
+    assert "no dice seen" in said and "roll again" in said
+    assert "lie as last thrown" not in said
+
+
+def test_the_scripted_camera_throws_again_when_the_player_rolls_again() -> None:
+    """Keyboard play: each throw's dice are picked when the table wants them, and again
+    when the player rolls after "roll again"; a script's own throw is kept."""
+    picks = iter([(6, 3), (5, 2), (4, 1)])
+    camera = ScriptedCamera(FRAMES)
+    camera.pick = lambda: next(picks)
+    camera.want(True)
+    assert camera._dice == (6, 3)
+    camera.rolled()
+    assert camera._dice == (5, 2)
+    camera.throw((2, 2))  # a script's "throw 2 2" before its "roll"
+    camera.rolled()
+    assert camera._dice == (2, 2)
+
+
 def test_a_live_camera_drops_its_old_frames_when_dice_are_wanted_again() -> None:
     """Between throws the camera is not read; a webcam's driver meanwhile keeps frames
     of the last throw's dice lying still, which would settle at once as the new throw.

@@ -389,6 +389,26 @@ def test_reroll_reading_is_shown_and_not_logged() -> None:
     assert out.log == (Throw((5, 4)),)
 
 
+def test_roll_after_roll_again_says_the_dice_were_thrown_again() -> None:
+    """After "roll again" the table goes on reading; the player rolls and presses ROLL,
+    as for any throw. That press is passed on (``rolled``: a camera replaying photos
+    shows its next one) and the screen says the table reads, not "still reading"."""
+    t = start(Settings("mexico", 2))
+    out = t.press(ROLL)
+    assert not out.rolled
+    out = t.press(ROLL)  # before any reading: the same throw
+    assert out.want_dice and not out.rolled and "still reading" in render_text(out.screen)
+    t.read(reroll("die tilted"))
+    out = t.press(HOLD)
+    assert not out.rolled and "still reading" in render_text(out.screen)
+    out = t.press(ROLL)
+    assert out.want_dice and out.rolled and out.log == ()
+    assert isinstance(out.screen, Reading) and "still" not in render_text(out.screen)
+    out = t.press(ROLL)  # reading the new throw: pressed again, nothing new
+    assert out.want_dice and not out.rolled and "still reading" in render_text(out.screen)
+    assert t.read(dice(5, 4)).log == (Throw((5, 4)),)
+
+
 def test_the_last_throws_dice_lying_unrolled_are_no_throw() -> None:
     """ROLL pressed with the last throw's dice still lying as they fell: read as they
     lie, they would be scored as a throw nobody made (mexico, MC-2: P2's throw)."""

@@ -95,12 +95,14 @@ class SourceCamera(_Paced):
         self.size = size
         """The frame size asked of a webcam (``usb:``); a picamera spec carries its own."""
         self.source: Any = None
-        self.photos = spec.strip().partition(":")[0] == "folder"
+        self.photos = False
+        """The source replays photos (a folder, one image): each is held as a still tray."""
         self._photo: Any = None  # a folder's photo of the throw being waited for
+        self._rolled = threading.Event()  # thrown again while read: the folder's next photo
 
     def open(self) -> None:
         """Open the source now (raises ``vision.sources.CameraError``)."""
-        from vision.sources import DeviceSource, open_source
+        from vision.sources import DeviceSource, ImageFilesSource, open_source
 
         if self.source is None:
             kind, sep, rest = self.spec.strip().partition(":")
@@ -108,19 +110,28 @@ class SourceCamera(_Paced):
                 self.source = DeviceSource(rest, size=self.size)
             else:
                 self.source = open_source(self.spec, loop=self.loop)
+            self.photos = isinstance(self.source, ImageFilesSource)
+
+    def rolled(self) -> None:
+        """The dice were thrown again while the table reads: a folder shows its next photo
+        (a live camera sees them move by itself)."""
+        self._rolled.set()
 
     def _run(self, put: Put) -> None:
         """Frames while wanted. A source that fails (unplugged, a missing folder, any
         other fault of its driver) is reported once and closed; it is opened again when
         the table next wants dice (the player's "ROLL: try again"), so the thread never
         ends before ``close``."""
-        from vision.sources import CameraError
+        from vision.sources import CameraError, SourceExhausted
 
         next_at = time.monotonic()
         try:
             while self._wait_turn():
                 try:
                     self.open()
+                    if self._rolled.is_set():
+                        self._rolled.clear()
+                        self._photo = None  # thrown again: a folder's next photo
                     if self._resumed:
                         self._resumed = False
                         self._photo = None  # a new throw: a folder's next photo
@@ -135,8 +146,18 @@ class SourceCamera(_Paced):
                         image = self.source.read()
                         if self.photos:
                             self._photo = image
-                except CameraError as exc:
+                except SourceExhausted as exc:
                     self._failed()
+                    put(CameraFailed(str(exc)))
+                    continue
+                except CameraError as exc:
+                    if self.photos and self.source is not None:
+                        # One photo that cannot be read, not the folder: it is skipped,
+                        # and the next throw gets the next photo, not the first again.
+                        self._missed()
+                        self._photo = None
+                    else:
+                        self._failed()
                     put(CameraFailed(str(exc)))
                     continue
                 except Exception as exc:  # a driver or binding fault vision did not name:
@@ -231,11 +252,20 @@ class ScriptedCamera(_Paced):
 
     def want(self, flag: bool) -> None:
         if flag and not self._wanted.is_set():
-            with self._lock:
-                if not self._fresh and self.pick is not None:
-                    self._thrown(self.pick())
-                self._fresh = False
+            self._new_throw()
         super().want(flag)
+
+    def rolled(self) -> None:
+        """Thrown again while the table reads (after "roll again"): as a new throw."""
+        self._new_throw()
+
+    def _new_throw(self) -> None:
+        """The dice of a throw the table now waits for: the ones ``throw`` gave since the
+        last throw was waited for, else ``pick``'s, else the ones lying."""
+        with self._lock:
+            if not self._fresh and self.pick is not None:
+                self._thrown(self.pick())
+            self._fresh = False
 
     def _run(self, put: Put) -> None:
         from vision.sources import CameraError

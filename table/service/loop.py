@@ -281,6 +281,10 @@ class TableLoop:
             if self.settler is not None:
                 self.settler.reset()
         self._want(out.want_dice)
+        if out.rolled and out.want_dice:
+            rolled = getattr(self.camera, "rolled", None)
+            if callable(rolled):
+                rolled()
         return True
 
     def _save_tray(self, referee: Referee) -> None:

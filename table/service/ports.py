@@ -93,7 +93,12 @@ class Display(Protocol):
 
 
 class Camera(Protocol):
-    """Delivers frames to ``put`` from its own thread until closed."""
+    """Delivers frames to ``put`` from its own thread until closed.
+
+    It may also have, and the loop then calls: ``want(flag)``, whether the table waits for
+    dice (frames are read only then); ``frame_done()``, after each frame was dealt with;
+    ``rolled()``, when the player says the dice were thrown again while the table goes on
+    reading (a camera that replays photos shows its next one)."""
 
     def start(self, put: Put) -> None: ...
 

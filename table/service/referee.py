@@ -308,6 +308,9 @@ class Output:
     settings: Settings | None = None
     want_dice: bool = False
     status: str = ""
+    rolled: bool = False
+    """ROLL pressed again after a reading was not counted: the dice were thrown again
+    while the table goes on reading (a camera replaying photos shows its next one)."""
 
 
 # ---------------------------------------------------------------------------
@@ -414,6 +417,8 @@ class Referee:
     # by the camera (MC-6); ``cpu_roll`` is set once a CPU has decided to throw.
     cpu_dice_by_hand: bool = False
     cpu_roll: bool = False
+    # A reading was not counted ("roll again") since ROLL: the next ROLL is a new throw.
+    rethrow: bool = False
     # mythical: the bids entered so far this round, in seat order (logged only when
     # the last is in: MY-3), and the kind of die chosen for the roll being entered.
     bids: tuple[int, ...] = ()
@@ -549,27 +554,27 @@ class Referee:
         player = _player(game)
         if not reading.is_ok:
             reason = reading.reason or "the dice could not be read"
-            return self._show(Refusal(reason, f"{player}: roll again"), wait=True)
+            return self._not_counted(Refusal(reason, f"{player}: roll again"))
         want = _dice_wanted(game)
         values = reading.values
         if any(d.value is None for d in reading.dice):
             screen = Refusal("a die could not be read", f"{player}: roll again")
-            return self._show(screen, wait=True)
+            return self._not_counted(screen)
         if len(values) != want or len(reading.dice) != want:
             seen = len(reading.dice)
             what = "die" if want == 1 else "dice"
             screen = Refusal(f"saw {seen}, need {want} {what}", f"{player}: roll again")
-            return self._show(screen, wait=True)
+            return self._not_counted(screen)
         if self.held is not None and self.held.spots:
             problem = _held_problem(self.held, reading.dice)
             if problem:
-                return self._show(Refusal(problem, "put it back, roll again"), wait=True)
+                return self._not_counted(Refusal(problem, "put it back, roll again"))
         if _unrolled(self.last_roll, reading.dice):
             # ROLL pressed with the last throw's dice still lying as they fell: counting
             # them would score a throw nobody made. The settler answers again only once
             # the tray has moved (or a hand has been in it).
             screen = Refusal("dice lie as last thrown", f"{player}: roll them")
-            return self._show(screen, wait=True)
+            return self._not_counted(screen)
         event = Throw(values)
         after, refused = game.apply(event)
         ref = replace(self, last_roll=reading.dice)
@@ -579,6 +584,11 @@ class Referee:
         table = reading.dice if want == 2 else ()
         ref = replace(ref, game=after, waiting=False, table=table, held=None, cpu_roll=False)
         return ref._after_event(game, (event,), thrown=values)
+
+    def _not_counted(self, screen: Refusal) -> tuple[Referee, Output]:
+        """A reading not counted: shown, and the table goes on reading; the player's next
+        ROLL says they threw again (``_press_while_reading``)."""
+        return replace(self, rethrow=True)._show(screen, wait=True)
 
     def dice_wanted(self) -> DiceWanted | None:
         """What the tray should hold for the throw the table waits for (None: it waits
@@ -769,6 +779,10 @@ class Referee:
         if press.button is Button.STOP:
             ref = replace(self, waiting=False)
             return ref._show(ref._turn(player, "reading cancelled", ref._hint()))
+        if press.button is Button.ROLL and self.rethrow:
+            # "roll again" was shown: the player did, and says so
+            ref = replace(self, rethrow=False)
+            return ref._show(Reading(player, _reading_text(self.game)), wait=True, rolled=True)
         name = "ROLL" if press.button is Button.ROLL else "HOLD"
         return self._show(Reading(player, f"{name}: still reading"), wait=True)
 
@@ -779,10 +793,8 @@ class Referee:
             return self._cpu_step()
         if EventKind.THROW not in game.allowed:
             return self._note("ROLL", "no throw now", "")
-        player = _player(game)
-        want = _dice_wanted(game)
-        text = "reading the die..." if want == 1 else "reading..."
-        return self._show(Reading(player, text), wait=True)
+        ref = replace(self, rethrow=False)
+        return ref._show(Reading(_player(game), _reading_text(game)), wait=True)
 
     def _stand(self) -> tuple[Referee, Output]:
         game = self.game
@@ -1458,6 +1470,10 @@ def _tiebreak_last(game: Game) -> str:
     """MX-9: the tie-break's last player, who chooses its counting ("" if none)."""
     players = (_tiebreak(game.view()) or {}).get("players")
     return str(players[-1]) if isinstance(players, list) and players else ""
+
+
+def _reading_text(game: Game | None) -> str:
+    return "reading the die..." if game is not None and _dice_wanted(game) == 1 else "reading..."
 
 
 def _dice_wanted(game: Game) -> int:
