@@ -318,6 +318,40 @@ def test_a_folder_camera_in_the_config_is_opened_and_read(
         parts.display.close()
 
 
+def test_a_script_plays_its_presses_on_the_camera_the_config_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--script`` with a config naming a camera: that camera reads the dice (a button
+    test at a real table), and the script's throws, which only replayed frames can show,
+    are said not to be used. Without a named camera they are shown, as before."""
+    from table.hw.build import build
+    from table.hw.script import parse_script
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+    from table.service.ports import Frame
+
+    _no_pi(monkeypatch)
+    script = parse_script('["throw 6 3", "roll", "quit"]')
+    cfg = Config(
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+    parts = build(cfg, script=script, text_out=io.StringIO())
+    camera, q = _real_camera_started(parts)
+    assert "the script's throws are not used" in parts.summary
+    camera.want(True)
+    try:
+        assert isinstance(q.get(timeout=30), Frame)
+    finally:
+        camera.close()
+        parts.display.close()
+    plain = Config(display=DisplayConfig(driver=DisplayDriver.NONE))  # picamera, not here
+    parts = build(plain, script=script, text_out=io.StringIO())
+    try:
+        assert parts.scripted_camera is not None and "the script's throws" in parts.summary
+    finally:
+        parts.display.close()
+
+
 def _webcam_fails_then_frames(
     monkeypatch: pytest.MonkeyPatch, webcam: type, mend: Callable[[], None] = lambda: None
 ) -> str:

@@ -198,7 +198,9 @@ def build(
     camera: Camera | None
     scripted: ScriptedCamera | None = None
     fps = cfg.camera.fps
-    use_frames = frames is not None or script is not None or force_stand_ins
+    # A script's throws are shown by the shipped frames unless the config names a camera:
+    # then, as on a Pi, that camera reads the dice and the throw steps are not used.
+    use_frames = frames is not None or force_stand_ins
     picamera = cfg.camera.source.partition(":")[0] == "picamera"
     if not use_frames and picamera and not _has_picamera() and not _on_a_pi():
         notes.append(f"no camera ({cfg.camera.source}) here")
@@ -226,6 +228,8 @@ def build(
         camera = SourceCamera(cfg.camera.source, fps=fps, size=size)
     else:
         camera = _open_camera(cfg, fps)
+    if scripted is None and script is not None and any(isinstance(st, ThrowStep) for st in script):
+        notes.append(f"the script's throws are not used: the camera ({cfg.camera.source}) reads")
 
     # -- buttons
     buttons: Buttons | None
