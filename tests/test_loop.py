@@ -571,6 +571,24 @@ def test_a_folder_goes_on_past_a_bad_photo_and_a_throw_not_counted(
     assert "lie as last thrown" not in said
 
 
+def test_the_scripted_camera_takes_the_frame_named_for_the_throw_only(tmp_path: Path) -> None:
+    """``dice_63.bak.jpg`` (a 52) sorts before ``dice_63.jpg``: the throw 6 3 was once shown
+    as a 52; with only the .bak there, there is no frame for it."""
+    import shutil
+
+    import numpy as np
+
+    from vision.sources import CameraError, load_image
+
+    shutil.copy(FRAMES / "dice_52.jpg", tmp_path / "dice_63.bak.jpg")
+    shutil.copy(FRAMES / "dice_52.jpg", tmp_path / "dice_63.BAK")
+    with pytest.raises(CameraError, match="no frame dice_63.jpg"):
+        ScriptedCamera(tmp_path).image_for((6, 3))
+    shutil.copy(FRAMES / "dice_63.jpg", tmp_path / "dice_63.JPG")
+    shown = ScriptedCamera(tmp_path).image_for((3, 6))
+    assert np.array_equal(shown, load_image(FRAMES / "dice_63.jpg"))
+
+
 def test_the_scripted_camera_throws_again_when_the_player_rolls_again() -> None:
     """Keyboard play: each throw's dice are picked when the table wants them, and again
     when the player rolls after "roll again"; a script's own throw is kept."""

@@ -218,12 +218,17 @@ class ScriptedCamera(_Paced):
         """Chooses the dice when the table wants a throw and none was made (keyboard play)."""
 
     def image_for(self, dice: tuple[int, ...]) -> Any:
-        from vision.sources import CameraError, load_image
+        from vision.sources import IMAGE_SUFFIXES, CameraError, load_image
 
         key = tuple(sorted(dice, reverse=True))
         if key not in self._cache:
             name = frame_name(key)
-            found = sorted(self.frames_dir.glob(f"{name}.*"))
+            # dice_63.jpg or .png, not dice_63.bak.jpg or dice_63.txt lying beside it
+            found = sorted(
+                p
+                for p in self.frames_dir.glob(f"{name}.*")
+                if p.stem == name and p.suffix.lower() in IMAGE_SUFFIXES
+            )
             if not found:
                 raise CameraError(f"{self.frames_dir}: no frame {name}.jpg for the throw {key}")
             self._cache[key] = load_image(found[0])
