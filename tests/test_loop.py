@@ -439,6 +439,36 @@ def test_a_fault_in_one_event_is_shown_and_the_table_goes_on(tmp_path: Path) -> 
     assert "model file damaged" in loop.errors.getvalue()  # type: ignore[union-attr]
 
 
+class ManyFramesCamera(FailingCamera):
+    def want(self, flag: bool) -> None:
+        if flag and self.put is not None:
+            import numpy as np
+
+            for _ in range(250):
+                self.put(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
+            self.put(Quit("done"))
+
+
+def test_the_same_fault_on_every_frame_is_said_with_its_count_not_each_time(
+    tmp_path: Path,
+) -> None:
+    """A reader that fails on every frame (ten a second) used to write a journal line a
+    frame: the 1st, 10th and 100th are said, with how often."""
+    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
+    loop.camera = ManyFramesCamera()
+    loop.buttons = None
+    loop.boot()
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):
+        loop.put(ButtonPress(Button.ROLL))
+    assert loop.run() == "done"
+    assert loop.faults == 250
+    said = [ln for ln in loop.errors.getvalue().splitlines() if "model file damaged" in ln]  # type: ignore[union-attr]
+    assert len(said) == 3, said
+    assert said[0].endswith("model file damaged")
+    assert said[1].endswith("(10 times)") and said[2].endswith("(100 times)")
+    assert "table error" in display.texts[-1]
+
+
 class DarkCamera(FailingCamera):
     """A tray with the lamp off: the same black frame, still, five times."""
 

@@ -126,6 +126,8 @@ class TableLoop:
         self.outputs = 0
         self.frames_read = 0
         self.faults = 0
+        self._fault_said = ""  # the last fault said in the journal, and how often it came
+        self._fault_count = 0
         self.display_fault: str | None = None  # why the display last failed, until it works
         self.on_show: Callable[[screens.Screen, float], None] | None = None
         self._lock = threading.Lock()
@@ -388,9 +390,21 @@ class TableLoop:
             self._handle(event)
         except Exception as exc:
             self.faults += 1
-            self._error(f"{type(event).__name__}: {type(exc).__name__}: {exc}")
+            self._fault(f"{type(event).__name__}: {type(exc).__name__}: {exc}")
             self.show(screens.Message("table error", f"{type(exc).__name__}", "press a button"))
         return True
+
+    def _fault(self, text: str) -> None:
+        """Say a fault in the journal. The same fault again and again (every frame of a
+        camera, ten a second) is said the 1st, 10th, 100th ... time, with its count."""
+        if text != self._fault_said:
+            self._fault_said, self._fault_count = text, 0
+        self._fault_count += 1
+        n = self._fault_count
+        if n == 1:
+            self._error(text)
+        elif n == 10 ** (len(str(n)) - 1):
+            self._error(f"{text} ({n} times)")
 
     def _handle(self, event: TableEvent) -> None:
         ref = self.referee
