@@ -736,3 +736,24 @@ def test_the_claimed_size_of_an_ordinary_photo_is_its_size(ext: str, tmp_path: P
     small = tmp_path / "ok.png"
     small.write_bytes(_png_claiming(300, 20))
     assert load_image(small).shape == (20, 300, 3)
+
+
+def test_a_link_to_nothing_is_said_to_be_one(tmp_path: Path) -> None:
+    """A symbolic link whose target is gone, or that links round in a loop, is not
+    "no such file": the name is there, and the person looking sees it."""
+    (tmp_path / "gone.jpg").symlink_to(tmp_path / "deleted.jpg")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    said = "a link that leads to nothing (its target is gone, or links go round)"
+    for attempt in (
+        lambda: load_image(tmp_path / "gone.jpg"),
+        lambda: load_image(tmp_path / "a"),
+        lambda: open_source(f"folder:{tmp_path / 'a'}"),
+        lambda: open_source(f"video:{tmp_path / 'gone.jpg'}"),
+        lambda: open_source(str(tmp_path / "a")),
+    ):
+        with pytest.raises(CameraError, match="a link that leads to nothing") as info:
+            attempt()
+        assert said in str(info.value)
+    with pytest.raises(CameraError, match="no such file"):
+        load_image(tmp_path / "never.jpg")

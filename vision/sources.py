@@ -125,6 +125,15 @@ def as_bgr(image: npt.NDArray[Any], what: str) -> Frame:
     raise CameraError(f"{what}: unexpected frame shape {image.shape}")
 
 
+def _absent(path: Path, what: str) -> str:
+    """Why ``path``, which ``exists()`` says is not there, is not: "no such ``what``", or,
+    for a symbolic link, that it leads nowhere (its target gone, or links in a loop)."""
+    with contextlib.suppress(OSError):
+        if path.is_symlink():
+            return "a link that leads to nothing (its target is gone, or links go round)"
+    return f"no such {what}"
+
+
 @contextlib.contextmanager
 def _looking_at(name: str) -> Iterator[None]:
     """An ``OSError`` while looking at a path (a name too long, a folder it may not
@@ -252,7 +261,7 @@ def load_image(path: str | Path) -> Frame:
     p = Path(path)
     with _looking_at(str(p)):
         if not p.exists():
-            raise CameraError(f"{p}: no such file")
+            raise CameraError(f"{p}: {_absent(p, 'file')}")
         if p.is_dir():
             raise CameraError(f"{p}: is a folder, not an image")
         raw = _file_bytes(p)
@@ -333,7 +342,7 @@ class FolderSource(ImageFilesSource):
         name = f"folder:{root}"
         with _looking_at(name):
             if not root.exists():
-                raise CameraError(f"{name}: no such folder")
+                raise CameraError(f"{name}: {_absent(root, 'folder')}")
             if not root.is_dir():
                 raise CameraError(f"{name}: not a folder")
         try:
@@ -454,7 +463,7 @@ class VideoFileSource(_CaptureSource):
         self.loop = loop
         with _looking_at(self.name):
             if not self.path.exists():
-                raise CameraError(f"{self.name}: no such file")
+                raise CameraError(f"{self.name}: {_absent(self.path, 'file')}")
             if not self.path.is_file():
                 raise CameraError(f"{self.name}: not a file")
         try:  # OpenCV takes the name as UTF-8; another name ends the process in VideoCapture
@@ -608,4 +617,4 @@ def open_source(spec: str, *, loop: bool = False) -> FrameSource:
         return VideoFileSource(path, loop=loop)
     if sep and kind.isalpha() and len(kind) > 1:
         raise CameraError(f"unknown camera '{text}': {_SPEC_HELP}")
-    raise CameraError(f"camera '{text}': no such file or folder ({_SPEC_HELP})")
+    raise CameraError(f"camera '{text}': {_absent(path, 'file or folder')} ({_SPEC_HELP})")
