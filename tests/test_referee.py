@@ -21,6 +21,7 @@ from table.rules.base import (
     EndGame,
     EndRound,
     Event,
+    EventKind,
     Give,
     Hold,
     Player,
@@ -1179,6 +1180,39 @@ def test_MN_5_a_cpu_die_left_lying_is_not_rolled_by_the_person_rolling_for_it() 
     t.press(ROLL)
     out = t.read(dice(6, 2))
     assert out.log == (Throw((6, 2)),)
+
+
+def test_MN_5_a_die_of_a_cpus_software_throw_left_lying_is_set_by_hand() -> None:
+    """A CPU's dice thrown in software lie nowhere: a person leaving one of them lying
+    (MN-5) is told to set a die to it, and a throw without it is not counted, nor
+    logged as refused, as a held die moved away would not be."""
+    t = start(Settings("mexen", 2, cpus=("normal",)))
+    for pair in ((6, 3), (5, 2), (6, 6)):
+        t.throw(*pair)
+    for _ in range(40):  # ROLL lets CPU1 play, until P1 may keep one of its dice
+        turn = t.game.turn
+        if turn is not None and turn.player == "P1" and EventKind.HOLD in t.game.allowed:
+            break
+        t.press(ROLL)
+    else:
+        pytest.fail("P1 never came to hold a die of CPU1's")
+    assert t.ref.table == ()  # nothing read: thrown in software
+    out = t.press(HOLD)
+    if isinstance(out.screen, Choose):
+        out = t.press(ROLL)
+    (hold,) = out.log
+    assert isinstance(hold, Hold)
+    v = hold.value
+    assert isinstance(out.screen, Turn) and out.screen.header == f"set a die to {v}"
+    assert out.screen.hint == "roll the other, ROLL"
+    t.press(ROLL)
+    other = 2 if v != 2 else 3
+    out = t.read(dice(other, other))
+    assert out.log == () and out.want_dice and isinstance(out.screen, Refusal)
+    assert out.screen.reason == f"no die shows {v}"
+    assert out.screen.hint == f"set a die to {v}, roll again"
+    out = t.read(dice(v, other, xs=(400.0, 500.0)))  # set anywhere
+    assert out.log == (Throw(tuple(sorted((v, other), reverse=True))),)
 
 
 def test_MN_5_after_a_power_cut_the_table_still_wants_the_held_die() -> None:

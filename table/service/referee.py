@@ -569,6 +569,10 @@ class Referee:
             problem = _held_problem(self.held, reading.dice)
             if problem:
                 return self._not_counted(Refusal(problem, "put it back, roll again"))
+        elif self.held is not None and self.held.value not in values:
+            # the die to leave lying was thrown in software: the player set one to it
+            v = self.held.value
+            return self._not_counted(Refusal(f"no die shows {v}", f"set a die to {v}, roll again"))
         if _unrolled(self.last_roll, reading.dice):
             # ROLL pressed with the last throw's dice still lying as they fell: counting
             # them would score a throw nobody made. The settler answers again only once
@@ -886,7 +890,10 @@ class Referee:
         player = _player(after)
         # a CPU's next step is its own (ROLL lets it), even when a person rolls for it
         hint = ref._hint() if _is_cpu(after) else "roll the other, ROLL"
-        screen = ref._turn(player, f"the {value} stays", hint)
+        # No die of it was read in the tray: a CPU threw it in software. A person then
+        # sets a die to it; where it lies is not checked, only that the throw shows it.
+        stays = f"the {value} stays" if spots else f"set a die to {value}"
+        screen = ref._turn(player, stays, hint)
         return ref._show(screen, log=(event,))
 
     def _ask_end(self) -> tuple[Referee, Output]:
