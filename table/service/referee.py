@@ -958,7 +958,9 @@ class Referee:
     def _refused(self, refused: Refused, log: tuple[Event, ...]) -> tuple[Referee, Output]:
         ref = self._auto_chooser()
         title = "not counted" if any(isinstance(e, Throw) for e in log) else "refused"
-        screen = Refusal(refused.reason, ref._hint(), title)
+        rules = self.game.header.rules if self.game is not None else ""
+        # the game is on the screen already; the log keeps the whole reason
+        screen = Refusal(refused.reason.removeprefix(f"{rules}: "), ref._hint(), title)
         return ref._show(screen, wait=False, log=log)
 
     def _after_event(
