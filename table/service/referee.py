@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
@@ -1023,7 +1023,11 @@ class Referee:
         outcome = game.outcome
         view = game.view()
         if outcome is not None and outcome.winner:
-            headline = f"{outcome.winner} wins!"
+            headline = _names_cut(
+                outcome.winner,
+                lambda w: f"{w} wins!",
+                lambda t: not overflow(GameEnd(t, ())),
+            )
         elif outcome is not None and outcome.draw:
             headline = "draw"
         else:
@@ -1148,7 +1152,12 @@ class Referee:
         lives = "lives" if loss != 1 else "life"
         # the loss whole: names that take the line give way to a shorter one
         if rules == "mexen":
-            lost = _lost_line(f"{who} takes {_counted(loss, view)}", f"{who} takes {loss}")
+            lost = _lost_line(
+                f"{who} takes {_counted(loss, view)}",
+                f"{who} takes {loss}",
+                who=who,
+                line=lambda w: f"{w} takes {loss}",
+            )
         elif len(losers) > 1 and len(losers) == len(_in_game(before.view())):
             lost = f"all lose {loss} {lives}"
         elif len(losers) > 3:
@@ -1160,7 +1169,12 @@ class Referee:
                 f"{len(losers)} players lose {loss} {lives}",
             )
         else:
-            lost = _lost_line(f"{who} loses {loss} {lives}", f"{who} loses {loss}")
+            lost = _lost_line(
+                f"{who} loses {loss} {lives}",
+                f"{who} loses {loss}",
+                who=who,
+                line=lambda w: f"{w} loses {loss}",
+            )
         # Most important first: the screen leaves out the parts that do not fit.
         extras: list[str] = []
         gone = [n for n in _in_game(before.view()) if n not in _in_game(view)]
@@ -1803,9 +1817,30 @@ def _detail_whole(end: GameEnd, *richer: str) -> GameEnd:
     return replace(end, detail="")
 
 
-def _lost_line(*lines: str) -> str:
-    """The first of ``lines`` that a round end shows uncut, else the last."""
-    return next((t for t in lines if not overflow(RoundEnd("", t, ()))), lines[-1])
+def _lost_line(*lines: str, who: str = "", line: Callable[[str], str] | None = None) -> str:
+    """The first of ``lines`` that a round end shows uncut; else, given them, ``line`` of
+    the names ``who`` cut short enough for the rest to show (``_names_cut``); else the
+    last of ``lines``."""
+    fits = next((t for t in lines if not overflow(RoundEnd("", t, ()))), None)
+    if fits is not None:
+        return fits
+    if line is not None:
+        return _names_cut(who, line, lambda t: not overflow(RoundEnd("", t, ())))
+    return lines[-1]
+
+
+def _names_cut(who: str, line: Callable[[str], str], fits: Callable[[str], bool]) -> str:
+    """``line(who)`` with ``who`` cut ("Alexander Sch..") as little as lets ``fits`` pass,
+    so what follows the names (the loss, "wins!") is never the part cut off; ``line(who)``
+    whole if even one letter is too many."""
+    if fits(line(who)):
+        return line(who)
+    # A line is at most a few dozen letters wide: no need to try the rest of a long name.
+    for n in range(min(len(who), 40) - 1, 0, -1):
+        text = line(who[:n].rstrip() + "..")
+        if fits(text):
+            return text
+    return line(who)
 
 
 def _beside(hint: str, *titles: str) -> str:
