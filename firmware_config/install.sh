@@ -43,7 +43,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 case "$BOOT_CONFIG" in yes|no|ask) ;; *) echo "install.sh: --boot-config must be yes, no or ask" >&2; exit 2 ;; esac
+ROOT=$(realpath -m -s -- "$ROOT")   # groupadd --prefix takes an absolute path only
 ROOT=${ROOT%/}
+# The system itself is changed by root only: without sudo, apt and groupadd fail halfway.
+[ -n "$ROOT" ] || [ "$(id -u)" = 0 ] || bad "run it as root: sudo $0"
 # Step 2's groupadd and useradd --prefix edit DIR/etc/passwd and DIR/etc/group: without
 # them they wait on a lock for seconds and fail with "cannot lock".
 if [ -n "$ROOT" ] && { [ ! -f "$ROOT/etc/passwd" ] || [ ! -f "$ROOT/etc/group" ]; }; then
@@ -90,13 +93,23 @@ fi
 
 # 3. the code, in a venv that sees the OS's picamera2
 mkdir -p "$(R $PREFIX)"
-if [ ! -x "$(R $VENV)/bin/python" ]; then
-    python3 -m venv --system-site-packages "$(R $VENV)"
+# A venv whose pip does not run is made again: one cut short (no python3-venv yet,
+# Ctrl-C, a full disk) has bin/python but no pip, and was never repaired.
+if [ ! -f "$(R $VENV)/pyvenv.cfg" ] || ! "$(R $VENV)/bin/python" -m pip --version >/dev/null 2>&1; then
+    python3 -m venv --clear --system-site-packages "$(R $VENV)"
     say "created $VENV"
 fi
 cp "$SRC/README.md" "$(R $PREFIX)/README.md"
 if [ "$DO_PIP" = 1 ]; then
-    "$(R $VENV)/bin/pip" install -q --upgrade "${SRC}[pi]"
+    # From a clean copy of the source: pip builds in the folder it is given, and
+    # setuptools' build/ there kept files since deleted from the source (a network left
+    # in build/lib was installed again and averaged in), owned by root in your clone.
+    copy=$(mktemp -d)
+    trap 'rm -rf "$copy"' EXIT
+    tar -C "$SRC" --exclude=./.git --exclude=./.venv --exclude=./build --exclude='./*.egg-info' \
+        --exclude=./out -cf - . | tar -C "$copy" -xf -
+    "$(R $VENV)/bin/python" -m pip install -q --upgrade "${copy}[pi]"
+    rm -rf "$copy"
     say "installed dicetable into $VENV"
     # The Camera Module is read through the OS's picamera2; say now if the venv cannot load
     # it (a USB webcam, camera.source = "usb:0", works without it).

@@ -276,6 +276,65 @@ def test_install_into_a_folder_is_complete_and_idempotent(tmp_path: Path) -> Non
 @pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
 )
+def test_install_makes_a_venv_cut_short_again(tmp_path: Path) -> None:
+    """A venv made without its pip (python3-venv missing, Ctrl-C, a full disk) has
+    bin/python, which was all the script looked for: every later run stopped at
+    "venv/bin/pip: No such file or directory". Here: a bin/python that runs no pip, and
+    no pyvenv.cfg (without it bin/python is the system's own, not a venv's)."""
+    root = _fake_root(tmp_path / "pi")
+    venv = root / "opt/dicetable/venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin/python").write_text("#!/bin/sh\nexit 1\n")
+    (venv / "bin/python").chmod(0o755)
+    again = _install(root, "--boot-config", "no")
+    assert again.returncode == 0, again.stderr
+    assert "created /opt/dicetable/venv" in again.stdout
+    python = str(venv / "bin/python")
+    assert subprocess.run([python, "-m", "pip", "--version"], capture_output=True).returncode == 0
+    (venv / "pyvenv.cfg").unlink()
+    assert "created /opt/dicetable/venv" in _install(root, "--boot-config", "no").stdout
+    third = _install(root, "--boot-config", "no")
+    assert third.returncode == 0 and "created" not in third.stdout
+    assert (venv / "pyvenv.cfg").is_file()
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
+)
+def test_install_takes_a_root_folder_given_relative(tmp_path: Path) -> None:
+    """groupadd --prefix takes an absolute path only ("prefix must be an absolute path")."""
+    _fake_root(tmp_path / "pi")
+    proc = subprocess.run(
+        [str(ROOT / "firmware_config/install.sh"), "--root", "pi", "--no-apt", "--no-pip"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "dicetable:" in (tmp_path / "pi/etc/passwd").read_text()
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("runuser") is None, reason="needs root and runuser"
+)
+def test_install_on_the_system_without_root_says_to_use_sudo() -> None:
+    """Without sudo it stopped halfway, at apt's "Could not open lock file" or at
+    groupadd, with nothing said about why; it now stops before changing anything."""
+    script = str(ROOT / "firmware_config/install.sh")
+    proc = subprocess.run(
+        ["runuser", "-u", "nobody", "--", "bash", script, "--no-apt"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == f"install.sh: run it as root: sudo {script} (see --help)\n"
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
+)
 def test_install_loads_i2c_dev_at_boot_so_the_oled_has_its_bus(tmp_path: Path) -> None:
     """dtparam=i2c_arm=on turns the I2C controller on; /dev/i2c-1, which luma opens, comes
     from the i2c-dev module, which nothing loaded (raspi-config adds it to /etc/modules
