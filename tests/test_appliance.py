@@ -87,6 +87,9 @@ def test_unit_has_the_appliance_settings() -> None:
     ):
         assert line in text.splitlines(), line
     assert any(line.startswith("WatchdogSec=") for line in text.splitlines())
+    # The system config when there, the defaults when not: a config named with --config
+    # and then deleted stopped the table for good (exit 2 is not restarted).
+    assert "ExecStart=/opt/dicetable/venv/bin/dicetable run" in text.splitlines()
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
