@@ -144,6 +144,23 @@ def test_the_config_file_decides_the_data_folder_of_the_service() -> None:
     assert shipped.table.data_dir == Path("/var/lib") / settings["StateDirectory"][-1]
 
 
+def test_the_shipped_config_names_every_option_of_every_rule_set() -> None:
+    """Its [game.options] comment listed mexico's options only, and sent a person at the
+    Pi to RULES.md, which is not installed there."""
+    from table.rules import get_rules
+    from table.service.referee import MENU_RULES
+
+    text = (ROOT / "firmware_config" / "dicetable.toml").read_text()
+    comment = text[text.index("[game.options]") :]
+    assert "RULES.md" not in comment
+    for rules in MENU_RULES:
+        line = next(ln for ln in comment.splitlines() if ln.startswith(f"# {rules}: "))
+        at = comment.index(line)
+        block = comment[at : comment.find("\n# m", at + 1)]
+        for spec in get_rules(rules).options:
+            assert f" {spec.name} = " in block, (rules, spec.name)
+
+
 def test_the_working_directory_is_one_the_service_may_write() -> None:
     """lgpio (gpiozero's pin factory on a Pi) makes its notification pipes in the
     working directory; with ProtectSystem=strict the default one, /, is read-only and
