@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -104,8 +105,15 @@ class NullDisplay:
         pass
 
 
+GIF_FRAMES = 600
+"""The GIF holds the last this many screens: it is made at exit with all its frames in
+memory, about 130 kB each at four times the size (the PNGs keep every screen)."""
+
+
 class TerminalDisplay:
-    """Shows screens as text and keeps every distinct frame (PNG, and a GIF at the end)."""
+    """Shows screens as text; each distinct frame is a PNG (``png_dir``), and the last
+    ``GIF_FRAMES`` are a GIF at the end (``gif_path``). Nothing else is kept: a table on
+    for an evening grew by a screen's image a screen (about 300 kB a game)."""
 
     def __init__(
         self,
@@ -121,7 +129,12 @@ class TerminalDisplay:
         self.gif_path = gif_path
         self.gif_scale = gif_scale
         self.clock = clock
-        self.frames: list[tuple[float, Image.Image]] = []
+        self.frames: deque[tuple[float, bytes]] = deque(maxlen=GIF_FRAMES)
+        """(time, pixels) of the screens the GIF will show; kept only for a GIF."""
+        self.last: Image.Image | None = None
+        """The screen shown last."""
+        self.shown = 0
+        """Distinct screens shown (a screen shown again at once counts once)."""
         self.pngs: list[Path] = []
         self._last_text: str | None = None
         self._first_png = 1
@@ -150,21 +163,29 @@ class TerminalDisplay:
 
     def show(self, image: Image.Image) -> None:
         mono = _as_mono(image).copy()
-        if self.frames and self.frames[-1][1].tobytes() == mono.tobytes():
+        if self.last is not None and self.last.tobytes() == mono.tobytes():
             return
-        self.frames.append((self.clock(), mono))
+        self.last = mono
+        self.shown += 1
+        if self.gif_path is not None:
+            self.frames.append((self.clock(), mono.tobytes()))
         if self.png_dir is not None:
-            path = self.png_dir / f"frame_{self._first_png + len(self.frames) - 1:04d}.png"
+            path = self.png_dir / f"frame_{self._first_png + self.shown - 1:04d}.png"
             mono.save(path)
             self.pngs.append(path)
 
     def save_gif(self, path: Path) -> Path | None:
-        """An animated GIF of the frames shown, at their own pace (each at least 0.4 s)."""
+        """An animated GIF of the frames kept, at their own pace (each at least 0.4 s)."""
         if not self.frames:
             return None
         scale = self.gif_scale
         size = (DISPLAY_SIZE[0] * scale, DISPLAY_SIZE[1] * scale)
-        images = [img.convert("L").resize(size, Image.Resampling.NEAREST) for _, img in self.frames]
+        images = [
+            Image.frombytes("1", DISPLAY_SIZE, data)
+            .convert("L")
+            .resize(size, Image.Resampling.NEAREST)
+            for _, data in self.frames
+        ]
         times = [t for t, _ in self.frames]
         durations = [
             max(400, min(3000, int((b - a) * 1000))) for a, b in zip(times, times[1:], strict=False)
