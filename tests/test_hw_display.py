@@ -330,14 +330,19 @@ def test_a_folder_camera_in_the_config_is_opened_and_read(
 
     from table.hw.build import build
     from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
-    from table.service.ports import Frame
 
     _no_pi(monkeypatch)
     cfg = Config(
         camera=CameraConfig(source=f"folder:{FRAMES}"),
         display=DisplayConfig(driver=DisplayDriver.NONE),
     )
-    parts = build(cfg, text_out=io.StringIO())
+    _gives_a_frame(build(cfg, text_out=io.StringIO()))
+
+
+def _gives_a_frame(parts: Any) -> None:
+    """The config's own camera, started and wanted, puts a frame on its queue."""
+    from table.service.ports import Frame
+
     camera, q = _real_camera_started(parts)
     camera.want(True)
     try:
@@ -356,7 +361,6 @@ def test_a_script_plays_its_presses_on_the_camera_the_config_names(
     from table.hw.build import build
     from table.hw.script import parse_script
     from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
-    from table.service.ports import Frame
 
     _no_pi(monkeypatch)
     script = parse_script('["throw 6 3", "roll", "quit"]')
@@ -365,14 +369,8 @@ def test_a_script_plays_its_presses_on_the_camera_the_config_names(
         display=DisplayConfig(driver=DisplayDriver.NONE),
     )
     parts = build(cfg, script=script, text_out=io.StringIO())
-    camera, q = _real_camera_started(parts)
     assert "the script's throws are not used" in parts.summary
-    camera.want(True)
-    try:
-        assert isinstance(q.get(timeout=30), Frame)
-    finally:
-        camera.close()
-        parts.display.close()
+    _gives_a_frame(parts)
     plain = Config(display=DisplayConfig(driver=DisplayDriver.NONE))  # picamera, not here
     parts = build(plain, script=script, text_out=io.StringIO())
     try:

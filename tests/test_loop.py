@@ -412,12 +412,17 @@ def test_camera_failure_is_shown_not_raised(tmp_path: Path, vision: Any) -> None
     assert any("camera" in t and "unplugged" in t for t in display.texts)
 
 
-class OneFrameCamera(FailingCamera):
+class FramesCamera(FailingCamera):
+    """Puts ``count`` blank frames when dice are wanted, then quits."""
+
+    count = 1
+
     def want(self, flag: bool) -> None:
         if flag and self.put is not None:
             import numpy as np
 
-            self.put(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
+            for _ in range(self.count):
+                self.put(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
             self.put(Quit("done"))
 
 
@@ -426,27 +431,23 @@ class BrokenReader:
         raise RuntimeError("model file damaged")
 
 
-def test_a_fault_in_one_event_is_shown_and_the_table_goes_on(tmp_path: Path) -> None:
+def _read_by_a_broken_reader(tmp_path: Path, camera: Any) -> tuple[TableLoop, CheckingDisplay]:
+    """A game started and ROLL pressed, ``camera``'s frames read by a reader that fails."""
     loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
-    loop.camera = OneFrameCamera()
+    loop.camera = camera
     loop.buttons = None
     loop.boot()
     for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):
         loop.put(ButtonPress(Button.ROLL))
     assert loop.run() == "done"
+    return loop, display
+
+
+def test_a_fault_in_one_event_is_shown_and_the_table_goes_on(tmp_path: Path) -> None:
+    loop, display = _read_by_a_broken_reader(tmp_path, FramesCamera())
     assert loop.faults == 1
     assert "table error" in display.texts[-1]
     assert "model file damaged" in loop.errors.getvalue()  # type: ignore[union-attr]
-
-
-class ManyFramesCamera(FailingCamera):
-    def want(self, flag: bool) -> None:
-        if flag and self.put is not None:
-            import numpy as np
-
-            for _ in range(250):
-                self.put(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
-            self.put(Quit("done"))
 
 
 def test_the_same_fault_on_every_frame_is_said_with_its_count_not_each_time(
@@ -454,13 +455,9 @@ def test_the_same_fault_on_every_frame_is_said_with_its_count_not_each_time(
 ) -> None:
     """A reader that fails on every frame (ten a second) used to write a journal line a
     frame: the 1st, 10th and 100th are said, with how often."""
-    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
-    loop.camera = ManyFramesCamera()
-    loop.buttons = None
-    loop.boot()
-    for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):
-        loop.put(ButtonPress(Button.ROLL))
-    assert loop.run() == "done"
+    camera = FramesCamera()
+    camera.count = 250
+    loop, display = _read_by_a_broken_reader(tmp_path, camera)
     assert loop.faults == 250
     said = [ln for ln in loop.errors.getvalue().splitlines() if "model file damaged" in ln]  # type: ignore[union-attr]
     assert len(said) == 3, said
