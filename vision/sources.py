@@ -472,13 +472,9 @@ class VideoFileSource(_CaptureSource):
             raise CameraError(
                 f"{self.name}: OpenCV cannot open a video whose name is not UTF-8 (rename it)"
             ) from None
-        with _quiet_opencv():
-            cap = cv2.VideoCapture(str(self.path))
-            opened = bool(cap.isOpened())
-        if not opened:
-            cap.release()
+        self._cap = self._open()
+        if self._cap is None:
             raise CameraError(f"{self.name}: not a video OpenCV can read")
-        self._cap = cap
         # Read the first frame now, so a broken file fails when it is opened, not later.
         with _quiet_opencv():
             first = self._grab()
@@ -486,6 +482,16 @@ class VideoFileSource(_CaptureSource):
             self.close()
             raise CameraError(f"{self.name}: video has no readable frames")
         self._pending: Frame | None = first
+
+    def _open(self) -> Any:
+        """The file opened by OpenCV, or None (released) if it cannot read it."""
+        with _quiet_opencv():
+            cap = cv2.VideoCapture(str(self.path))
+            opened = bool(cap.isOpened())
+        if not opened:
+            cap.release()
+            return None
+        return cap
 
     def read(self) -> Frame:
         pending, self._pending = self._pending, None
@@ -500,9 +506,9 @@ class VideoFileSource(_CaptureSource):
         frame = self._grab()
         if frame is None:  # OpenCV cannot seek back in a video of one frame: open it again
             self._cap.release()
+            self._cap = self._open()
             with _quiet_opencv():
-                self._cap = cv2.VideoCapture(str(self.path))
-                frame = self._grab() if self._cap.isOpened() else None
+                frame = self._grab() if self._cap is not None else None
         if frame is None:
             raise CameraError(f"{self.name}: cannot rewind video")
         return frame

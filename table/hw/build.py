@@ -201,6 +201,7 @@ def build(
     # A script's throws are shown by the shipped frames unless the config names a camera:
     # then, as on a Pi, that camera reads the dice and the throw steps are not used.
     use_frames = frames is not None or force_stand_ins
+    throws = script is not None and any(isinstance(step, ThrowStep) for step in script)
     picamera = cfg.camera.source.partition(":")[0] == "picamera"
     if not use_frames and picamera and not _has_picamera() and not _on_a_pi():
         notes.append(f"no camera ({cfg.camera.source}) here")
@@ -208,7 +209,7 @@ def build(
     if use_frames:
         folder = frames if frames is not None else FRAMES_DIR
         scripted = ScriptedCamera(folder, fps=max(fps, 20.0))
-        if script is None or not any(isinstance(step, ThrowStep) for step in script):
+        if not throws:
             scripted.pick = RandomThrows(seed)
             notes.append(f"camera replays frames from {folder} (a random throw per ROLL)")
         else:
@@ -228,7 +229,7 @@ def build(
         camera = SourceCamera(cfg.camera.source, fps=fps, size=size)
     else:
         camera = _open_camera(cfg, fps)
-    if scripted is None and script is not None and any(isinstance(st, ThrowStep) for st in script):
+    if scripted is None and throws:
         notes.append(f"the script's throws are not used: the camera ({cfg.camera.source}) reads")
 
     # -- buttons

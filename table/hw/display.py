@@ -163,12 +163,13 @@ class TerminalDisplay:
 
     def show(self, image: Image.Image) -> None:
         mono = _as_mono(image).copy()
-        if self.last is not None and self.last.tobytes() == mono.tobytes():
+        pixels = mono.tobytes()
+        if self.last is not None and self.last.tobytes() == pixels:
             return
         self.last = mono
         self.shown += 1
         if self.gif_path is not None:
-            self.frames.append((self.clock(), mono.tobytes()))
+            self.frames.append((self.clock(), pixels))
         if self.png_dir is not None:
             path = self.png_dir / f"frame_{self._first_png + self.shown - 1:04d}.png"
             mono.save(path)

@@ -1153,10 +1153,7 @@ class Referee:
         # the loss whole: names that take the line give way to a shorter one
         if rules == "mexen":
             lost = _lost_line(
-                f"{who} takes {_counted(loss, view)}",
-                f"{who} takes {loss}",
-                who=who,
-                line=lambda w: f"{w} takes {loss}",
+                f"{who} takes {_counted(loss, view)}", who=who, line=lambda w: f"{w} takes {loss}"
             )
         elif len(losers) > 1 and len(losers) == len(_in_game(before.view())):
             lost = f"all lose {loss} {lives}"
@@ -1170,10 +1167,7 @@ class Referee:
             )
         else:
             lost = _lost_line(
-                f"{who} loses {loss} {lives}",
-                f"{who} loses {loss}",
-                who=who,
-                line=lambda w: f"{w} loses {loss}",
+                f"{who} loses {loss} {lives}", who=who, line=lambda w: f"{w} loses {loss}"
             )
         # Most important first: the screen leaves out the parts that do not fit.
         extras: list[str] = []
@@ -1819,8 +1813,8 @@ def _detail_whole(end: GameEnd, *richer: str) -> GameEnd:
 
 def _lost_line(*lines: str, who: str = "", line: Callable[[str], str] | None = None) -> str:
     """The first of ``lines`` that a round end shows uncut; else, given them, ``line`` of
-    the names ``who`` cut short enough for the rest to show (``_names_cut``); else the
-    last of ``lines``."""
+    the names ``who`` (whole if it fits, else cut short enough for the rest to show:
+    ``_names_cut``); else the last of ``lines``."""
     fits = next((t for t in lines if not overflow(RoundEnd("", t, ()))), None)
     if fits is not None:
         return fits
