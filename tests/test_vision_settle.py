@@ -311,21 +311,83 @@ def test_camera_noise_and_refused_dice_still_settle(byler: Scene) -> None:
     assert max(e.motion for e in events) < 0.002
 
 
+# A camera trembling (a fan, a table leaned on): the whole picture moves up to 2 px.
+SHAKE = [(0, 0), (2, 0), (0, -2), (-1, 1), (1, 2), (-2, -1), (0, 1), (1, -1)]
+
+
+def shaken(frame: np.ndarray, k: int) -> np.ndarray:
+    """``frame`` moved by the ``k``-th step of :data:`SHAKE` (whole pixels)."""
+    dx, dy = SHAKE[k % len(SHAKE)]
+    shift = np.float32([[1, 0, dx], [0, 1, dy]])
+    size = (frame.shape[1], frame.shape[0])
+    return np.asarray(cv2.warpAffine(frame, shift, size, borderMode=cv2.BORDER_REPLICATE))
+
+
 @needs_photos
 @pytest.mark.parametrize("which", ["byler", "matteo"])
-def test_hand_reaching_in_is_a_hand_not_a_throw(which: str, request: pytest.FixtureRequest) -> None:
+def test_a_trembling_camera_is_no_motion(which: str, request: pytest.FixtureRequest) -> None:
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    frame, reading = scene.render(dice), scene.reading(dice)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    events = [settler.update(shaken(frame, k), reading) for k in range(12)]
+    assert states(events) == [MOVING, MOVING] + [SETTLED] * 10
+    assert max(e.motion for e in events) < 0.002
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+def test_a_flickering_lamp_is_no_motion(which: str, request: pytest.FixtureRequest) -> None:
+    """The light dims by a fifth every other frame (the camera's exposure against the
+    mains), scaling every level, not shifting them."""
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    reading = scene.reading(dice)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    events = [
+        settler.update(scene.render(dice, gain=0.8 if k % 2 else 1.0), reading) for k in range(8)
+    ]
+    assert states(events) == [MOVING, MOVING] + [SETTLED] * 6
+    assert max(e.motion for e in events) < 0.002
+
+
+@needs_photos
+def test_a_trembling_camera_does_not_hide_a_creeping_die(byler: Scene) -> None:
+    """Only a shift of the whole picture is forgiven: one die sliding 2 px a frame while
+    the camera trembles by as much is still moving."""
+    start = resting(byler)
+    settler = Settler(SettleConfig(consistent_frames=4))
+    got = []
+    for k in range(12):
+        dice = [replace(d, x=d.x + (2.0 * k if d.crop == 0 else 0.0)) for d in start]
+        got.append(settler.update(shaken(byler.render(dice), k), byler.reading(dice)))
+    assert SETTLED not in states(got), states(got)
+    assert all(e.motion > 0 for e in got[1:])
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+@pytest.mark.parametrize("trembling", [False, True])
+def test_hand_reaching_in_is_a_hand_not_a_throw(
+    which: str, trembling: bool, request: pytest.FixtureRequest
+) -> None:
     scene: Scene = request.getfixturevalue(which)
     dice = resting(scene)
     reading = scene.reading(dice)
     settler = Settler()
-    settled = [settler.update(scene.render(dice), reading) for _ in range(3)]
+
+    def shake(frame: np.ndarray, k: int) -> np.ndarray:
+        return shaken(frame, k) if trembling else frame
+
+    settled = [settler.update(shake(scene.render(dice), k), reading) for k in range(3)]
     assert settled[-1].state is SETTLED
 
     # The hand comes up from the bottom edge in big steps, towards the dice.
     x = dice[0].x + scene.crop_size / 2
     tips = [(x, float(ty)) for ty in np.linspace(scene.height * 1.2, scene.height * 0.35, 6)]
     hand_events = [
-        settler.update(scene.render(dice, hand=tip, seed=k), reading) for k, tip in enumerate(tips)
+        settler.update(shake(scene.render(dice, hand=tip, seed=k), k + 3), reading)
+        for k, tip in enumerate(tips)
     ]
     got = states(hand_events)
     sizes = [scene.hand_in_die_areas(tip) for tip in tips]
@@ -343,7 +405,7 @@ def test_hand_reaching_in_is_a_hand_not_a_throw(which: str, request: pytest.Fixt
 
     # The hand takes the dice away: once it has gone, the tray is empty.
     frame = scene.render([])
-    after = [settler.update(frame, EMPTY_READING) for _ in range(3)]
+    after = [settler.update(shake(frame, 0), EMPTY_READING) for _ in range(3)]
     assert states(after) == [HAND, EMPTY, EMPTY]  # the frame it leaves is one big change
 
 
@@ -499,6 +561,8 @@ def test_config_rejects_nonsense() -> None:
         SettleConfig(consistent_frames=0)
     with pytest.raises(ValueError):
         SettleConfig(hand_fraction=1.5)
+    with pytest.raises(ValueError):
+        SettleConfig(shake_px=-1)
 
 
 def test_frames_of_a_new_size_start_over() -> None:

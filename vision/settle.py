@@ -27,7 +27,11 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
 
 Motion is measured cheaply: the frame is shrunk to ``SettleConfig.work_side``
 pixels on its long side and slightly blurred, and compared with the previous one,
-channel by channel (a hand can be as bright as a wooden table, not as blue).
+channel by channel (a hand can be as bright as a wooden table, not as blue). Two
+things that change every pixel are no motion: the light (a lamp flickering, the
+camera's exposure: the levels are matched first) and the camera trembling by a pixel
+or two (a fan, a knocked table: the shift of the tray around the dice is measured and
+undone). Only the tray's shift is undone, so a die sliding across it still moves.
 """
 
 from __future__ import annotations
@@ -82,6 +86,9 @@ class SettleConfig:
     """... and at least this many die areas (when dice have been seen) is a hand."""
     adopt_after: int = 30
     """Still frames in HAND after which the scene becomes the new base picture."""
+    shake_px: float = 2.0
+    """A shift of the whole picture up to this many working pixels is the camera shaking
+    (a table knocked, a fan), not motion: the picture is held against its shifted copy."""
 
     def __post_init__(self) -> None:
         if self.consistent_frames < 1:
@@ -92,6 +99,8 @@ class SettleConfig:
             raise ValueError("adopt_after must be at least 1")
         if self.work_side < 16:
             raise ValueError("work_side must be at least 16")
+        if self.shake_px < 0:
+            raise ValueError("shake_px must not be negative")
         if not 0 < self.hand_fraction < 1:
             raise ValueError("hand_fraction must be between 0 and 1")
 
@@ -157,6 +166,100 @@ def readings_agree(a: FrameReading, b: FrameReading, center_tolerance: float) ->
     return True
 
 
+def _quartiles(img: Frame) -> npt.NDArray[np.float64]:
+    """3 x 3: the lower quartile, median and upper quartile (rows) of each channel
+    (columns), from every fourth pixel each way."""
+    sample = np.ascontiguousarray(img[::4, ::4])
+    n = sample.shape[0] * sample.shape[1]
+    out = np.empty((3, 3))
+    for c in range(3):
+        cumulative = cv2.calcHist([sample], [c], None, [256], [0, 256]).ravel().cumsum()
+        out[:, c] = np.searchsorted(cumulative, (0.25 * n, 0.5 * n, 0.75 * n))
+    return out
+
+
+def _match_levels(b: Frame, qa: npt.NDArray[np.float64], qb: npt.NDArray[np.float64]) -> Frame:
+    """``b`` with its levels taken to those of a picture whose quartiles are ``qa``
+    (``qb`` being ``b``'s), channel by channel: ``gain * v + offset`` meeting the two
+    pictures' quartiles, so a camera's exposure, its white balance or a lamp's flicker
+    is no change. Dice or a hand cover too small a part of the tray to move the
+    quartiles much. A flat picture, whose quartiles are too close together to say a
+    gain, is only shifted."""
+    spread_a, spread_b = qa[2] - qa[0], qb[2] - qb[0]
+    wide = (spread_a >= 8) & (spread_b >= 8)
+    gain = np.clip(np.where(wide, spread_a / np.maximum(spread_b, 1.0), 1.0), 0.6, 1.6)
+    offset = qa[1] - gain * qb[1]
+    if np.all(np.abs(gain - 1.0) < 0.02) and np.all(np.abs(offset) < 1.0):
+        return b
+    levels = np.zeros((3, 4), np.float32)
+    levels[[0, 1, 2], [0, 1, 2]] = gain
+    levels[:, 3] = offset
+    return np.asarray(cv2.transform(b, levels), dtype=np.uint8)
+
+
+def _shift_between(a: Frame, b: Frame, ignore: Frame | None = None) -> tuple[float, float] | None:
+    """The shift (dx, dy) in pixels that moves picture ``b`` onto ``a`` (a few steps of
+    Lucas-Kanade for one translation of the whole picture): good to a tenth of a pixel
+    for shifts of a pixel or two, meaningless for large ones.
+
+    Measured only where ``ignore`` is 0 (the dice are left out: a die sliding is no
+    camera shaking); None when what is left is too plain to tell a shift by (a flat
+    tray, whose only edges would be the dice's).
+    """
+    ga = cv2.cvtColor(a, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gb = cv2.cvtColor(b, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    ix = cv2.Sobel(gb, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
+    iy = cv2.Sobel(gb, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
+    if ignore is not None:
+        keep = (ignore == 0).astype(np.float32)
+        ix, iy = cv2.multiply(ix, keep), cv2.multiply(iy, keep)
+    sxx = cv2.sumElems(cv2.multiply(ix, ix))[0]
+    syy = cv2.sumElems(cv2.multiply(iy, iy))[0]
+    sxy = cv2.sumElems(cv2.multiply(ix, iy))[0]
+    det = sxx * syy - sxy * sxy
+    least = _TEXTURE * gb.size
+    if sxx < least or syy < least or det <= 0.01 * sxx * syy:
+        return None
+    dx = dy = 0.0
+    moved = gb
+    for step in range(_SHIFT_STEPS):
+        if step:
+            moved = _moved(gb, dx, dy)
+        diff = cv2.subtract(ga, moved)
+        bx = -cv2.sumElems(cv2.multiply(ix, diff))[0]
+        by = -cv2.sumElems(cv2.multiply(iy, diff))[0]
+        dx += (syy * bx - sxy * by) / det
+        dy += (sxx * by - sxy * bx) / det
+    return float(dx), float(dy)
+
+
+_TEXTURE = 0.5
+"""Mean squared gradient (grey levels per pixel, squared), in each direction, below
+which a picture is too plain to measure a shake by. The labelled photos, shrunk to the
+working size, have 0.5 to 38 (medians 4.5 and 10 in the two sets); a plain grey tray
+under sensor noise of 4 grey levels has 0.07. Below it the shake is not undone: on a
+plain tray it changes little beyond the dice's edges anyway."""
+_SHIFT_STEPS = 3
+
+
+def _moved(img: npt.NDArray[Any], dx: float, dy: float) -> npt.NDArray[Any]:
+    """``img`` shifted by (dx, dy) pixels; the strips it leaves repeat its edge."""
+    h, w = img.shape[:2]
+    shift = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
+    return np.asarray(cv2.warpAffine(img, shift, (w, h), borderMode=cv2.BORDER_REPLICATE))
+
+
+def _dice_mask(shape: tuple[int, ...], dice: Iterable[DieReading], scale: float) -> Frame:
+    """1 on the working pixels of each die's box, grown by 30 %; 0 elsewhere."""
+    mask = np.zeros(shape[:2], np.uint8)
+    grow = 1.3 * scale
+    for die in dice:
+        (cx, cy), (w, h), angle = die.box
+        pts = cv2.boxPoints(((cx * scale, cy * scale), (w * grow, h * grow), angle))
+        cv2.fillConvexPoly(mask, np.round(pts).astype(np.int32), 1)
+    return mask
+
+
 _Base = tuple[Frame | None, Frame | None, FrameReading | None]
 """The pictures a frame is held against: the reference, the last still picture and
 what was read on it."""
@@ -170,11 +273,13 @@ class Settler:
         self._reference: Frame | None = None
         self._die_side: float | None = None  # the last seen die size, full-frame pixels
         self._former: _Base | None = None  # the base before the last adoption
+        self._levels: list[tuple[Frame, npt.NDArray[np.float64]]] = []  # see _quartiles
         self.reset()
 
     def reset(self) -> None:
         """Forget the past frames (keeps the empty-tray reference)."""
         self._prev: Frame | None = None
+        self._prev_reading: FrameReading | None = None
         self._anchor: FrameReading | None = None
         self._still: Frame | None = None  # the last SETTLED or EMPTY picture
         self._still_reading: FrameReading | None = None  # and what was read on it
@@ -214,19 +319,58 @@ class Settler:
             img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
         return np.asarray(cv2.GaussianBlur(img, (5, 5), 0), dtype=np.uint8)
 
+    def _quartiles(self, img: Frame) -> npt.NDArray[np.float64]:
+        """:func:`_quartiles` of a working picture, remembered for the few pictures a
+        frame is compared with (this one, the one before, the base)."""
+        for seen, quartiles in self._levels:
+            if seen is img:
+                return quartiles
+        quartiles = _quartiles(img)
+        self._levels = [(img, quartiles), *self._levels[:3]]
+        return quartiles
+
     def _changed(self, a: Frame, b: Frame) -> Frame:
         """0/1 mask of working pixels that differ in any channel, forgiving an overall
-        change of exposure or white balance (the median shift of each channel)."""
-        sample = a[::4, ::4].astype(np.int16) - b[::4, ::4].astype(np.int16)
-        shift = np.median(sample.reshape(-1, 3), axis=0)
-        # OpenCV takes a 4-tuple as a per-channel scalar (its stubs do not say so).
-        up: Any = tuple(float(max(v, 0)) for v in shift) + (0.0,)
-        down: Any = tuple(float(max(-v, 0)) for v in shift) + (0.0,)
-        moved = cv2.subtract(cv2.add(b, up), down)
-        channels = cv2.split(cv2.absdiff(a, moved))
+        change of exposure or white balance (``b``'s levels are first taken to ``a``'s)."""
+        matched = _match_levels(b, self._quartiles(a), self._quartiles(b))
+        channels = cv2.split(cv2.absdiff(a, matched))
         biggest = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
         _, mask = cv2.threshold(biggest, self.config.pixel_threshold, 1, cv2.THRESH_BINARY)
         return np.asarray(mask, dtype=np.uint8)
+
+    def _unshaken(self, a: Frame, b: Frame, mask: Frame, dice: Frame, blank: bool = False) -> Frame:
+        """``mask`` (``a`` against ``b``), or, when the camera has shaken, the mask of ``a``
+        against ``b`` moved by the shake, whichever changes fewer pixels. With ``blank``
+        the dice are left out of the new mask, as they are out of ``mask``.
+
+        The shake is one small shift of the whole picture, measured away from the dice
+        (1 in ``dice``; :func:`_shift_between`) and then undone everywhere: a die
+        rolling, or a hand, is a change of one part and stays one, however little it
+        moves.
+        """
+        shift = _shift_between(a, b, dice)
+        if shift is None:
+            return mask
+        dx, dy = shift
+        limit = self.config.shake_px
+        if not (abs(dx) <= limit and abs(dy) <= limit) or (abs(dx) < 0.05 and abs(dy) < 0.05):
+            return mask
+        h, w = b.shape[:2]
+        again = self._changed(a, _moved(b, dx, dy))
+        # The strips that came into view with the shake were never seen; the other
+        # edges keep watch (a hand coming in from there is seen at once).
+        sx, sy = math.ceil(abs(dx)), math.ceil(abs(dy))
+        if dx > 0:
+            again[:, :sx] = 0
+        elif dx < 0:
+            again[:, w - sx :] = 0
+        if dy > 0:
+            again[:sy] = 0
+        elif dy < 0:
+            again[h - sy :] = 0
+        if blank:
+            again[dice > 0] = 0
+        return again if np.count_nonzero(again) < np.count_nonzero(mask) else mask
 
     def _largest_region(self, mask: Frame) -> int:
         """Area of the largest connected region, small gaps closed first."""
@@ -255,7 +399,9 @@ class Settler:
             hand = max(hand, min(cfg.hand_die_areas * die_area, 0.25 * pixels))
         return motion, hand
 
-    def _foreign_mask(self, small: Frame, reading: FrameReading, scale: float) -> Frame | None:
+    def _foreign_mask(
+        self, small: Frame, reading: FrameReading, scale: float, hand_area: float
+    ) -> Frame | None:
         """Pixels that differ from the base picture and are not a read die (now, or on the
         base picture: dice picked up leave a change where they lay)."""
         dice = list(reading.dice)
@@ -268,12 +414,11 @@ class Settler:
                 dice += self._still_reading.dice
         if base is None or base.shape != small.shape:
             return None
+        on_dice = _dice_mask(small.shape, dice, scale)
         mask = self._changed(small, base)
-        grow = 1.3 * scale
-        for die in dice:
-            (cx, cy), (w, h), angle = die.box
-            pts = cv2.boxPoints(((cx * scale, cy * scale), (w * grow, h * grow), angle))
-            cv2.fillConvexPoly(mask, np.round(pts).astype(np.int32), 0)
+        mask[on_dice > 0] = 0
+        if np.count_nonzero(mask) >= hand_area:
+            mask = self._unshaken(small, base, mask, on_dice, blank=True)
         return mask
 
     def _foreign(
@@ -281,7 +426,7 @@ class Settler:
     ) -> int | None:
         """The largest foreign region (0 when too few pixels differ to make a hand), or
         None when there is no base picture to hold the frame against."""
-        mask = self._foreign_mask(small, reading, scale)
+        mask = self._foreign_mask(small, reading, scale, hand_area)
         if mask is None:
             return None
         return self._largest_region(mask) if np.count_nonzero(mask) >= hand_area else 0
@@ -311,10 +456,16 @@ class Settler:
         biggest_change = 0
         if prev is not None:
             changed = self._changed(small, prev)
+            if np.count_nonzero(changed) > motion_px:
+                # Away from the dice, now and on the frame before, a shake is forgiven;
+                # on them any change still counts.
+                last = self._prev_reading.dice if self._prev_reading is not None else ()
+                dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
+                changed = self._unshaken(small, prev, changed, dice)
             changed_px = float(np.count_nonzero(changed))
             if changed_px >= hand_area:
                 biggest_change = self._largest_region(changed)
-        self._prev = small
+        self._prev, self._prev_reading = small, reading
 
         foreign = self._foreign(small, reading, scale, hand_area) or 0
         if foreign >= hand_area and self._former is not None:
