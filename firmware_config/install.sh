@@ -6,8 +6,9 @@
 #   sudo firmware_config/install.sh --boot-config yes
 #   firmware_config/install.sh --root /tmp/pi --no-apt --no-pip   # into a folder (tests)
 #
-#   --boot-config yes|no|ask   add the boot config fragment (step 6); ask (the default)
-#                              is no without a terminal
+#   --boot-config yes|no|ask   add the boot config fragment, or replace an older
+#                              version's (step 6); ask (the default) is no without
+#                              a terminal
 #   --root DIR                 install into DIR instead of /
 #   --no-apt, --no-pip         skip step 1, the pip install of step 3
 #
@@ -20,7 +21,8 @@
 #   4. /etc/dicetable/dicetable.toml (only if absent: your edits are kept)
 #   5. /etc/systemd/system/dicetable.service, enabled; i2c-dev loaded at boot
 #      (/etc/modules-load.d/dicetable.conf: /dev/i2c-1, the OLED's bus, comes from it)
-#   6. the boot config fragment in /boot/firmware/config.txt, only with consent
+#   6. the boot config fragment in /boot/firmware/config.txt, only with consent (an
+#      older version's block is replaced, also only with consent; a copy is kept)
 set -euo pipefail
 
 ROOT=/
@@ -161,25 +163,55 @@ fi
 [ -n "$ROOT" ] || modprobe i2c-dev 2>/dev/null || true
 
 # 6. boot config, only with consent
-if grep -q '^# >>> dicetable >>>' "$(R $BOOT)" 2>/dev/null; then
-    say "boot config already has the dicetable block ($BOOT)"
-else
-    answer=$BOOT_CONFIG
+FRAGMENT=$SRC/firmware_config/config.txt.fragment
+START='# >>> dicetable >>>'
+END='# <<< dicetable <<<'
+consent() {   # consent QUESTION: yes or no, from --boot-config or the person
+    local answer=$BOOT_CONFIG reply
     if [ "$answer" = ask ]; then
+        answer=no
         if [ -t 0 ]; then
-            read -r -p "Add I2C, camera and button settings to $BOOT? A reboot is needed after. [y/N] " reply
-            case "$reply" in [yY]*) answer=yes ;; *) answer=no ;; esac
-        else
-            answer=no
+            read -r -p "$1 A reboot is needed after. [y/N] " reply
+            case "$reply" in [yY]*) answer=yes ;; esac
         fi
     fi
-    if [ "$answer" = yes ]; then
+    [ "$answer" = yes ]
+}
+starts=$(grep -cxF -- "$START" "$(R $BOOT)" 2>/dev/null || true)
+ends=$(grep -cxF -- "$END" "$(R $BOOT)" 2>/dev/null || true)
+if [ "${starts:-0}" = 0 ] && [ "${ends:-0}" = 0 ]; then
+    if consent "Add I2C, camera and button settings to $BOOT?"; then
         install -d "$(dirname "$(R $BOOT)")"
         [ ! -e "$(R $BOOT)" ] || cp -p "$(R $BOOT)" "$(R $BOOT).before-dicetable"
-        { printf '\n'; cat "$SRC/firmware_config/config.txt.fragment"; } >> "$(R $BOOT)"
+        { printf '\n'; cat "$FRAGMENT"; } >> "$(R $BOOT)"
         say "added the dicetable block to $BOOT (reboot to apply)"
     else
         say "left $BOOT alone; see firmware_config/config.txt.fragment to add it by hand"
+    fi
+elif [ "$starts" != 1 ] || [ "$ends" != 1 ] \
+    || ! sed -n "\|^$START\$|,\|^$END\$|p" "$(R $BOOT)" | tail -n 1 | grep -qxF -- "$END"; then
+    # Half a block, or two: where it ends cannot be told, so nothing is replaced.
+    say "left $BOOT alone: its dicetable block is not one block from '$START' to '$END';"
+    say "mend it by hand (see firmware_config/config.txt.fragment)"
+elif [ "$(sed -n "\|^$START\$|,\|^$END\$|p" "$(R $BOOT)")" = "$(cat "$FRAGMENT")" ]; then
+    say "boot config already has the dicetable block ($BOOT)"
+else
+    # An older version's block (or one edited by hand): the new settings would
+    # otherwise never reach a table that was installed before them.
+    if consent "Replace the dicetable block in $BOOT with this version's?"; then
+        cp -p "$(R $BOOT)" "$(R $BOOT).before-dicetable-update"
+        awk -v start="$START" -v end="$END" -v fragment="$FRAGMENT" '
+            $0 == start { while ((getline line < fragment) > 0) print line; skip = 1; next }
+            skip && $0 == end { skip = 0; next }
+            !skip { print }
+        ' "$(R $BOOT).before-dicetable-update" > "$(R $BOOT).dicetable-new"
+        cat "$(R $BOOT).dicetable-new" > "$(R $BOOT)"
+        rm -f "$(R $BOOT).dicetable-new"
+        say "replaced the dicetable block in $BOOT (reboot to apply; the old file is"
+        say "$BOOT.before-dicetable-update)"
+    else
+        say "the dicetable block in $BOOT differs from this version's; left it alone"
+        say "(see firmware_config/config.txt.fragment, or run again with --boot-config yes)"
     fi
 fi
 

@@ -408,6 +408,59 @@ def test_the_boot_block_applies_to_every_pi_after_a_model_section(tmp_path: Path
     assert applies["otg_mode=1"] == "[cm4]"
 
 
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
+)
+def test_an_older_boot_block_is_replaced_only_with_consent(tmp_path: Path) -> None:
+    """A table installed before a boot setting was added would otherwise never get it:
+    the block was only ever added when absent."""
+    root = _fake_root(tmp_path / "pi")
+    boot = root / "boot/firmware/config.txt"
+    fragment = (ROOT / "firmware_config/config.txt.fragment").read_text()
+    older = fragment.replace("gpio=17,27,22=ip,pu\n", "")
+    assert older != fragment
+    before = "[all]\ndtoverlay=vc4-kms-v3d\n\n" + older + "\n[cm4]\notg_mode=1\n"
+    boot.write_text(before)
+
+    kept = _install(root, "--boot-config", "no")
+    assert kept.returncode == 0, kept.stderr
+    assert boot.read_text() == before
+    assert "differs from this version's; left it alone" in kept.stdout
+
+    replaced = _install(root, "--boot-config", "yes")
+    assert replaced.returncode == 0, replaced.stderr
+    assert (
+        boot.read_text() == "[all]\ndtoverlay=vc4-kms-v3d\n\n" + fragment + "\n[cm4]\notg_mode=1\n"
+    )
+    assert (root / "boot/firmware/config.txt.before-dicetable-update").read_text() == before
+    assert "replaced the dicetable block" in replaced.stdout
+    again = _install(root, "--boot-config", "yes")
+    assert "already has the dicetable block" in again.stdout
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
+)
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "# >>> dicetable >>>\ndtparam=i2c_arm=on\n",  # its end cut off
+        "# <<< dicetable <<<\n# >>> dicetable >>>\ndtparam=i2c_arm=on\n",  # ends before
+        "# >>> dicetable >>>\n# <<< dicetable <<<\n" * 2,  # two blocks
+    ],
+)
+def test_a_broken_boot_block_is_left_alone(tmp_path: Path, broken: str) -> None:
+    """Where the block ends cannot be told: replacing it could cut the rest of the file."""
+    root = _fake_root(tmp_path / "pi")
+    boot = root / "boot/firmware/config.txt"
+    before = "[all]\n" + broken + "[cm4]\notg_mode=1\n"
+    boot.write_text(before)
+    proc = _install(root, "--boot-config", "yes")
+    assert proc.returncode == 0, proc.stderr
+    assert boot.read_text() == before
+    assert "is not one block" in proc.stdout
+
+
 def test_install_rejects_unknown_arguments(tmp_path: Path) -> None:
     proc = _install(tmp_path, "--frobnicate")
     assert proc.returncode == 2
