@@ -368,15 +368,17 @@ def test_a_mythical_log_is_resumed_and_played_on_with_the_buttons(
     path = data.current()
     assert path is not None
     # Cid's die: any button takes the notice away, then HOLD to "red", ROLL; "7", ROLL
-    steps = ["hold"] + ["hold", "hold", "roll"] + ["hold", "hold", "roll"] + ["quit"]
+    # and any button the trick's notice, to the round's scores
+    steps = ["hold"] + ["hold", "hold", "roll"] + ["hold", "hold", "roll"] + ["hold", "quit"]
     loop, display, _ = make_loop(tmp_path, "mexico", steps, vision)
     loop.run(seconds=30)
     assert loop.resumed is not None and loop.resumed.path == path
     assert "resumed: mythical" in display.texts[0] and "Cid rolls" in display.texts[0]
     assert "Cid's die" in display.texts[1]
     assert load(path).events == example.events[:4]  # Cid's red 7, logged
-    assert "round 1 over" in display.texts[-1]  # round 1's one trick: the round is scored
-    assert "last trick: Ann" in display.texts[-1]  # MY-5: the minotaur took it
+    # MY-5: the minotaur took round 1's one trick; then the round is scored
+    assert "takes it\n  Ann\nminotaur" in display.texts[-2]
+    assert "round 1 over" in display.texts[-1]
     game = replay(example.header, example.events[:4])
     assert loop.referee is not None and loop.referee.game is not None
     assert loop.referee.game.state == game.state

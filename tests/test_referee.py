@@ -1442,13 +1442,24 @@ def test_MY_3_to_MY_9_a_whole_mythical_game_entered_with_the_buttons() -> None:
     out = pick(t, "7")
     assert out.log == (Roll("red", 7),)
     assert isinstance(out.screen, Choose) and out.screen.title.startswith("Bob's die")
-    out = enter_roll(t, "purple", 3)  # round 1's only trick: the round is scored
+    out = enter_roll(t, "purple", 3)  # round 1's only trick: who took it, then the scores
     assert out.log == (Roll("purple", 3),)
-    assert isinstance(out.screen, RoundEnd) and out.screen.title == "round 1 over"
+    assert isinstance(out.screen, Result) and (out.screen.player, out.screen.shown) == (
+        "trick 1/1",
+        "Ann",
+    )
+    out = t.press(HOLD)
+    assert out.log == () and isinstance(out.screen, RoundEnd)
+    assert out.screen.title == "round 1 over"
     scores = t.game.view()["last_round"]["scores"]
     assert out.screen.standings == tuple((n, f"{v:+d}") for n, v in scores.items())
-    assert "last trick: Ann" in out.screen.extra
-    # round 2: Bob leads (MY-2), a mermaid takes a minotaur (MY-5, MY-8)
+    # round 2 opens with the totals and who leads (MY-2), as round 1 did
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Turn) and out.screen.header == "round 2 of 2: bids"
+    assert out.screen.info == "Bob leads"
+    totals = tuple((p["name"], str(p["points"])) for p in t.game.view()["players"])
+    assert out.screen.standings == totals and totals != (("Ann", "0"), ("Bob", "0"))
+    # a mermaid takes a minotaur (MY-5, MY-8)
     out = t.press(HOLD)
     assert isinstance(out.screen, Choose) and out.screen.title == "Ann's bid, round 2"
     enter_bids(t, 1, 1)
@@ -1456,14 +1467,20 @@ def test_MY_3_to_MY_9_a_whole_mythical_game_entered_with_the_buttons() -> None:
     enter_roll(t, "mermaid", "mermaid")
     out = enter_roll(t, "minotaur", "minotaur")
     assert isinstance(out.screen, Result)
-    assert out.screen.shown == "Bob" and "bonus +50" in out.screen.note
+    assert out.screen.shown == "Bob" and "+50 if bid met" in out.screen.note  # MY-8
     assert t.game.view()["last_trick"]["winner"] == "Bob"
     out = t.press(ROLL)  # any button takes it away: the winner leads (MY-6)
     assert isinstance(out.screen, Choose) and out.screen.title.startswith("Bob's die")
     assert "minotaur" not in offered(t)  # the bag's only one was rolled this round
     enter_roll(t, "grey", "flag")
     out = enter_roll(t, "yellow", 4)
-    assert out.game_over and isinstance(out.screen, GameEnd)
+    # The game is over (its log is closed), and the last trick and round are still shown
+    assert out.game_over and isinstance(out.screen, Result) and out.screen.player == "trick 2/2"
+    last = t.press(HOLD)
+    assert last.log == () and isinstance(last.screen, RoundEnd)
+    assert last.screen.title == "round 2 over"
+    out = t.press(HOLD)
+    assert isinstance(out.screen, GameEnd)
     assert t.events == [
         Bids((("Ann", 1), ("Bob", 0))),
         Roll("red", 7),
@@ -1493,8 +1510,7 @@ def test_MY_3_MY_7_the_player_to_roll_sees_their_bid_and_tricks_taken() -> None:
     pick(t, "7")
     assert isinstance(t.out.screen, Choose) and t.out.screen.note == "bid 0  took 0"  # Bob
     enter_roll(t, "purple", 3)
-    t.press(HOLD)  # round 2: Bob leads
-    enter_bids(t, 1, 2)
+    enter_bids(t, 1, 2)  # round 2 (the notices HOLD away): Bob leads
     enter_roll(t, "mermaid", "mermaid")
     enter_roll(t, "minotaur", "minotaur")  # Bob takes trick 1
     t.press(ROLL)
@@ -1647,8 +1663,29 @@ def test_mythical_screens_fit_six_players() -> None:
         ("purple", 2),
     ):
         out = enter_roll(t, die, face)
-    assert out.game_over and isinstance(out.screen, GameEnd)
+    assert out.game_over
+    screens = [out.screen, t.press(HOLD).screen, t.press(HOLD).screen]
+    assert [type(s) for s in screens] == [Result, RoundEnd, GameEnd]
     assert len(t.events) == 7
+
+
+def test_MY_8_six_players_see_the_bonus_on_the_trick_s_screen() -> None:
+    """The round's end has no room for its bonuses beside six players' scores; the
+    trick's screen names the bonus, and that it counts only with the bid met."""
+    names = ("Amelia", "Bruno", "Carla", "Dmitri", "Esther", "Farid")
+    t = mythical(6, rounds=1, names=names)
+    enter_bids(t, 1, 0, 0, 0, 0, 0)
+    for die, face in (("mermaid", "mermaid"), ("minotaur", "minotaur"), ("red", 5)) + (
+        ("yellow", 4),
+        ("grey", 1),
+        ("purple", 2),
+    ):
+        out = enter_roll(t, die, face)
+    assert isinstance(out.screen, Result) and out.screen.shown == "Amelia"
+    assert out.screen.note.endswith("+50 if bid met")
+    assert t.game.view()["last_round"]["bonuses"]["Amelia"] == 50
+    scores = t.press(HOLD).screen
+    assert isinstance(scores, RoundEnd) and ("Amelia", "+70") in scores.standings
 
 
 def test_the_round_end_header_keeps_the_next_players_name_whole() -> None:
@@ -1764,17 +1801,18 @@ def test_MY_7_the_round_end_says_whose_bids_were_met() -> None:
     t.press(HOLD)  # the round's first screen away: Ann's bid
     enter_bids(t, 1, 0)
     enter_roll(t, "red", 7)
-    out = enter_roll(t, "purple", 3)
+    enter_roll(t, "purple", 3)
+    out = t.press(HOLD)  # the last trick's screen away: the round's
     assert isinstance(out.screen, RoundEnd) and out.screen.lost == "all bids met"
-    t.press(HOLD)
     enter_bids(t, 0, 0)  # round 2: Bob leads
     enter_roll(t, "red", 7)
     out = enter_roll(t, "purple", 1)
     assert t.game.view()["last_trick"]["winner"] == "Bob"
     t.press(ROLL)  # the trick's screen away: Bob leads again
     enter_roll(t, "yellow", 3)
-    out = enter_roll(t, "grey", 1)
+    enter_roll(t, "grey", 1)
     assert t.game.view()["last_round"]["met"] == ["Ann"]
+    out = t.press(HOLD)
     assert isinstance(out.screen, RoundEnd) and out.screen.lost == "bid met: Ann"
 
 
@@ -1854,8 +1892,9 @@ def test_MY_7_one_bid_met_is_said_so_when_the_names_do_not_fit() -> None:
     enter_bids(t, 1, 0, 0)
     enter_roll(t, "red", 5)
     enter_roll(t, "red", 7)
-    out = enter_roll(t, "grey", "flag")  # Bob takes the trick he bid none of
+    enter_roll(t, "grey", "flag")  # Bob takes the trick he bid none of
     assert t.game.view()["last_round"]["met"] == ["Charlotte"]
+    out = t.press(HOLD)
     assert isinstance(out.screen, RoundEnd)
     assert out.screen.lost in ("bid met: Charlotte", "1 bid met")
 

@@ -413,6 +413,9 @@ class Referee:
     held: HeldDie | None = None
     chooser: Chooser | None = None
     dismiss: bool = False  # the screen is a notice; the next press only takes it away
+    # Notices still to show, one a press, after the one on screen (mythical: the last
+    # trick, the round's scores, then the next round's standings or the game's end).
+    queued: tuple[Screen, ...] = ()
     # CPU players' dice: rolled in software, or by a person at the table and read
     # by the camera (MC-6); ``cpu_roll`` is set once a CPU has decided to throw.
     cpu_dice_by_hand: bool = False
@@ -520,6 +523,8 @@ class Referee:
 
     def on_press(self, press: ButtonPress) -> tuple[Referee, Output]:
         if self.dismiss:  # a notice was shown: this press only takes it away
+            if self.queued:  # ... and shows the next one
+                return replace(self, queued=self.queued[1:])._show(self.queued[0])
             return replace(self, dismiss=False)._current()
         if self.mode is Mode.MENU:
             return self._menu_press(press)
@@ -1282,14 +1287,28 @@ class Referee:
             screen = _fitting(Refusal(reason, again, "refused"), Refusal(reason, "", "refused"))
             return replace(ref, dismiss=True)._show(screen)
         ref = replace(self, game=after, chooser=None)
-        if after.is_over:
-            return ref._game_over(after, (event,))
         view, was = after.view(), game.view()
+        # One notice a press: who took the trick (MY-5, MY-6), the last trick of a
+        # round too; then the round's scores (MY-7, MY-8); then the game's end (MY-9),
+        # or the next round's first screen with the totals and who leads (MY-2).
+        notices: list[Screen] = []
+        if view.get("last_trick") != was.get("last_trick"):
+            notices.append(_mythical_trick_end(view))
+        round_over = view.get("last_round") != was.get("last_round")
+        if round_over:
+            notices.append(_mythical_round_end(view))
+        if after.is_over:
+            ref, out = ref._game_over(after, (event,))
+            if not notices:
+                return ref, out
+            ref = replace(ref, screen=notices[0], dismiss=True, queued=(*notices[1:], out.screen))
+            return ref, replace(out, screen=notices[0])
         ref = ref._auto_chooser()
-        if view.get("last_round") != was.get("last_round"):  # MY-7, MY-8
-            return replace(ref, dismiss=True)._show(_mythical_round_end(view), log=(event,))
-        if view.get("last_trick") != was.get("last_trick"):  # MY-5, MY-6
-            return replace(ref, dismiss=True)._show(_mythical_trick_end(view), log=(event,))
+        if round_over:
+            notices.append(_mythical_turn(after))
+        if notices:
+            ref = replace(ref, dismiss=True, queued=tuple(notices[1:]))
+            return ref._show(notices[0], log=(event,))
         return ref._show(ref.chooser.screen() if ref.chooser else ref._turn_screen(), log=(event,))
 
     # -- CPU players -------------------------------------------------------
@@ -1951,13 +1970,15 @@ def _mythical_trick_end(view: Mapping[str, Any]) -> Screen:
     if not isinstance(rolls, list):
         rolls = []
     win = next((r for r in rolls if isinstance(r, Mapping) and r.get("player") == winner), None)
-    parts = [_rolled(win)] if win is not None else []
-    if last.get("bonus"):
-        parts.append(f"bonus +{last['bonus']}")
+    rolled = _rolled(win) if win is not None else ""
     corner = f"trick {last.get('trick')}/{last.get('round')}"
     hint = "any button: go on"
+    notes = [rolled]
+    if last.get("bonus"):  # MY-8: paid at the round's end, and only if the bid is met
+        bonus = f"+{last['bonus']} if bid met"
+        notes = [f"{rolled}  {bonus}".strip(), bonus, rolled]
     return _fitting(
-        Result(corner, winner, "takes it", hint, "  ".join(parts)),
+        *(Result(corner, winner, "takes it", hint, note) for note in notes),
         Result(corner, winner, "takes it", hint),
         Result("", winner, "takes it", hint),
     )
@@ -1983,11 +2004,7 @@ def _mythical_round_end(view: Mapping[str, Any]) -> Screen:
     else:
         bids = "bid" if len(met) == 1 else "bids"
         lost, short = f"bid met: {', '.join(met)}", f"{len(met)} {bids} met"
-    taker = view.get("last_trick")
-    parts = [f"{n} bonus +{b}" for n, b in bonuses.items() if b]
-    if isinstance(taker, Mapping):  # the round's last trick has no screen of its own
-        parts.append(f"last trick: {taker.get('winner')}")
-    extra = "  ".join(parts)
+    extra = "  ".join(f"{n} bonus +{b}" for n, b in bonuses.items() if b)
     hint = "any button"
     return _fitting(
         RoundEnd(title, lost, rows, extra, hint),
