@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import cv2
 import numpy as np
 import pytest
 
-from vision.dataset import LabelledDie, default_data_dir
+from vision.dataset import LabelledDie, LabelledImage, default_data_dir
 from vision.robustness import (
     ALTERATIONS,
     Alteration,
@@ -16,9 +20,11 @@ from vision.robustness import (
     main,
     quarter_turn,
     rescaled,
+    run,
     turned,
 )
 from vision.robustness import as_taken as _same
+from vision.types import DieReading, FrameReading, FrameStatus
 
 DATA = default_data_dir()  # ../shared/data/dice, or $DICETABLE_SHARED
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
@@ -117,6 +123,34 @@ def test_every_alteration_keeps_the_frame_an_image() -> None:
     # The noise is seeded by the image's index: the same each run.
     noisy = ALTERATIONS["noise 8"]
     assert np.array_equal(noisy(f, dice, 3)[0], noisy(f, dice, 3)[0])
+
+
+class _MergingReader:
+    """Reads the two dice of a frame as one, between them, right value, ``ok``."""
+
+    def read(self, frame: np.ndarray, expect: int | None = None) -> FrameReading:
+        die = DieReading(4, (30.0, 30.0), ((30.0, 30.0), (20.0, 20.0), 0.0), 0.99)
+        return FrameReading(FrameStatus.OK, "", (die,), 1.0)
+
+
+def test_ok_frames_that_miss_a_die_are_counted_apart_from_wrong_ones(tmp_path: Path) -> None:
+    """Two dice read as one, at the first one's place and value: no die is read wrong,
+    and yet ``dicetable read`` would give that frame as a good throw of one die."""
+    path = tmp_path / "two.png"
+    cv2.imwrite(str(path), np.zeros((60, 100, 3), np.uint8))
+    dice = (LabelledDie(4, (20.0, 20.0, 40.0, 40.0)), LabelledDie(2, (60.0, 20.0, 80.0, 40.0)))
+    images = [LabelledImage("test", path, 100, 60, dice)]
+    reader: Any = _MergingReader()
+    sc, wrong_in_ok, miscounted = run(reader, images, ALTERATIONS["as taken"])
+    assert (sc.right, sc.wrong, sc.missed, wrong_in_ok, miscounted) == (1, 0, 1, 0, 1)
+
+
+def test_the_alterations_listed_as_the_help_lists_them_are_taken(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The help lists them "a, b"; the space after the comma is no part of a name."""
+    assert main(["nosuchset", "--only", "as taken, negative"]) == 2
+    assert "unknown set 'nosuchset'" in capsys.readouterr().err  # the names were taken
 
 
 def test_unknown_names_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
