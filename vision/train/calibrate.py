@@ -13,16 +13,16 @@ single crop leaves in doubt. Both are decided by the reader's own rules
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision import reader as R
-from vision.bench import grown, holds
-from vision.classify import Classifier, crop
-from vision.dataset import SETS, load_set
+from vision.bench import add_classifier_option, grown, holds, reader_with
+from vision.classify import crop
+from vision.dataset import SETS, DatasetError, load_set
 from vision.pips import PipCount, count_pips
+from vision.train import guarded
 
 ROT = (None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
 
@@ -33,6 +33,8 @@ def collect(rdr: R.PipReader, set_name: str) -> tuple[list[tuple[int, np.ndarray
     n = 0
     for img in load_set(set_name, "calib"):
         frame = cv2.imread(str(img.path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise DatasetError(f"{img.path}: listed in the manifest, but cannot be read")
         spots = rdr.locator.find(frame, R.SPOT_THRESHOLD)
         crops = [crop(frame, s.x, s.y, s.size) for s in spots]
         views = [c if r is None else cv2.rotate(c, r) for c in crops for r in ROT]
@@ -80,19 +82,14 @@ def tally(rows, n, sure, agree, vsure=None, vagree=None) -> str:
     )
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument(
-        "--classifier",
-        type=Path,
-        nargs="+",
-        help="candidate classifier .onnx files to measure (several are averaged)",
-    )
-    args = ap.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.train.calibrate")
+    add_classifier_option(ap)
+    args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    rdr = R.PipReader()
-    if args.classifier:
-        rdr.classifier = Classifier(args.classifier)
+    rdr = reader_with(args.classifier)
+    if rdr is None:
+        return 2
     for set_name in SETS:
         rows, n = collect(rdr, set_name)
         print(f"{set_name}: {n} dice, {sum(1 for r in rows if r[0])} found")
@@ -104,6 +101,8 @@ def main() -> None:
                 line = tally(rows, n, R.SURE, R.AGREE, vsure, vagree)
                 print(f"  then four views: sure {vsure:<5} agree {vagree:<4} {line}")
 
+    return 0
+
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(guarded("python -m vision.train.calibrate", main))

@@ -18,10 +18,10 @@ try:
 except ImportError as exc:  # the train extra is not installed
     raise SystemExit(missing(exc)) from None
 
-from vision.dataset import SETS, LabelledImage, Part, load_set
+from vision.dataset import SETS, DatasetError, LabelledImage, Part, load_set
 
 SEED = 20261129
-MODELS = Path(__file__).resolve().parents[1] / "models"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def sep(cin: int, cout: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
@@ -58,7 +58,6 @@ def _die_sizes(img: LabelledImage, fallback: float) -> np.ndarray:
 
 def load_tuning(part: Part = "tune") -> list[Photo]:
     """Tuning-part photos of every set (never the held-out part)."""
-    assert part in ("tune", "fit", "calib", "half")
     photos: list[Photo] = []
     for set_name in SETS:
         imgs = load_set(set_name, part)
@@ -71,7 +70,8 @@ def load_tuning(part: Part = "tune") -> list[Photo]:
         fallback = float(np.median(big)) if big else 40.0
         for im in imgs:
             image = cv2.imread(str(im.path), cv2.IMREAD_COLOR)
-            assert image is not None, im.path
+            if image is None:
+                raise DatasetError(f"{im.path}: listed in the manifest, but cannot be read")
             photos.append(
                 Photo(
                     f"{set_name}/{im.name}",
@@ -131,18 +131,29 @@ def blur_noise(rng: np.random.Generator, img: np.ndarray, max_sigma: float) -> n
 
 
 def git_commit() -> str:
+    """The commit this code was checked out at (not that of the folder it is run from),
+    with "+changes" if its files differ from it; "unknown" outside a git checkout."""
     try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+    return f"{head}+changes" if dirty else head
 
 
-def write_record(name: str, record: dict[str, object]) -> None:
+def write_record(onnx: Path, record: dict[str, object]) -> None:
+    """The network's record, beside it as ``.json``."""
     record = dict(record)
     record["torch"] = torch.__version__
     record["repo_head_when_trained"] = git_commit()
-    record["note"] = "the training script that made these weights is committed together with them"
-    path = MODELS / f"{name}.json"
-    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    onnx.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")

@@ -1,7 +1,7 @@
 """Go on training a shipped crop network from its ONNX weights, instead of from scratch.
 
     python -m vision.train.finetune_classifier [--start vision/models/classifier.onnx]
-        [--iters 3000] [--lr 3e-4] [--augment full|light] [--name NAME]
+        [--iters 3000] [--lr 3e-4] [--augment full|light] [--name NAME [--replace]]
 
 The shipped network's batch norms were folded into its convolutions when it was
 exported, so the network rebuilt here (``FoldedNet``) is the exported graph itself:
@@ -31,7 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.train import missing
+from vision.train import MODELS, existing_file, guarded, missing, output_path, positive
 
 try:
     import onnx
@@ -42,7 +42,7 @@ except ImportError as exc:  # the train extra is not installed
     raise SystemExit(missing(exc)) from None
 
 from vision.classify import CROP_SIDE, input_norm, input_stem, to_input, unfold3
-from vision.train.common import MODELS, load_tuning, write_record
+from vision.train.common import load_tuning, write_record
 from vision.train.train_classifier import Sampler, export_crop_net, mine, synth_bank
 from vision.train.unfold_stem import onnx_attr, unfold_file
 
@@ -169,17 +169,23 @@ def check_rebuilt(net: FoldedNet, path: Path, norm: str) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--start", type=Path, default=MODELS / "classifier.onnx")
-    ap.add_argument("--iters", type=int, default=3000)
-    ap.add_argument("--batch", type=int, default=64)
+    ap = argparse.ArgumentParser(prog="python -m vision.train.finetune_classifier")
+    ap.add_argument("--start", type=existing_file, default=MODELS / "classifier.onnx")
+    ap.add_argument("--iters", type=positive, default=3000)
+    ap.add_argument("--batch", type=positive, default=64)
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--augment", choices=("full", "light"), default="light")
     ap.add_argument("--synth", type=int, default=40000)
     ap.add_argument("--synth-share", type=float, default=0.35)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=positive, default=2)
     ap.add_argument("--seed", type=int, default=20261201)
-    ap.add_argument("--name", default="finetuned")
+    ap.add_argument(
+        "--name",
+        default="finetuned",
+        help="output: NAME.onnx and NAME.json in vision/models/, or a path with a /; a "
+        "classifier* name there is averaged in by the reader, so only with --replace",
+    )
+    ap.add_argument("--replace", action="store_true", help="write over an existing file")
     ap.add_argument(
         "--widen",
         type=float,
@@ -195,8 +201,9 @@ def main() -> None:
         "the shipped network was trained with 0.25)",
     )
     args = ap.parse_args()
-    if args.name.startswith("classifier"):
-        raise SystemExit("--name: a classifier* file is averaged in at once; name it otherwise")
+    out = output_path(args.name, "classifier", args.replace)
+    if out.resolve() == args.start.resolve():
+        raise SystemExit(f"--name {args.name!r}: that is the network it starts from")
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
@@ -249,10 +256,9 @@ def main() -> None:
         if it % 100 == 0 or it == args.iters - 1:
             print(f"iter {it} loss {run:.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True)
     net.eval()
-    out = MODELS / f"{args.name}.onnx"
     export_crop_net(net, out)
     write_record(
-        args.name,
+        out,
         {
             "script": "python -m vision.train.finetune_classifier",
             "args": {k: v.name if isinstance(v, Path) else v for k, v in vars(args).items()},
@@ -271,4 +277,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(guarded("python -m vision.train.finetune_classifier", main))

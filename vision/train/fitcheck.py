@@ -12,20 +12,24 @@ ones is short of room or of steps, not only of photos (TRAINING.md).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
-from vision.classify import Classifier, crop
+from vision.bench import add_classifier_option, reader_with
+from vision.classify import crop
 from vision.dataset import SETS
+from vision.train import guarded
 from vision.train.common import load_tuning
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.train.fitcheck")
-    ap.add_argument("--classifier", nargs="+", type=Path, help="networks (default: shipped)")
+    add_classifier_option(ap)
     args = ap.parse_args(argv)
-    clf = Classifier(args.classifier) if args.classifier else Classifier()
+    reader = reader_with(args.classifier)
+    if reader is None:
+        return 2
+    clf = reader.classifier
     for part in ("fit", "calib"):
         photos = load_tuning(part)
         for set_name in SETS:
@@ -51,4 +55,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(guarded("python -m vision.train.fitcheck", main))

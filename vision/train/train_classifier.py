@@ -1,11 +1,13 @@
 """Train the die-crop classifier (values 1-6 + "not a die / unreadable").
 
-    python -m vision.train.train_classifier [--iters N]
+    python -m vision.train.train_classifier [--iters N] [--name NAME [--replace]]
 
 Trains on the "fit" part of the tuning photos (vision/dataset.py); the
 "calibration" part and the held-out part are never seen (``--photos`` picks
 another part of the tuning photos; the held-out part is never offered). Writes
-``vision/models/classifier.onnx`` and ``classifier.json``.
+``vision/models/candidate.onnx`` and ``candidate.json``: the reader averages every
+``classifier*.onnx`` there, so a network is shipped by naming it so (or by ``--name
+classifier --replace``) once it has been measured.
 
 Crops are cut exactly as the reader cuts them (vision.classify.crop) after a
 rotation of the photo around the die, with jitter of centre and size like the
@@ -24,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.train import missing
+from vision.train import existing_file, guarded, missing, output_path, positive
 
 try:
     import torch
@@ -45,7 +47,6 @@ from vision.classify import (
 from vision.locate import MODEL_PATH as LOCATOR_PATH
 from vision.locate import Locator
 from vision.train.common import (
-    MODELS,
     SEED,
     Photo,
     blur_noise,
@@ -331,10 +332,16 @@ PHOTOS = {
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--iters", type=int, default=8000)
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--name", default="classifier", help="output name in vision/models/")
+    ap = argparse.ArgumentParser(prog="python -m vision.train.train_classifier")
+    ap.add_argument("--iters", type=positive, default=8000)
+    ap.add_argument("--batch", type=positive, default=64)
+    ap.add_argument(
+        "--name",
+        default="candidate",
+        help="output: NAME.onnx and NAME.json in vision/models/, or a path with a /; a "
+        "classifier* name there is averaged in by the reader, so only with --replace",
+    )
+    ap.add_argument("--replace", action="store_true", help="write over an existing file")
     ap.add_argument("--synth", type=int, default=40000, help="drawn dice crops made up front")
     ap.add_argument("--synth-share", type=float, default=0.35, help="of the positives, drawn")
     ap.add_argument(
@@ -376,6 +383,7 @@ def main() -> None:
     ap.add_argument("--arch", choices=sorted(ARCHS), default="full", help="network shape (ARCHS)")
     ap.add_argument(
         "--teacher",
+        type=existing_file,
         default=None,
         help="a trained classifier .onnx (same --input-norm) whose outputs the new network "
         "also learns to match (knowledge distillation; run through cv2.dnn)",
@@ -394,14 +402,28 @@ def main() -> None:
         "tune (fit and the calibration photos, which then can no longer check the thresholds) "
         "or half (two thirds of fit, to see what fewer photos cost)",
     )
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=positive, default=2)
     ap.add_argument("--input-norm", choices=NORMS, default="fixed", help="vision.classify")
     ap.add_argument("--seed", type=int, default=SEED)
     args = ap.parse_args()
+    out = output_path(args.name, "classifier", args.replace)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
+    teacher = None
+    if args.teacher:  # checked before the photos are mined and the dice drawn (minutes)
+        # The teacher must see the crops as it was trained to: its .json names how.
+        if input_norm(args.teacher) != args.input_norm:
+            raise SystemExit(
+                f"{args.teacher} was trained with input_norm {input_norm(args.teacher)}, "
+                f"not {args.input_norm}: give the same --input-norm"
+            )
+        try:
+            teacher = cv2.dnn.readNetFromONNX(str(args.teacher))
+        except cv2.error as exc:
+            raise SystemExit(f"--teacher {args.teacher}: not a network OpenCV can run") from exc
+        teacher_unfolded = input_stem(args.teacher) == "unfolded"
     photos = load_tuning(args.photos)
     mined = mine(photos)
     print(
@@ -429,16 +451,6 @@ def main() -> None:
         opt, max_lr=3e-3, total_steps=args.iters, pct_start=0.1
     )
     crit = nn.CrossEntropyLoss()
-    teacher = None
-    if args.teacher:
-        # The teacher must see the crops as it was trained to: its .json names how.
-        if input_norm(Path(args.teacher)) != args.input_norm:
-            raise SystemExit(
-                f"{args.teacher} was trained with input_norm {input_norm(Path(args.teacher))}, "
-                f"not {args.input_norm}: give the same --input-norm"
-            )
-        teacher = cv2.dnn.readNetFromONNX(args.teacher)
-        teacher_unfolded = input_stem(Path(args.teacher)) == "unfolded"
     temp = args.temperature
     t0 = time.time()
     run, acc = 0.0, 0.0
@@ -464,16 +476,20 @@ def main() -> None:
         if it % 100 == 0 or it == args.iters - 1:
             print(f"iter {it} loss {run:.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True)
     net.eval()
-    export_crop_net(net, MODELS / f"{args.name}.onnx")
+    export_crop_net(net, out)
     write_record(
-        args.name,
+        out,
         {
             "script": "python -m vision.train.train_classifier",
             "args": vars(args),
             "data": f"{PHOTOS[args.photos]} of byler_d6 and matteo_webcam; "
             "negatives include the locator's false finds there; "
-            f"plus {args.synth} drawn dice (vision/train/synth.py) "
-            f"as {args.synth_share:.0%} of the positives",
+            + (
+                f"plus {args.synth} drawn dice (vision/train/synth.py) "
+                f"as {args.synth_share:.0%} of the positives"
+                if args.synth
+                else "no drawn dice"
+            ),
             "images": len(photos),
             "mined_finds": len(mined),
             "seed": args.seed,
@@ -500,9 +516,9 @@ def main() -> None:
     )
     # The shipped form: the first layer takes unfolded input (vision.train.unfold_stem),
     # the same sums, which cv2.dnn runs faster. It checks the two forms agree.
-    diff = unfold_file(MODELS / f"{args.name}.onnx", MODELS / f"{args.name}.onnx")
-    print(f"unfolded the first layer: largest logit difference {diff:.2g}", flush=True)
+    diff = unfold_file(out, out)
+    print(f"wrote {out}; unfolded the first layer, largest logit difference {diff:.2g}", flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(guarded("python -m vision.train.train_classifier", main))

@@ -1,8 +1,9 @@
 """Train the die locator (centre heat map + offset + size) from the tuning part.
 
-    python -m vision.train.train_locator [--iters N]
+    python -m vision.train.train_locator [--iters N] [--name NAME [--replace]]
 
-Writes ``vision/models/locator.onnx`` and ``locator.json`` (how it was trained).
+Writes ``vision/models/locator_new.onnx`` and ``locator_new.json`` (how it was trained);
+the reader's ``locator.onnx`` only when asked (``--name locator --replace``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 import cv2
 import numpy as np
 
-from vision.train import missing
+from vision.train import guarded, missing, output_path, positive
 
 try:
     import torch
@@ -24,7 +25,6 @@ except ImportError as exc:  # the train extra is not installed
 
 from vision.locate import MEAN, SCALE, STRIDE
 from vision.train.common import (
-    MODELS,
     SEED,
     Photo,
     blur_noise,
@@ -149,11 +149,17 @@ def loss_fn(out: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--iters", type=int, default=3000)
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--name", default="locator", help="output name in vision/models/")
-    ap.add_argument("--threads", type=int, default=1)
+    ap = argparse.ArgumentParser(prog="python -m vision.train.train_locator")
+    ap.add_argument("--iters", type=positive, default=3000)
+    ap.add_argument("--batch", type=positive, default=16)
+    ap.add_argument(
+        "--name",
+        default="locator_new",
+        help="output: NAME.onnx and NAME.json in vision/models/, or a path with a /; "
+        "the shipped locator.onnx only with --replace",
+    )
+    ap.add_argument("--replace", action="store_true", help="write over an existing file")
+    ap.add_argument("--threads", type=positive, default=1)
     ap.add_argument(
         "--max-size", type=float, default=MAX_SIZE, help="largest die drawn, in work pixels"
     )
@@ -164,6 +170,7 @@ def main() -> None:
         help=f"share of patches with dice {BIG_MIN:g}-{BIG_MAX:g} px and nothing to find",
     )
     args = ap.parse_args()
+    out = output_path(args.name, "locator", args.replace)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(SEED)
@@ -196,20 +203,20 @@ def main() -> None:
         if it % 100 == 0 or it == args.iters - 1:
             print(f"iter {it} loss {run:.3f} {time.time() - t0:.0f}s", flush=True)
     net.eval()
-    MODELS.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, 192, 256)
     torch.onnx.export(
         net,
         (dummy,),
-        str(MODELS / f"{args.name}.onnx"),
+        str(out),
         input_names=["image"],
         output_names=["maps"],
         opset_version=13,
         dynamic_axes={"image": {2: "h", 3: "w"}, "maps": {2: "gh", 3: "gw"}},
         dynamo=False,
     )
+    print(f"wrote {out}", flush=True)
     write_record(
-        args.name,
+        out,
         {
             "script": "python -m vision.train.train_locator",
             "args": vars(args),
@@ -234,4 +241,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(guarded("python -m vision.train.train_locator", main))

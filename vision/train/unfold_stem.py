@@ -153,10 +153,21 @@ def main(argv: list[str] | None = None) -> int:
     if not args.model.is_file():
         print(f"no such network: {args.model}", file=sys.stderr)
         return 2
+    out = args.out or args.model
+    if out.is_dir():
+        print(f"--out {out}: is a folder; name the file to write", file=sys.stderr)
+        return 2
+    if not out.parent.is_dir():
+        print(f"--out {out}: no folder {out.parent}", file=sys.stderr)
+        return 2
     try:
-        diff = unfold_file(args.model, args.out or args.model)
+        diff = unfold_file(args.model, out)
     except NotUnfoldable as e:
         print(f"{args.model}: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # not ONNX, not a crop network, a file it cannot write
+        why = " ".join(f"{type(e).__name__}: {e}".split())
+        print(f"{args.model}: cannot unfold it ({why})", file=sys.stderr)
         return 1
     print(f"{args.out or args.model}: unfolded stem, largest logit difference {diff:.2g}")
     return 0
