@@ -17,7 +17,7 @@ from typing import Any
 from table.game import replay
 from table.gamelog import load
 from table.service.demo import DEMO_SETTINGS, menu_presses
-from table.service.resume import DataDir
+from table.service.resume import DataDir, DataInUse
 
 REPO = Path(__file__).resolve().parents[1]
 FRAMES = REPO / "table" / "data" / "frames"
@@ -255,3 +255,33 @@ def test_settings_nested_too_deeply_are_forgotten_not_the_end_of_the_start(
     data.prepare()
     data.settings_path.write_text("[" * 200_000 + "]" * 200_000)
     assert data.load_settings() is None
+
+
+def test_a_second_table_on_the_same_data_folder_is_refused(tmp_path: Path) -> None:
+    """Two tables on one folder (the service, and 'sudo dicetable run --keys' beside it)
+    both resumed the unfinished game and appended their own events to its one log."""
+    data_dir = tmp_path / "data"
+    first = DataDir(data_dir)
+    first.lock()
+    assert (data_dir / ".lock").read_text() == f"{os.getpid()}\n"
+    second = DataDir(data_dir)
+    try:
+        second.lock()
+    except DataInUse as exc:
+        assert str(exc) == str(os.getpid())
+    else:
+        raise AssertionError("the folder was locked twice")
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(["roll", "quit"]))
+    proc = start(data_dir, script, tmp_path / "state.json")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 75, err.decode()
+    assert f"in use by another dicetable (process {os.getpid()})" in err.decode()
+    assert not (data_dir / "games").exists() or not any((data_dir / "games").iterdir())
+
+    first.unlock()  # the first table stops: the second starts
+    proc = start(data_dir, script, tmp_path / "state.json")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err.decode()
+    second.lock()  # and its lock went with it

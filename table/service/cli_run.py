@@ -149,6 +149,10 @@ def _fail(text: str) -> int:
     return 2
 
 
+IN_USE = 75
+"""Exit status when another table holds the data folder (EX_TEMPFAIL: nothing is wrong
+with this one's config; it can start once the other has stopped)."""
+
 FIX_HINT = "fix it, restart"  # the OLED's last line under a fault that stops the table
 
 
@@ -187,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
         return _config_fault(args, exc)
 
     from table.hw.script import ScriptError, load_script
-    from table.service.resume import DataDir, check_writable
+    from table.service.resume import DataDir, DataInUse, check_writable
 
     data = DataDir(args.data if args.data is not None else cfg.table.data_dir)
     where = data.root
@@ -202,6 +206,19 @@ def run(args: argparse.Namespace) -> int:
             "set table.data_dir, DICETABLE_DATA or --data",
             f"data folder {where}: {exc.strerror or exc}",
         )
+    try:
+        data.lock()  # held until the table stops (the process ends)
+    except DataInUse as exc:
+        who = f" (process {exc})" if str(exc) else ""
+        print(
+            f"dicetable run: the data folder {data.root} is in use by another dicetable"
+            f"{who}; stop it first (the service: sudo systemctl stop dicetable), "
+            "or give another --data",
+            file=sys.stderr,
+        )
+        return IN_USE
+    except OSError as exc:
+        return _fail(f"cannot lock the data folder {data.root} ({exc.strerror or exc})")
     script = None
     if args.script is not None:
         try:

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import math
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from table.game import GameHeader
 from table.gamelog import (
@@ -104,6 +105,14 @@ def _named(exc: LogError, path: Path) -> str:
     return str(exc).replace(str(path), path.name, 1)
 
 
+LOCK = ".lock"
+"""The file a table holds locked while it uses the data folder (``DataDir.lock``)."""
+
+
+class DataInUse(Exception):
+    """Another process holds the data folder; ``str()`` is its process id, or ""."""
+
+
 class DataDir:
     """Where the table keeps its files (``table.data_dir`` in the config)."""
 
@@ -113,10 +122,44 @@ class DataDir:
         self.settings_path = root / "settings.json"
         self.current_path = self.games / CURRENT
         self.tray_path = root / TRAY
+        self._held: TextIO | None = None  # the locked .lock file (lock())
 
     def prepare(self) -> None:
         """Create the folders; OSError (e.g. read-only) goes to the caller."""
         self.games.mkdir(parents=True, exist_ok=True)
+
+    def lock(self) -> None:
+        """Hold the data folder for as long as this object lives (or until
+        :meth:`unlock`), or raise :class:`DataInUse`.
+
+        Two tables on one folder (the service, and ``sudo dicetable run --keys`` beside
+        it) would both resume the unfinished game and append to its one log, each
+        its own events: a log that is neither's game. The lock is the kernel's
+        (``flock``) on ``.lock``: it goes with the process however that ends, so
+        a power cut or a kill leaves no stale lock."""
+        if self._held is not None:
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        held = (self.root / LOCK).open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            held.seek(0)
+            holder = held.read(32).strip()
+            held.close()
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise DataInUse(holder if holder.isdigit() else "") from None
+            raise
+        held.seek(0)
+        held.truncate()
+        held.write(f"{os.getpid()}\n")
+        held.flush()
+        self._held = held
+
+    def unlock(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.close()  # closing the file lets the lock go
 
     # -- settings ----------------------------------------------------------
 
