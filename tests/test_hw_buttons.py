@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -415,3 +416,59 @@ def test_keys_that_are_none_of_ours_press_nothing() -> None:
     assert decoder.feed("\x1b[") == []  # a sequence cut between two reads
     decoder.end_of_read()
     assert decoder.feed("2~H") == [ButtonPress(Button.HOLD, Press.LONG)]
+
+
+def test_a_key_held_down_is_one_press_and_a_key_pressed_twice_is_two() -> None:
+    """A held key is sent again and again after a delay (auto-repeat): a held r went
+    through the whole menu, started a game and rolled. Times in seconds."""
+    from table.hw.keys import HeldKeys
+    from table.service.ports import Quit
+
+    r, h = ButtonPress(Button.ROLL), ButtonPress(Button.HOLD)
+    keys = HeldKeys(gap=0.08, hold=1.0)
+    assert keys.feed([r], 0.0) == [] and keys.due(0.05) == []
+    assert keys.due(0.09) == [r]  # no repeat came: a press
+    given: list[object] = []
+    for k in range(30):  # held on: the keyboard repeats it from 0.5 s, 30 a second
+        given += keys.feed([r], 0.5 + k / 30)
+        given += keys.due(0.5 + k / 30 + 0.01)
+    given += keys.due(2.0)
+    assert given == []  # still that one press
+
+    assert keys.feed([r], 3.0) == [] and keys.due(3.1) == [r]  # pressed again later
+    assert keys.feed([r], 3.3) == [] and keys.due(3.4) == [r]  # and quickly again: two
+    assert keys.feed([r, r, r], 5.0) == [] and keys.due(5.1) == [r]  # one read: one press
+    assert keys.feed([h], 6.0) == [] and keys.feed([r], 6.02) == [h]  # another key
+    quit_ = Quit("q pressed")
+    assert keys.feed([quit_], 6.03) == [r, quit_]  # quit at once, after what it held
+    assert keys.feed([h], 7.0) == [] and keys.flush() == [h]  # input ended
+
+
+def test_the_keys_act_at_once_again_after_the_terminal_went_back_to_lines() -> None:
+    """After Ctrl-Z and fg the shell leaves the terminal in line mode: keys were echoed
+    and read only at Enter. Here the line mode is set as the shell sets it."""
+    import os
+    import pty
+    import termios
+
+    from table.hw.keys import KeyButtons
+
+    master, slave = pty.openpty()
+    q: queue.Queue[TableEvent] = queue.Queue()
+    with os.fdopen(slave, "r", closefd=True) as stream:
+        keys = KeyButtons(stream)
+        keys.start(q.put)
+        try:
+            attrs = termios.tcgetattr(slave)
+            assert not attrs[3] & termios.ICANON  # single keys
+            attrs[3] |= termios.ICANON | termios.ECHO
+            termios.tcsetattr(slave, termios.TCSANOW, attrs)  # what the shell does
+            deadline = time.monotonic() + 10
+            while termios.tcgetattr(slave)[3] & termios.ICANON:
+                assert time.monotonic() < deadline, "the terminal stayed in line mode"
+                time.sleep(0.05)
+            os.write(master, b"h")  # no Enter
+            assert q.get(timeout=10) == ButtonPress(Button.HOLD)
+        finally:
+            keys.close()
+    os.close(master)

@@ -2,7 +2,10 @@
 
 ``r`` ``h`` ``s``: ROLL, HOLD, STOP; capitals ``R`` ``H`` ``S``: a long press;
 ``1`` ``2`` ``3``: a very long press of ROLL, HOLD, STOP; ``q``: quit.
-In a terminal each key acts at once; from a pipe, keys are read line by line.
+In a terminal each key acts as it is pressed, a key held down is one press (the
+keyboard's auto-repeat is no stream of presses), and the terminal is put back into
+single-key mode after a suspend (Ctrl-Z, ``fg``); from a pipe, keys are read as they
+come, each one a press.
 A key that is none of these (an arrow, F1-F12, Insert, Home) sends an escape
 sequence; the whole of it is skipped, so its letters and digits press nothing
 (F2 is "ESC O Q"). At the end of input, or with no input to read (standard input closed, a terminal
@@ -16,6 +19,8 @@ import os
 import select
 import sys
 import threading
+import time
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from table.service.ports import Button, ButtonPress, Press, Put, Quit
@@ -94,6 +99,74 @@ class KeyDecoder:
             self._state = ""
 
 
+@dataclass
+class _Run:
+    """One key and the copies of it that came right after it."""
+
+    event: ButtonPress
+    first: float
+    last: float
+    count: int = 1
+
+
+class HeldKeys:
+    """A key held down on a keyboard as one press.
+
+    Held, a key is sent once, then after a delay (0.25-0.7 s) again and again, 25-40
+    times a second, as if pressed each time: a held ``r`` confirmed every menu
+    choice, started a game and rolled. A press is given out once ``gap`` seconds have
+    passed without the same key again (a person pressing twice is slower than that);
+    the same key within ``gap`` is the keyboard repeating it, and such a run that
+    follows the same key given out within ``hold`` seconds is that key still held:
+    nothing. Times are passed in (``time.monotonic()``), so it is tested without a
+    terminal. Quit is never held back.
+    """
+
+    def __init__(self, gap: float = 0.08, hold: float = 1.0) -> None:
+        self.gap = gap
+        self.hold = hold
+        self.pending: _Run | None = None
+        self._given: tuple[ButtonPress, float] | None = None
+
+    def feed(self, events: list[ButtonPress | Quit], now: float) -> list[ButtonPress | Quit]:
+        out: list[ButtonPress | Quit] = []
+        for event in events:
+            if isinstance(event, Quit):
+                out += self._settle()
+                out.append(event)
+                continue
+            run = self.pending
+            if run is not None and run.event == event and now - run.last < self.gap:
+                run.last = now
+                run.count += 1
+                continue
+            out += self._settle()
+            self.pending = _Run(event, now, now)
+        return out
+
+    def due(self, now: float) -> list[ButtonPress | Quit]:
+        """The press held back, once ``gap`` has passed with no repeat of it."""
+        run = self.pending
+        if run is None or now - run.last < self.gap:
+            return []
+        return self._settle()
+
+    def flush(self) -> list[ButtonPress | Quit]:
+        """The press held back, now (the input has ended)."""
+        return self._settle()
+
+    def _settle(self) -> list[ButtonPress | Quit]:
+        run, self.pending = self.pending, None
+        if run is None:
+            return []
+        given = self._given
+        self._given = (run.event, run.last)
+        repeating = run.count > 1 and given is not None and given[0] == run.event
+        if repeating and given is not None and run.first - given[1] < self.hold:
+            return []  # the keyboard repeating a key still held down
+        return [run.event]
+
+
 class KeyButtons:
     """Reads keys from ``stream`` (standard input by default) in its own thread."""
 
@@ -103,6 +176,7 @@ class KeyButtons:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._saved: list[Any] | None = None
+        self._cbreak: list[Any] | None = None  # the single-key mode set, to set it again
 
     def _raw(self) -> None:
         if self.stream is None:
@@ -110,20 +184,41 @@ class KeyButtons:
         try:
             import termios
             import tty
-
+        except ImportError:
+            return
+        try:
             fd = self.stream.fileno()
             if os.isatty(fd):
                 self._saved = termios.tcgetattr(fd)
                 tty.setcbreak(fd)
-        except (ImportError, OSError, ValueError):
-            self._saved = None
+                self._cbreak = termios.tcgetattr(fd)
+        except (OSError, ValueError, termios.error):
+            self._saved = self._cbreak = None
+
+    def _single_keys_again(self, fd: int) -> None:
+        """After Ctrl-Z and ``fg`` the shell has put the terminal back into line mode
+        (keys echoed, nothing read before Enter): single keys again, once this process
+        is in the foreground (setting it from the background would stop the process)."""
+        if self._cbreak is None:
+            return
+        import termios
+
+        with contextlib.suppress(OSError, ValueError, termios.error):
+            try:
+                if os.tcgetpgrp(fd) != os.getpgrp():
+                    return
+            except OSError:
+                pass  # not this process's controlling terminal: no job control on it
+            now = termios.tcgetattr(fd)
+            if now[3] != self._cbreak[3]:  # the local modes: ICANON, ECHO
+                termios.tcsetattr(fd, termios.TCSANOW, self._cbreak)
 
     def _restore(self) -> None:
         if self._saved is None or self.stream is None:
             return
         import termios
 
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, termios.error):
             termios.tcsetattr(self.stream.fileno(), termios.TCSADRAIN, self._saved)
         self._saved = None
 
@@ -136,10 +231,16 @@ class KeyButtons:
         except (OSError, ValueError):
             fd = -1
         decoder = KeyDecoder()
+        held = HeldKeys() if self._cbreak is not None else None  # a terminal's keys only
         while not self._stop.is_set():
             try:
                 if fd >= 0:
-                    ready, _, _ = select.select([fd], [], [], 0.2)
+                    wait = 0.2 if held is None or held.pending is None else held.gap
+                    ready, _, _ = select.select([fd], [], [], wait)
+                    if held is not None:
+                        for event in held.due(time.monotonic()):
+                            put(event)
+                        self._single_keys_again(fd)
                     if not ready:
                         continue
                     data = os.read(fd, 1024).decode("utf-8", "replace")
@@ -148,8 +249,13 @@ class KeyButtons:
             except (OSError, ValueError):
                 return  # closed, or a terminal that hung up: as at the end of input
             if not data:
+                for event in held.flush() if held is not None else []:
+                    put(event)
                 return  # end of input: the keyboard is gone, the table goes on
-            for event in decoder.feed(data):
+            events = decoder.feed(data)
+            if held is not None:
+                events = held.feed(events, time.monotonic())
+            for event in events:
                 put(event)
             if fd >= 0:
                 decoder.end_of_read()
