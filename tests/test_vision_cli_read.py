@@ -273,6 +273,40 @@ def test_an_annotated_image_that_cannot_be_written_says_why(tmp_path: Path) -> N
     assert f"could not write {out_dir / 'a.read.jpg'} (Is a directory)" in err
 
 
+def test_annotating_into_the_folder_read_does_not_read_its_own_pictures(
+    tmp_path: Path,
+) -> None:
+    """Run twice, the second run read the first one's x.read.jpg as photos too, and wrote
+    x.read.read.jpg."""
+    photos = tmp_path / "photos"
+    write(photos / "a.png", 64, 48)
+    write(photos / "b.png", 64, 48)
+    for _ in range(2):
+        code, lines, _ = run(["--annotate", str(photos), str(photos)], FakeReader())
+        assert code == 0 and len(lines) == 2, lines
+    assert sorted(p.name for p in photos.iterdir()) == [
+        "a.png",
+        "a.read.jpg",
+        "b.png",
+        "b.read.jpg",
+    ]
+
+
+def test_an_annotated_picture_replaces_a_link_not_the_file_it_leads_to(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.png", 64, 48)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    keep = tmp_path / "keep.txt"
+    keep.write_text("not a picture")
+    (out_dir / "a.read.jpg").symlink_to(keep)
+    code, _, _ = run(["--annotate", str(out_dir), a], FakeReader())
+    assert code == 0
+    assert keep.read_text() == "not a picture"
+    written = out_dir / "a.read.jpg"
+    assert not written.is_symlink() and load_image(written).shape == (48, 64, 3)
+    assert sorted(p.name for p in out_dir.iterdir()) == ["a.read.jpg"]  # no part left
+
+
 def test_reader_failing_on_one_photo_does_not_stop_the_others(tmp_path: Path) -> None:
     good = write(tmp_path / "good.png", 64, 48)
     cursed = write(tmp_path / "cursed.png", 64, 33)

@@ -13,6 +13,7 @@ says why, the others still go), 2 for bad arguments.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import os
@@ -85,7 +86,9 @@ def _inputs(names: list[str]) -> list[tuple[str, str]]:
             out.append((name, ""))
             continue
         try:
-            found = [str(p) for p in list_images(path)]
+            # Not what --annotate wrote there before: read again, they were read as
+            # photos and written once more as x.read.read.jpg.
+            found = [str(p) for p in list_images(path) if not p.name.endswith(ANNOTATED)]
         except OSError as exc:
             out.append((name, f"cannot list this folder ({exc.strerror or exc})"))
             continue
@@ -108,14 +111,18 @@ def _cut(stem: str, limit: int = STEM_BYTES) -> str:
     return data[:limit].decode("utf-8", "ignore")
 
 
+ANNOTATED = ".read.jpg"
+"""How the pictures ``--annotate`` writes end (``photo.read.jpg``, ``photo-2.read.jpg``)."""
+
+
 def _annotated_path(folder: Path, file: str, taken: set[Path]) -> tuple[Path, bool]:
     """``DIR/<name>.read.jpg`` (a name too long for a file cut), and whether it had to be
     numbered because an earlier input had the same name."""
     stem = _cut(Path(file).stem) or "image"
-    candidate = folder / f"{stem}.read.jpg"
+    candidate = folder / f"{stem}{ANNOTATED}"
     n = 2
     while candidate in taken:
-        candidate = folder / f"{stem}-{n}.read.jpg"
+        candidate = folder / f"{stem}-{n}{ANNOTATED}"
         n += 1
     taken.add(candidate)
     return candidate, n > 2
@@ -237,8 +244,14 @@ def _write_image(path: Path, image: Any) -> str:
     ok, data = cv2.imencode(path.suffix, image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     if not ok:
         return f"OpenCV cannot encode {path.suffix or 'a file without a suffix'}"
+    # Written beside and renamed over it: a link of that name is replaced, not the
+    # file it leads to (it wrote a JPEG into whatever file the link named).
+    tmp = path.with_name(f".dicetable-read-{os.getpid()}.part")  # a long name fits
     try:
-        path.write_bytes(data.tobytes())
+        tmp.write_bytes(data.tobytes())
+        os.replace(tmp, path)
     except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
         return exc.strerror or str(exc)
     return ""
