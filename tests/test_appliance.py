@@ -481,7 +481,8 @@ def test_install_help_is_the_scripts_comment_and_names_every_option() -> None:
     proc = _install_script("--help")
     assert proc.returncode == 0 and proc.stderr == ""
     assert proc.stdout.startswith("Install dicetable on a Raspberry Pi")
-    assert proc.stdout.rstrip().endswith("only with consent")
+    assert proc.stdout.rstrip().endswith("also only with consent; a copy is kept)")
+    assert "set -euo" not in proc.stdout
     assert "set -" not in proc.stdout and "pipefail" not in proc.stdout
     for option in ("--boot-config yes|no|ask", "--root DIR", "--no-apt", "--no-pip"):
         assert option in proc.stdout, option

@@ -45,3 +45,52 @@ def test_frames_help_says_which_frames(command: str, capsys: pytest.CaptureFixtu
     assert main([command, "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "dice_63.jpg" in text
+
+
+def test_a_refused_run_leaves_no_folders_behind(tmp_path: Path) -> None:
+    """A bad --gif name was found after the data folder, the PNG folder and the GIF's
+    folder had been made."""
+    code = main(
+        [
+            "run",
+            "--stand-ins",
+            "--data",
+            str(tmp_path / "data"),
+            "--gif",
+            str(tmp_path / "gifs" / "x" / "out.txt"),
+            "--png-dir",
+            str(tmp_path / "png"),
+        ]
+    )
+    assert code == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("option", ["--png-dir", "--frames", "--data", "--gif", "--state-json"])
+def test_an_empty_path_is_no_folder_and_no_file(
+    option: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'' is the current folder as a Path: --png-dir '' wrote the PNGs and the GIF there."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--stand-ins", option, ""]) == 2
+    assert "an empty path is no" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_frames_to_replay_are_looked_for_at_the_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty folder, or one of other files, was found at the first throw ("no frame
+    dice_44.jpg"); a file was "no such folder"."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("x")
+    (empty / "dice_63.bak.jpg").write_bytes(b"")
+    data = ["--data", str(tmp_path / "data")]
+    assert main(["run", "--stand-ins", *data, "--frames", str(empty)]) == 2
+    assert "no frames in it" in capsys.readouterr().err
+    assert main(["run", "--stand-ins", *data, "--frames", str(empty / "notes.txt")]) == 2
+    assert "notes.txt: not a folder" in capsys.readouterr().err
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--frames", str(empty)]) == 2
+    assert "no frames in it" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists() and not (tmp_path / "demo").exists()

@@ -75,7 +75,7 @@ def test_demo_replaces_only_its_own_folder(tmp_path: Path) -> None:
 def test_demo_with_a_missing_frames_folder_says_so_at_once(tmp_path: Path) -> None:
     proc = _demo("--out", str(tmp_path / "o"), "--frames", str(tmp_path / "nope"), tmp=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"dicetable demo: {tmp_path / 'nope'}: no such folder of frames"
+    assert proc.stderr.strip() == f"dicetable demo: --frames {tmp_path / 'nope'}: no such folder"
 
 
 def test_demo_of_no_game_is_a_bad_argument(

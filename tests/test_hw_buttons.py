@@ -5,6 +5,7 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -283,6 +284,16 @@ def test_script_parses_json_and_text() -> None:
         ThrowStep((5,)),
         PressStep(ButtonPress(Button.ROLL)),
     )
+
+
+def test_a_script_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Some editors start UTF-8 with a byte-order mark: it was "line 1: '\\ufeff[...' is
+    not a step" (the config file and replay read it)."""
+    from table.hw.script import load_script
+
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + b'["roll", "quit"]')
+    assert [type(s).__name__ for s in load_script(path)] == ["PressStep", "QuitStep"]
 
 
 @pytest.mark.parametrize(

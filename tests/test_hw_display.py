@@ -377,6 +377,10 @@ def test_a_script_plays_its_presses_on_the_camera_the_config_names(
         assert parts.scripted_camera is not None and "the script's throws" in parts.summary
     finally:
         parts.display.close()
+    # --stand-ins keeps off devices; photos in a folder are none: they are still read
+    parts = build(cfg, script=script, force_stand_ins=True, text_out=io.StringIO())
+    assert parts.scripted_camera is None and "the script's throws are not used" in parts.summary
+    _gives_a_frame(parts)
 
 
 def _webcam_fails_then_frames(

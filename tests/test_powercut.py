@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from table.game import replay
 from table.gamelog import load
 from table.service.demo import DEMO_SETTINGS, menu_presses
@@ -120,8 +122,11 @@ def test_killed_at_random_points_resumes_what_the_log_holds(tmp_path: Path) -> N
     assert not list((data_dir / "games").glob("*.bad"))
 
 
-def test_sigterm_stops_cleanly(tmp_path: Path) -> None:
-    """systemd's stop: SIGTERM ends the loop, the log is closed whole, exit status 0."""
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_stops_cleanly(tmp_path: Path, signum: int) -> None:
+    """systemd's stop: SIGTERM ends the loop, the log is closed whole, exit status 0. So
+    does SIGHUP (the terminal closed): it killed the table on the spot, its GIF unwritten
+    and the terminal left in single-key mode."""
     data_dir = tmp_path / "data"
     data = DataDir(data_dir)
     data.prepare()
@@ -137,7 +142,7 @@ def test_sigterm_stops_cleanly(tmp_path: Path) -> None:
             time.sleep(0.05)  # polled: the game starts in another process
         assert data.current() is not None
         state.unlink()
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         assert proc.wait(timeout=30) == 0
         err = proc.stderr.read().decode() if proc.stderr else ""
     finally:

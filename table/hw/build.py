@@ -200,9 +200,11 @@ def build(
     fps = cfg.camera.fps
     # A script's throws are shown by the shipped frames unless the config names a camera:
     # then, as on a Pi, that camera reads the dice and the throw steps are not used.
-    use_frames = frames is not None or force_stand_ins
+    # --stand-ins keeps a camera that is no device (folder:, video:): photos are no hardware.
+    kind = cfg.camera.source.partition(":")[0]
+    picamera = kind == "picamera"
+    use_frames = frames is not None or (force_stand_ins and kind in ("picamera", "usb"))
     throws = script is not None and any(isinstance(step, ThrowStep) for step in script)
-    picamera = cfg.camera.source.partition(":")[0] == "picamera"
     if not use_frames and picamera and not _has_picamera() and not _on_a_pi():
         notes.append(f"no camera ({cfg.camera.source}) here")
         use_frames = True

@@ -11,6 +11,7 @@ reader never builds up a backlog of stale pictures.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -184,6 +185,21 @@ class SourceCamera(_Paced):
 
     def start(self, put: Put) -> None:
         self._start(self._run, put, "camera")
+
+
+FRAME_NAME = re.compile(r"(dice_[1-6][1-6]|die_[1-6]|empty)")
+
+
+def frame_files(folder: Path) -> list[Path]:
+    """The frames in ``folder``, named as ``frame_name`` names them (OSError if it cannot
+    be listed)."""
+    from vision.sources import IMAGE_SUFFIXES
+
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if FRAME_NAME.fullmatch(p.stem) and p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()
+    )
 
 
 def frame_name(dice: tuple[int, ...]) -> str:

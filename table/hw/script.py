@@ -134,7 +134,8 @@ SCRIPT_BYTES = 16 << 20  # a script of presses; /dev/zero or a pipe is none
 def load_script(path: str | Path) -> tuple[Step, ...]:
     p = Path(path)
     try:
-        text = read_small(p, SCRIPT_BYTES, pipes=True).decode("utf-8")
+        # utf-8-sig: an editor's byte-order mark is no step (the config reads it so too)
+        text = read_small(p, SCRIPT_BYTES, pipes=True).decode("utf-8-sig")
     except OSError as exc:
         raise ScriptError(f"{p}: cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:

@@ -50,21 +50,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--frames",
         metavar="DIR",
-        type=Path,
+        type=folder_arg,
         help="replay these dice frames instead of a camera: one per throw, named as in "
         "table/data/frames (dice_63.jpg, die_4.jpg); to replay photos of your own, one a "
         'throw in name order, set camera.source = "folder:PATH" in the config',
     )
-    parser.add_argument("--data", metavar="DIR", type=_folder, help="data folder (logs, settings)")
-    parser.add_argument("--png-dir", metavar="DIR", type=Path, help="save every screen as PNG")
-    parser.add_argument("--gif", metavar="PATH", type=Path, help="save the screens as a GIF")
+    parser.add_argument(
+        "--data", metavar="DIR", type=folder_arg, help="data folder (logs, settings)"
+    )
+    parser.add_argument(
+        "--png-dir", metavar="DIR", type=folder_arg, help="save every screen as PNG"
+    )
+    parser.add_argument("--gif", metavar="PATH", type=_file, help="save the screens as a GIF")
     parser.add_argument("--seconds", metavar="N", type=_seconds, help="stop after N seconds")
     parser.add_argument("--seed", type=_seed, help="seed for software dice (default: the clock)")
     parser.add_argument(
-        "--state-json", metavar="PATH", type=Path, help="write the game's state at start and end"
+        "--state-json", metavar="PATH", type=_file, help="write the game's state at start and end"
     )
     parser.add_argument(
-        "--stand-ins", action="store_true", help="never touch hardware, even on a Pi"
+        "--stand-ins",
+        action="store_true",
+        help="never touch hardware, even on a Pi (a folder: or video: camera is still read)",
     )
 
 
@@ -94,10 +100,18 @@ def initial_settings(cfg: Config, saved: Mapping[str, Any] | None) -> Any:
     )
 
 
-def _folder(text: str) -> Path:
-    """A folder argument; an empty one (an unset shell variable) is no folder."""
+def folder_arg(text: str) -> Path:
+    """A folder argument; an empty one (an unset shell variable) is no folder: as a Path
+    it is the current folder, which got the PNGs, the GIF, a demo's games."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path is no folder")
+    return Path(text)
+
+
+def _file(text: str) -> Path:
+    """A file argument; an empty one is no file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path is no file")
     return Path(text)
 
 
@@ -130,7 +144,7 @@ def _seconds(text: str) -> float:
 
 
 def stop_on_signal(stop: Callable[[str], None]) -> Callable[[int, FrameType | None], None]:
-    """A SIGTERM / SIGINT handler that calls ``stop`` with the signal's name.
+    """A SIGTERM / SIGINT / SIGHUP handler that calls ``stop`` with the signal's name.
 
     Python runs a handler in the main thread between two steps of whatever that thread
     was doing: the loop's consumer, perhaps inside the loop's lock or its queue's, and
@@ -184,6 +198,24 @@ def _config_fault(args: argparse.Namespace, exc: ConfigError) -> int:
     return _start_fault(args, str(exc), text, title)
 
 
+def frames_fault(folder: Path) -> str:
+    """Why ``--frames`` cannot be replayed ("" if it can): found now, not at the first
+    throw ("no frame dice_44.jpg")."""
+    from table.hw.camera import frame_files
+
+    if not folder.exists():
+        return "no such folder"
+    if not folder.is_dir():
+        return "not a folder"
+    try:
+        frames = frame_files(folder)
+    except OSError as exc:
+        return f"cannot list it ({exc.strerror or exc})"
+    if not frames:
+        return "no frames in it (named dice_63.jpg, die_4.jpg, empty.jpg as in table/data/frames)"
+    return ""
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config)
@@ -192,6 +224,31 @@ def run(args: argparse.Namespace) -> int:
 
     from table.hw.script import ScriptError, load_script
     from table.service.resume import DataDir, DataInUse, check_writable
+
+    # What can be refused without writing anything is, first: a refused run leaves no
+    # folders behind.
+    script = None
+    if args.script is not None:
+        try:
+            script = load_script(args.script)
+        except ScriptError as exc:
+            return _fail(str(exc))
+    if args.frames is not None:
+        fault = frames_fault(args.frames)
+        if fault:
+            return _fail(f"--frames {args.frames}: {fault}")
+    gif = args.gif
+    if gif is None and args.png_dir is not None:
+        gif = args.png_dir / "display.gif"
+    if args.gif is not None and args.gif.suffix.lower() != ".gif":
+        # Pillow picks the format by the name, at the end of the run: a GIF named .txt
+        # was a line about an unknown file extension after the whole game, and exit 0.
+        return _fail(f"--gif {args.gif}: a GIF's name ends in .gif")
+    for option, path in (("--gif", args.gif), ("--state-json", args.state_json)):
+        # A file is written beside and renamed over it: over a folder that fails at the
+        # end, and over a device (--state-json /dev/full) it replaces the device.
+        if path is not None and path.exists() and not path.is_file():
+            return _fail(f"{option} {path}: not a file (a folder or a device)")
 
     data = DataDir(args.data if args.data is not None else cfg.table.data_dir)
     where = data.root
@@ -219,17 +276,6 @@ def run(args: argparse.Namespace) -> int:
         return IN_USE
     except OSError as exc:
         return _fail(f"cannot lock the data folder {data.root} ({exc.strerror or exc})")
-    script = None
-    if args.script is not None:
-        try:
-            script = load_script(args.script)
-        except ScriptError as exc:
-            return _fail(str(exc))
-    if args.frames is not None and not args.frames.is_dir():
-        return _fail(f"--frames {args.frames}: no such folder")
-    gif = args.gif
-    if gif is None and args.png_dir is not None:
-        gif = args.png_dir / "display.gif"
     outputs = (
         ("--png-dir", args.png_dir),
         ("--gif", gif.parent if gif is not None else None),
@@ -242,15 +288,6 @@ def run(args: argparse.Namespace) -> int:
             check_writable(folder)
         except OSError as exc:
             return _fail(f"{option}: cannot write to {folder} ({exc.strerror or exc})")
-    if args.gif is not None and args.gif.suffix.lower() != ".gif":
-        # Pillow picks the format by the name, at the end of the run: a GIF named .txt
-        # was a line about an unknown file extension after the whole game, and exit 0.
-        return _fail(f"--gif {args.gif}: a GIF's name ends in .gif")
-    for option, path in (("--gif", args.gif), ("--state-json", args.state_json)):
-        # A file is written beside and renamed over it: over a folder that fails at the
-        # end, and over a device (--state-json /dev/full) it replaces the device.
-        if path is not None and path.exists() and not path.is_file():
-            return _fail(f"{option} {path}: not a file (a folder or a device)")
 
     try:
         from table.service.loop import TableLoop, vision_parts
@@ -311,7 +348,10 @@ def run(args: argparse.Namespace) -> int:
         pick.ask = loop.dice_wanted
 
     on_signal = stop_on_signal(loop.stop)
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    # SIGHUP: the terminal was closed; the table stops as on Ctrl-C (its GIF written,
+    # the terminal's modes given back) instead of dying on the spot.
+    stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    old = {s: signal.signal(s, on_signal) for s in stops}
     try:
         loop.boot()
         if loop.resumed is not None:

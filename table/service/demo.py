@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table.service.cli_run import folder_arg, frames_fault
+
 # The menu's remembered choices for each demo game (what a person chose last time),
 # so the games are short: 2 lives in mex, 2 rounds of mexen.
 DEMO_SETTINGS: dict[str, dict[str, Any]] = {
@@ -74,7 +76,7 @@ GAMES: tuple[str, ...] = tuple(DEMO_PLAYS)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--out", type=Path, default=Path("out/demo"), help="folder for frames, GIFs and logs"
+        "--out", type=folder_arg, default=Path("out/demo"), help="folder for frames, GIFs and logs"
     )
     parser.add_argument(
         "--games",
@@ -83,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--frames",
-        type=Path,
+        type=folder_arg,
         default=None,
         help="dice frames to replay, one per throw, named as in table/data/frames "
         "(dice_63.jpg, die_4.jpg; default: those shipped)",
@@ -245,13 +247,14 @@ def run(args: argparse.Namespace) -> int:
     out_dir: Path = args.out
     from table.service.resume import check_writable
 
+    fault = frames_fault(args.frames) if args.frames is not None else ""
+    if fault:  # before the output folder is made: a refused demo leaves none behind
+        print(f"dicetable demo: --frames {args.frames}: {fault}", file=sys.stderr)
+        return 2
     try:
         check_writable(out_dir)
     except OSError as exc:
         print(f"dicetable demo: cannot write to {out_dir} ({exc.strerror})", file=sys.stderr)
-        return 2
-    if args.frames is not None and not args.frames.is_dir():
-        print(f"dicetable demo: {args.frames}: no such folder of frames", file=sys.stderr)
         return 2
     try:
         from table.service.loop import vision_parts
