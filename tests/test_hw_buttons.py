@@ -483,3 +483,25 @@ def test_the_keys_act_at_once_again_after_the_terminal_went_back_to_lines() -> N
         finally:
             keys.close()
     os.close(master)
+
+
+def test_a_script_says_when_the_table_stays_busy_past_its_wait() -> None:
+    """A table waiting for dice the script never throws held each step for 30 s without
+    a word: the run seemed to hang."""
+    from table.hw.script import ScriptButtons, parse_script
+
+    said: list[str] = []
+    busy = [False, True, True]  # the table is busy before step 1 only
+    q: queue.Queue[TableEvent] = queue.Queue()
+    script = ScriptButtons(
+        parse_script('["roll", "stop"]'), wait_idle=lambda timeout: busy.pop(0), step_timeout_s=2
+    )
+    script.note = said.append
+    script.start(q.put)
+    assert script.done.wait(10)
+    script.close()
+    assert said == [
+        "script step 1: the table is still busy after 2 s (waiting for dice no throw step "
+        "gave?); the script goes on"
+    ]
+    assert events(q)[:2] == [ButtonPress(Button.ROLL), ButtonPress(Button.STOP)]

@@ -618,6 +618,21 @@ def test_the_scripted_camera_takes_the_frame_named_for_the_throw_only(tmp_path: 
     assert np.array_equal(shown, load_image(FRAMES / "dice_63.jpg"))
 
 
+def test_the_scripted_camera_keeps_only_the_last_few_frames_decoded() -> None:
+    """Every frame it had shown stayed decoded: big photos ran to gigabytes."""
+    from table.hw.camera import FRAMES_KEPT
+
+    camera = ScriptedCamera(FRAMES)
+    throws = [(6, 3), (5, 2), (4, 1), (6, 6), (2, 1), (5, 5)]
+    first = camera.image_for(throws[0])
+    for dice in throws[1:]:
+        camera.image_for(dice)
+        camera.image_for(throws[0])  # shown again and again: kept
+    assert len(camera._cache) == FRAMES_KEPT
+    assert camera.image_for(throws[0]) is first
+    assert (4, 1) not in camera._cache  # the oldest went
+
+
 def test_the_scripted_camera_throws_again_when_the_player_rolls_again() -> None:
     """Keyboard play: each throw's dice are picked when the table wants them, and again
     when the player rolls after "roll again"; a script's own throw is kept."""

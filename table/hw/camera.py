@@ -187,6 +187,9 @@ class SourceCamera(_Paced):
         self._start(self._run, put, "camera")
 
 
+FRAMES_KEPT = 4
+"""How many decoded frames ``ScriptedCamera`` keeps (the throws of a round repeat)."""
+
 FRAME_NAME = re.compile(r"(dice_[1-6][1-6]|die_[1-6]|empty)")
 
 
@@ -228,6 +231,8 @@ class ScriptedCamera(_Paced):
         self._lock = threading.Lock()
         self._dice: tuple[int, ...] = ()
         self._shifted = False  # the photo shown moved by SAME_THROW_SHIFT
+        # The last few frames read, newest last: a folder of 48-megapixel photos, each
+        # 144 MB decoded, all 21 kept, was 3 GB.
         self._cache: dict[tuple[int, ...], Any] = {}
         self._fresh = False
         self.pick: Callable[[], tuple[int, ...]] | None = None
@@ -248,6 +253,10 @@ class ScriptedCamera(_Paced):
             if not found:
                 raise CameraError(f"{self.frames_dir}: no frame {name}.jpg for the throw {key}")
             self._cache[key] = load_image(found[0])
+            while len(self._cache) > FRAMES_KEPT:
+                del self._cache[next(iter(self._cache))]
+        else:
+            self._cache[key] = self._cache.pop(key)  # the newest again
         return self._cache[key]
 
     def shifted(self, image: Any) -> Any:

@@ -169,20 +169,29 @@ class ScriptButtons:
         self.quit_at_end = quit_at_end
         self.step_timeout_s = step_timeout_s
         self.sleep = sleep
+        self.note: Callable[[str], None] | None = None
+        """Told when the table was still busy after ``step_timeout_s`` (the run's stderr)."""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.done = threading.Event()
 
-    def _settle(self) -> None:
-        if self.wait_idle is not None:
-            self.wait_idle(self.step_timeout_s)
+    def _settle(self, before: str) -> None:
+        """Wait until the table has dealt with the last step, and says so if it has not in
+        ``step_timeout_s``: the script goes on, but without a word it seemed to hang."""
+        if self.wait_idle is None or self.wait_idle(self.step_timeout_s):
+            return
+        if self.note is not None and not self._stop.is_set():
+            self.note(
+                f"{before}: the table is still busy after {self.step_timeout_s:g} s "
+                "(waiting for dice no throw step gave?); the script goes on"
+            )
 
     def _play(self, put: Put) -> None:
         try:
-            for step in self.steps:
+            for n, step in enumerate(self.steps, 1):
                 if self._stop.is_set():
                     return
-                self._settle()
+                self._settle(f"script step {n}")
                 if isinstance(step, PressStep):
                     put(step.press)
                 elif isinstance(step, ThrowStep):
@@ -193,7 +202,7 @@ class ScriptButtons:
                 else:
                     put(Quit("end of script"))
                     return
-            self._settle()
+            self._settle("the script's end")
             if self.quit_at_end and not self._stop.is_set():
                 put(Quit("end of script"))
         finally:

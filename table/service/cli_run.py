@@ -343,6 +343,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if parts.script is not None:
         parts.script.wait_idle = loop.wait_idle
+        parts.script.note = lambda text: print(f"dicetable: {text}", file=sys.stderr, flush=True)
     pick = getattr(parts.camera, "pick", None)
     if isinstance(pick, RandomThrows):  # keyboard play: throws as the table wants them
         pick.ask = loop.dice_wanted
@@ -369,6 +370,8 @@ def run(args: argparse.Namespace) -> int:
             original = loop.writer.original if loop.writer is not None else None
             if original is not None:
                 said += f"; it was one JSON object, now lines: as it was, it is {original.name}"
+            if parts.script is not None:
+                said += "; the script's steps play on from where it stands"
             print(f"dicetable: {said}", file=sys.stderr, flush=True)
         reason = loop.run(args.seconds)
     finally:
