@@ -246,6 +246,14 @@ BAD: list[tuple[str, str]] = [
         "game.players[2].name: 'C\\x00' holds a line break",
     ),
     ("[game]\nplayers = [3]", "game.players[1]: 3 is not a player"),
+    (  # the OLED's font draws Latin letters only: two such names would both be "??"
+        '[game]\nplayers = ["Ann", "\u674e\u660e"]',
+        "game.players[2]: '\u674e\u660e' cannot be drawn on the display (it shows '??'",
+    ),
+    (
+        '[game]\nplayers = ["Zo\u00eb", "Zoe"]',
+        "game.players: 'Zo\u00eb' and 'Zoe' look the same on the display ('Zoe')",
+    ),
     ('[game]\nplayers = [{nick = "A"}]', "game.players[1].nick: unknown key"),
     ('[game]\nplayers = ["Ann"]', "game: players: mexico needs 2 to 6 players, got 1"),
     (  # the table seats at least one person: one of them was made a person called P1

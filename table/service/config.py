@@ -442,6 +442,16 @@ def _game(raw: object) -> GameConfig:
                 out.append(PlayerConfig(name, cpu))
             else:
                 raise _bad(where, p, allowed, "is not a player")
+        from table.service.screens import drawable
+
+        drawn: dict[str, str] = {}
+        for p in out:
+            other = drawn.setdefault(drawable(p.name), p.name)
+            if other != p.name:  # "Zoë" and "Zoe": one name on the display
+                raise ConfigError(
+                    f"{s.key('players')}: {other!r} and {p.name!r} look the same on the "
+                    f"display ({drawable(p.name)!r}); name them apart"
+                )
         if all(p.cpu is not None for p in out):  # the menu seats one person at least
             raise ConfigError(
                 f"{s.key('players')}: every player is a CPU player "
@@ -466,11 +476,21 @@ def _has_cpu_players(rules: str) -> bool:
 
 
 def _name(key: str, name: str) -> str:
-    """A player's name as the display can show it on one line."""
+    """A player's name as the display can show it on one line, in its font: the OLED's
+    font has Latin letters only ("Zoë" is drawn "Zoe"); "李明" would be "??", and two
+    such names could not be told apart."""
     if not name.isprintable():
         raise ConfigError(
             f"{key}: {name!r} holds a line break or another control character "
             "(allowed: letters, digits, spaces and punctuation)"
+        )
+    from table.service.screens import drawable
+
+    drawn = drawable(name)
+    if drawn.count("?") > name.count("?"):
+        raise ConfigError(
+            f"{key}: {name!r} cannot be drawn on the display (it shows {drawn!r}; "
+            "allowed: Latin letters, with or without accents, digits and punctuation)"
         )
     return name
 
