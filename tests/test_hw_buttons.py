@@ -505,3 +505,25 @@ def test_a_script_says_when_the_table_stays_busy_past_its_wait() -> None:
         "gave?); the script goes on"
     ]
     assert events(q)[:2] == [ButtonPress(Button.ROLL), ButtonPress(Button.STOP)]
+
+
+def test_the_end_of_the_keys_is_said() -> None:
+    """Keys piped in ran out and the table went on with nothing said: it seemed to hang."""
+    import os
+
+    from table.hw.keys import KeyButtons
+
+    r, w = os.pipe()
+    os.write(w, b"r")
+    os.close(w)
+    said: list[str] = []
+    q: queue.Queue[TableEvent] = queue.Queue()
+    with os.fdopen(r) as pipe_in:
+        keys = KeyButtons(pipe_in)
+        keys.note = said.append
+        keys.start(q.put)
+        assert keys._thread is not None
+        keys._thread.join(10)
+        keys.close()
+    assert events(q) == [ButtonPress(Button.ROLL)]
+    assert len(said) == 1 and said[0].startswith("the keyboard input has ended")

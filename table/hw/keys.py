@@ -8,8 +8,9 @@ single-key mode after a suspend (Ctrl-Z, ``fg``); from a pipe, keys are read as 
 come, each one a press.
 A key that is none of these (an arrow, F1-F12, Insert, Home) sends an escape
 sequence; the whole of it is skipped, so its letters and digits press nothing
-(F2 is "ESC O Q"). At the end of input, or with no input to read (standard input closed, a terminal
-that hung up), the keys stop and the table goes on.
+(F2 is "ESC O Q"). At the end of input, or with no input to read (standard input
+closed, a terminal that hung up), the keys stop, the table goes on, and ``note`` is
+told so.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import select
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -177,6 +179,8 @@ class KeyButtons:
         self._thread: threading.Thread | None = None
         self._saved: list[Any] | None = None
         self._cbreak: list[Any] | None = None  # the single-key mode set, to set it again
+        self.note: Callable[[str], None] | None = None
+        """Told when the keys end (the run's stderr): the table goes on without them."""
 
     def _raw(self) -> None:
         if self.stream is None:
@@ -247,10 +251,12 @@ class KeyButtons:
                 else:
                     data = stream.read(1)
             except (OSError, ValueError):
+                self._ended("cannot be read any more")
                 return  # closed, or a terminal that hung up: as at the end of input
             if not data:
                 for event in held.flush() if held is not None else []:
                     put(event)
+                self._ended("has ended")
                 return  # end of input: the keyboard is gone, the table goes on
             events = decoder.feed(data)
             if held is not None:
@@ -259,6 +265,13 @@ class KeyButtons:
                 put(event)
             if fd >= 0:
                 decoder.end_of_read()
+
+    def _ended(self, how: str) -> None:
+        if self.note is not None and not self._stop.is_set():
+            self.note(
+                f"the keyboard input {how}: no more keys are read; the table goes on "
+                "(Ctrl-C, a signal or --seconds stops it)"
+            )
 
     def start(self, put: Put) -> None:
         self._raw()

@@ -301,6 +301,7 @@ def run(args: argparse.Namespace) -> int:
         return _start_fault(args, text, text)
 
     from table.hw.build import GpioUnavailable, RandomThrows, build
+    from table.hw.keys import KeyButtons
     from table.notify import SystemdNotifier
 
     try:
@@ -341,9 +342,15 @@ def run(args: argparse.Namespace) -> int:
         state_path=args.state_json,
         errors=sys.stderr,
     )
+
+    def say(text: str) -> None:
+        print(f"dicetable: {text}", file=sys.stderr, flush=True)
+
     if parts.script is not None:
         parts.script.wait_idle = loop.wait_idle
-        parts.script.note = lambda text: print(f"dicetable: {text}", file=sys.stderr, flush=True)
+        parts.script.note = say
+    if isinstance(parts.buttons, KeyButtons):
+        parts.buttons.note = say
     pick = getattr(parts.camera, "pick", None)
     if isinstance(pick, RandomThrows):  # keyboard play: throws as the table wants them
         pick.ask = loop.dice_wanted
