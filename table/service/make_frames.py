@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from table.service.cli_run import folder_arg
+
 if TYPE_CHECKING:
     from vision.dataset import LabelledImage
 
@@ -309,19 +311,12 @@ def recorded(dice_dir: Path, sources_file: Path) -> dict[int, DieCrop]:
     return chosen
 
 
-def _folder(text: str) -> Path:
-    """An output folder; an empty one (an unset shell variable) is no folder, not "."."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path is no folder")
-    return Path(text)
-
-
 def main(argv: list[str] | None = None) -> int:
     import cv2
 
     p = argparse.ArgumentParser(prog="python -m table.service.make_frames", description=__doc__)
     p.add_argument("--dice", type=Path, default=default_dice_dir(), help="shared/data/dice")
-    p.add_argument("--out", type=_folder, default=DEFAULT_OUT)
+    p.add_argument("--out", type=folder_arg, default=DEFAULT_OUT)
     p.add_argument(
         "--also-models",
         type=Path,

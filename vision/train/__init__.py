@@ -68,6 +68,17 @@ def output_path(name: str, kind: str, replace: bool = False) -> Path:
     return out
 
 
+def add_output_options(ap: argparse.ArgumentParser, default: str) -> None:
+    """``--name`` and ``--replace``, read by :func:`output_path`."""
+    ap.add_argument(
+        "--name",
+        default=default,
+        help="output: NAME.onnx and NAME.json in vision/models/, or a path with a /; the "
+        "reader's own names there (locator, classifier*) only with --replace",
+    )
+    ap.add_argument("--replace", action="store_true", help="write over an existing file")
+
+
 def positive(text: str) -> int:
     """An argparse type: a whole number of at least 1 (iterations, batch, threads)."""
     try:

@@ -31,7 +31,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.train import MODELS, existing_file, guarded, missing, output_path, positive
+from vision.train import (
+    MODELS,
+    add_output_options,
+    existing_file,
+    guarded,
+    missing,
+    output_path,
+    positive,
+)
 
 try:
     import onnx
@@ -179,13 +187,7 @@ def main() -> None:
     ap.add_argument("--synth-share", type=float, default=0.35)
     ap.add_argument("--threads", type=positive, default=2)
     ap.add_argument("--seed", type=int, default=20261201)
-    ap.add_argument(
-        "--name",
-        default="finetuned",
-        help="output: NAME.onnx and NAME.json in vision/models/, or a path with a /; a "
-        "classifier* name there is averaged in by the reader, so only with --replace",
-    )
-    ap.add_argument("--replace", action="store_true", help="write over an existing file")
+    add_output_options(ap, "finetuned")
     ap.add_argument(
         "--widen",
         type=float,

@@ -26,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.train import existing_file, guarded, missing, output_path, positive
+from vision.train import add_output_options, existing_file, guarded, missing, output_path, positive
 
 try:
     import torch
@@ -335,13 +335,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m vision.train.train_classifier")
     ap.add_argument("--iters", type=positive, default=8000)
     ap.add_argument("--batch", type=positive, default=64)
-    ap.add_argument(
-        "--name",
-        default="candidate",
-        help="output: NAME.onnx and NAME.json in vision/models/, or a path with a /; a "
-        "classifier* name there is averaged in by the reader, so only with --replace",
-    )
-    ap.add_argument("--replace", action="store_true", help="write over an existing file")
+    add_output_options(ap, "candidate")
     ap.add_argument("--synth", type=int, default=40000, help="drawn dice crops made up front")
     ap.add_argument("--synth-share", type=float, default=0.35, help="of the positives, drawn")
     ap.add_argument(

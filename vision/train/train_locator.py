@@ -15,7 +15,7 @@ import time
 import cv2
 import numpy as np
 
-from vision.train import guarded, missing, output_path, positive
+from vision.train import add_output_options, guarded, missing, output_path, positive
 
 try:
     import torch
@@ -152,13 +152,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m vision.train.train_locator")
     ap.add_argument("--iters", type=positive, default=3000)
     ap.add_argument("--batch", type=positive, default=16)
-    ap.add_argument(
-        "--name",
-        default="locator_new",
-        help="output: NAME.onnx and NAME.json in vision/models/, or a path with a /; "
-        "the shipped locator.onnx only with --replace",
-    )
-    ap.add_argument("--replace", action="store_true", help="write over an existing file")
+    add_output_options(ap, "locator_new")
     ap.add_argument("--threads", type=positive, default=1)
     ap.add_argument(
         "--max-size", type=float, default=MAX_SIZE, help="largest die drawn, in work pixels"
