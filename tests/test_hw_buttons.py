@@ -527,3 +527,45 @@ def test_the_end_of_the_keys_is_said() -> None:
         keys.close()
     assert events(q) == [ButtonPress(Button.ROLL)]
     assert len(said) == 1 and said[0].startswith("the keyboard input has ended")
+
+
+def test_quitting_gives_the_terminal_back_its_line_mode_for_good() -> None:
+    """The keys' thread, waking after close() had given the terminal back, took the line
+    mode for a suspend and set single keys again: the shell was left without echo."""
+    import os
+    import pty
+    import termios
+
+    from table.hw.keys import KeyButtons
+
+    master, slave = pty.openpty()
+    with os.fdopen(slave, "r", closefd=True) as stream:
+        keys = KeyButtons(stream)
+        keys.start(queue.Queue().put)
+        time.sleep(0.3)
+        assert not termios.tcgetattr(slave)[3] & termios.ICANON
+        keys.close()
+        time.sleep(0.5)  # longer than the thread's wait
+        assert termios.tcgetattr(slave)[3] & termios.ICANON
+        assert termios.tcgetattr(slave)[3] & termios.ECHO
+    os.close(master)
+
+
+def test_the_end_of_the_keys_after_q_is_not_said() -> None:
+    """q stops the table: that the keys ran out just after is no news."""
+    import os
+
+    from table.hw.keys import KeyButtons
+
+    r, w = os.pipe()
+    os.write(w, b"hq")
+    os.close(w)
+    said: list[str] = []
+    with os.fdopen(r) as pipe_in:
+        keys = KeyButtons(pipe_in)
+        keys.note = said.append
+        keys.start(queue.Queue().put)
+        assert keys._thread is not None
+        keys._thread.join(10)
+        keys.close()
+    assert said == []

@@ -122,6 +122,11 @@ class HeldKeys:
     follows the same key given out within ``hold`` seconds is that key still held:
     nothing. Times are passed in (``time.monotonic()``), so it is tested without a
     terminal. Quit is never held back.
+
+    A terminal sends no key-up, so two cases are read as a person would not mean
+    them: a key held just past the keyboard's delay and let go before its second
+    repeat is two presses, and two presses of one key within ``gap`` (or read
+    together, by a machine too busy to read between them) are one.
     """
 
     def __init__(self, gap: float = 0.08, hold: float = 1.0) -> None:
@@ -181,6 +186,7 @@ class KeyButtons:
         self._cbreak: list[Any] | None = None  # the single-key mode set, to set it again
         self.note: Callable[[str], None] | None = None
         """Told when the keys end (the run's stderr): the table goes on without them."""
+        self._quit = False  # q was pressed
 
     def _raw(self) -> None:
         if self.stream is None:
@@ -203,7 +209,7 @@ class KeyButtons:
         """After Ctrl-Z and ``fg`` the shell has put the terminal back into line mode
         (keys echoed, nothing read before Enter): single keys again, once this process
         is in the foreground (setting it from the background would stop the process)."""
-        if self._cbreak is None:
+        if self._cbreak is None or self._stop.is_set():
             return
         import termios
 
@@ -263,11 +269,13 @@ class KeyButtons:
                 events = held.feed(events, time.monotonic())
             for event in events:
                 put(event)
+                if isinstance(event, Quit):
+                    self._quit = True  # the table stops: its keys ending is no news
             if fd >= 0:
                 decoder.end_of_read()
 
     def _ended(self, how: str) -> None:
-        if self.note is not None and not self._stop.is_set():
+        if self.note is not None and not self._stop.is_set() and not self._quit:
             self.note(
                 f"the keyboard input {how}: no more keys are read; the table goes on "
                 "(Ctrl-C, a signal or --seconds stops it)"
@@ -280,4 +288,8 @@ class KeyButtons:
 
     def close(self) -> None:
         self._stop.set()
+        self._cbreak = None  # not single keys again, whatever the thread is at
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=1.0)  # it looks at the stop within 0.2 s
         self._restore()
