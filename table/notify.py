@@ -49,6 +49,11 @@ class SystemdNotifier:
     def watchdog(self) -> None:
         self._send("WATCHDOG=1")
 
+    def extend_timeout(self, seconds: float) -> None:
+        """Still starting (or stopping), and alive: systemd's timeout is pushed back to
+        ``seconds`` from now."""
+        self._send(f"EXTEND_TIMEOUT_USEC={round(seconds * 1e6)}")
+
     def stopping(self) -> None:
         self._send("STOPPING=1")
 

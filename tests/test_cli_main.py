@@ -94,3 +94,13 @@ def test_frames_to_replay_are_looked_for_at_the_start(
     assert main(["demo", "--out", str(tmp_path / "demo"), "--frames", str(empty)]) == 2
     assert "no frames in it" in capsys.readouterr().err
     assert not (tmp_path / "data").exists() and not (tmp_path / "demo").exists()
+
+
+def test_a_run_lets_its_data_folder_go_when_it_stops(tmp_path: Path) -> None:
+    """The lock was held until the garbage collector found the loop: a second run in
+    the same process was refused with the process's own number."""
+    script = tmp_path / "script.json"
+    script.write_text('["quit"]')
+    args = ["run", "--stand-ins", "--script", str(script), "--data", str(tmp_path / "data")]
+    assert main(args) == 0
+    assert main(args) == 0

@@ -4,6 +4,7 @@ never losing an event that was logged, and must survive a torn last line."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -290,3 +291,73 @@ def test_a_second_table_on_the_same_data_folder_is_refused(tmp_path: Path) -> No
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err.decode()
     second.lock()  # and its lock went with it
+
+
+def test_the_service_waits_for_a_data_folder_held_by_a_run_by_hand(tmp_path: Path) -> None:
+    """Under systemd, exit 75 would be restarted every 2 s until systemd gave up: the
+    table would stay dark after the run by hand had stopped. The service waits, says
+    why in its status, and keeps its start from timing out."""
+    import socket
+
+    data_dir = tmp_path / "data"
+    by_hand = DataDir(data_dir)
+    by_hand.lock()
+    sock_path = tmp_path / "notify"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(sock_path))
+    sock.settimeout(1.0)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(["quit"]))
+    env = dict(os.environ, NOTIFY_SOCKET=str(sock_path), DICETABLE_CONFIG=os.devnull)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table", "run", "--stand-ins", "--script", str(script),
+         "--data", str(data_dir)],
+        cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    got: list[str] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not any(m.startswith("EXTEND_TIMEOUT_USEC=") for m in got):
+            assert time.monotonic() < deadline and proc.poll() is None, got
+            with contextlib.suppress(TimeoutError):
+                got.append(sock.recv(4096).decode())
+        assert any(m.startswith("STATUS=waiting: the data folder") for m in got), got
+        assert "READY=1" not in got
+        by_hand.unlock()  # the run by hand stops: the service goes on
+        while "READY=1" not in got:
+            assert time.monotonic() < deadline, got
+            with contextlib.suppress(TimeoutError):
+                got.append(sock.recv(4096).decode())
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        sock.close()
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert "in use by another dicetable" in err and "waiting until it stops" in err
+
+
+def test_a_lock_file_made_by_another_user_still_locks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run with sudo made .lock as root: the service's user could not open it to write,
+    and stopped for good ("cannot lock the data folder ... Permission denied")."""
+    data_dir = tmp_path / "data"
+    DataDir(data_dir).lock()  # made, and let go (the object is gone)
+    opened = Path.open
+
+    def not_writable(self: Path, mode: str = "r", *args: Any, **kw: Any) -> Any:
+        if self.name == ".lock" and mode != "r":
+            raise PermissionError(13, "Permission denied", str(self))
+        return opened(self, mode, *args, **kw)
+
+    monkeypatch.setattr(Path, "open", not_writable)
+    service = DataDir(data_dir)
+    service.lock()
+    other = DataDir(data_dir)
+    with pytest.raises(DataInUse):
+        other.lock()
+    service.unlock()
+    other.lock()

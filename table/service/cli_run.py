@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table.hw.script import quoted
 from table.service.config import (
@@ -36,6 +36,9 @@ from table.service.config import (
     display_for_faults,
     load_config,
 )
+
+if TYPE_CHECKING:
+    from table.service.resume import DataDir
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -164,8 +167,8 @@ def _fail(text: str) -> int:
 
 
 IN_USE = 75
-"""Exit status when another table holds the data folder (EX_TEMPFAIL: nothing is wrong
-with this one's config; it can start once the other has stopped)."""
+"""Exit status of a run by hand when another table holds the data folder (EX_TEMPFAIL:
+nothing is wrong with its config; it can start once the other has stopped)."""
 
 FIX_HINT = "fix it, restart"  # the OLED's last line under a fault that stops the table
 
@@ -216,6 +219,55 @@ def frames_fault(folder: Path) -> str:
     return ""
 
 
+DATA_WAIT_S = 5.0
+"""How often the service looks again at a data folder another table holds."""
+
+
+def _take_data(data: DataDir) -> int | None:
+    """Hold the data folder (``DataDir.lock``): None once it is held, else the exit
+    status. A run by hand finds it held and says so (``IN_USE``). The service (under
+    systemd) waits instead, saying why in its status, until the table that holds it
+    stops: exiting, it would be restarted every 2 s until systemd gave up on it
+    (StartLimitBurst), and the table would stay dark after the other had stopped."""
+    from table.notify import SystemdNotifier
+    from table.service.resume import DataInUse
+
+    service = SystemdNotifier()
+    said = False
+    try:
+        while True:
+            try:
+                data.lock()
+                return None
+            except DataInUse as exc:
+                who = f" (process {exc})" if str(exc) else ""
+                text = f"the data folder {data.root} is in use by another dicetable{who}"
+                if not service.enabled:
+                    return _in_use(
+                        f"{text}; stop it first (the service: sudo systemctl "
+                        "stop dicetable), or give another --data"
+                    )
+                if not said:
+                    print(
+                        f"dicetable run: {text}; waiting until it stops",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    said = True
+                service.status(f"waiting: {text}")
+                service.extend_timeout(3 * DATA_WAIT_S)  # still starting, not hung
+                time.sleep(DATA_WAIT_S)
+            except OSError as exc:
+                return _fail(f"cannot lock the data folder {data.root} ({exc.strerror or exc})")
+    finally:
+        service.close()
+
+
+def _in_use(text: str) -> int:
+    print(f"dicetable run: {text}", file=sys.stderr)
+    return IN_USE
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config)
@@ -223,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
         return _config_fault(args, exc)
 
     from table.hw.script import ScriptError, load_script
-    from table.service.resume import DataDir, DataInUse, check_writable
+    from table.service.resume import DataDir, check_writable
 
     # What can be refused without writing anything is, first: a refused run leaves no
     # folders behind.
@@ -263,19 +315,21 @@ def run(args: argparse.Namespace) -> int:
             "set table.data_dir, DICETABLE_DATA or --data",
             f"data folder {where}: {exc.strerror or exc}",
         )
+    status = _take_data(data)
+    if status is not None:
+        return status
     try:
-        data.lock()  # held until the table stops (the process ends)
-    except DataInUse as exc:
-        who = f" (process {exc})" if str(exc) else ""
-        print(
-            f"dicetable run: the data folder {data.root} is in use by another dicetable"
-            f"{who}; stop it first (the service: sudo systemctl stop dicetable), "
-            "or give another --data",
-            file=sys.stderr,
-        )
-        return IN_USE
-    except OSError as exc:
-        return _fail(f"cannot lock the data folder {data.root} ({exc.strerror or exc})")
+        return _run_table(args, cfg, data, script, gif)
+    finally:
+        data.unlock()  # the table has stopped: another run of this process may take it
+
+
+def _run_table(
+    args: argparse.Namespace, cfg: Config, data: DataDir, script: Any, gif: Path | None
+) -> int:
+    """The table on its locked data folder, from its outputs' folders to its end."""
+    from table.service.resume import check_writable
+
     outputs = (
         ("--png-dir", args.png_dir),
         ("--gif", gif.parent if gif is not None else None),

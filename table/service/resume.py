@@ -140,7 +140,12 @@ class DataDir:
         if self._held is not None:
             return
         self.root.mkdir(parents=True, exist_ok=True)
-        held = (self.root / LOCK).open("a+", encoding="utf-8")
+        try:
+            held = (self.root / LOCK).open("a+", encoding="utf-8")
+        except PermissionError:
+            # Made by another user (a run with sudo beside the service's own user): a
+            # lock needs no writing, only the file open.
+            held = (self.root / LOCK).open(encoding="utf-8")
         try:
             fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -150,10 +155,11 @@ class DataDir:
             if exc.errno in (errno.EAGAIN, errno.EACCES):
                 raise DataInUse(holder if holder.isdigit() else "") from None
             raise
-        held.seek(0)
-        held.truncate()
-        held.write(f"{os.getpid()}\n")
-        held.flush()
+        if held.writable():
+            held.seek(0)
+            held.truncate()
+            held.write(f"{os.getpid()}\n")
+            held.flush()
         self._held = held
 
     def unlock(self) -> None:
