@@ -177,8 +177,12 @@ consent() {   # consent QUESTION: yes or no, from --boot-config or the person
     fi
     [ "$answer" = yes ]
 }
-starts=$(grep -cxF -- "$START" "$(R $BOOT)" 2>/dev/null || true)
-ends=$(grep -cxF -- "$END" "$(R $BOOT)" 2>/dev/null || true)
+# The file as its lines read, without carriage returns or trailing blanks: a
+# config.txt edited on Windows has CRLF line ends, and its block is still the block.
+plain() { tr -d '\r' < "$(R $BOOT)" 2>/dev/null | sed 's/[[:space:]]*$//'; }
+block() { plain | sed -n "\|^$START\$|,\|^$END\$|p"; }
+starts=$(plain | grep -cxF -- "$START" || true)
+ends=$(plain | grep -cxF -- "$END" || true)
 if [ "${starts:-0}" = 0 ] && [ "${ends:-0}" = 0 ]; then
     if consent "Add I2C, camera and button settings to $BOOT?"; then
         install -d "$(dirname "$(R $BOOT)")"
@@ -189,11 +193,11 @@ if [ "${starts:-0}" = 0 ] && [ "${ends:-0}" = 0 ]; then
         say "left $BOOT alone; see firmware_config/config.txt.fragment to add it by hand"
     fi
 elif [ "$starts" != 1 ] || [ "$ends" != 1 ] \
-    || ! sed -n "\|^$START\$|,\|^$END\$|p" "$(R $BOOT)" | tail -n 1 | grep -qxF -- "$END"; then
+    || ! block | tail -n 1 | grep -qxF -- "$END"; then
     # Half a block, or two: where it ends cannot be told, so nothing is replaced.
     say "left $BOOT alone: its dicetable block is not one block from '$START' to '$END';"
     say "mend it by hand (see firmware_config/config.txt.fragment)"
-elif [ "$(sed -n "\|^$START\$|,\|^$END\$|p" "$(R $BOOT)")" = "$(cat "$FRAGMENT")" ]; then
+elif [ "$(block)" = "$(cat "$FRAGMENT")" ]; then
     say "boot config already has the dicetable block ($BOOT)"
 else
     # An older version's block (or one edited by hand): the new settings would
@@ -201,8 +205,9 @@ else
     if consent "Replace the dicetable block in $BOOT with this version's?"; then
         cp -p "$(R $BOOT)" "$(R $BOOT).before-dicetable-update"
         awk -v start="$START" -v end="$END" -v fragment="$FRAGMENT" '
-            $0 == start { while ((getline line < fragment) > 0) print line; skip = 1; next }
-            skip && $0 == end { skip = 0; next }
+            { bare = $0; sub(/[ \t\r]+$/, "", bare) }
+            bare == start { while ((getline line < fragment) > 0) print line; skip = 1; next }
+            skip && bare == end { skip = 0; next }
             !skip { print }
         ' "$(R $BOOT).before-dicetable-update" > "$(R $BOOT).dicetable-new"
         cat "$(R $BOOT).dicetable-new" > "$(R $BOOT)"

@@ -441,6 +441,30 @@ def test_an_older_boot_block_is_replaced_only_with_consent(tmp_path: Path) -> No
 @pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
 )
+def test_a_boot_block_with_windows_line_ends_is_the_same_block(tmp_path: Path) -> None:
+    """A config.txt edited on Windows: its marker lines end in CR, were not found, and a
+    second block was appended."""
+    root = _fake_root(tmp_path / "pi")
+    boot = root / "boot/firmware/config.txt"
+    fragment = (ROOT / "firmware_config/config.txt.fragment").read_text()
+    crlf = ("[all]\n" + fragment + "[cm4]\n").replace("\n", "\r\n")
+    boot.write_bytes(crlf.encode())
+    proc = _install(root, "--boot-config", "yes")
+    assert proc.returncode == 0, proc.stderr
+    assert "already has the dicetable block" in proc.stdout
+    assert boot.read_bytes() == crlf.encode()
+    older = crlf.replace("gpio=17,27,22=ip,pu\r\n", "")
+    boot.write_bytes(older.encode())
+    proc = _install(root, "--boot-config", "yes")
+    assert "replaced the dicetable block" in proc.stdout
+    after = boot.read_bytes().decode()  # read_text() would turn the CRLFs into LFs
+    assert after.count("# >>> dicetable >>>") == 1 and "gpio=17,27,22=ip,pu" in after
+    assert after.startswith("[all]\r\n") and after.endswith("[cm4]\r\n")
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
+)
 @pytest.mark.parametrize(
     "broken",
     [
