@@ -101,3 +101,16 @@ def test_missing_photos_are_one_line_not_a_traceback(capsys: pytest.CaptureFixtu
     assert guarded("python -m vision.train.x", main) == 2
     assert capsys.readouterr().err == "python -m vision.train.x: no labelled photos at /nowhere\n"
     assert guarded("x", lambda: 3) == 3 and guarded("x", lambda: None) == 0
+
+
+def test_the_record_takes_paths_among_the_arguments(tmp_path: Path) -> None:
+    """--teacher is a path: the record of a whole hour's training failed to be written
+    ("PosixPath is not JSON serializable"), after the training."""
+    pytest.importorskip("torch")
+    import json
+
+    from vision.train.common import write_record
+
+    write_record(tmp_path / "cand.onnx", {"args": {"teacher": Path("vision/models/x.onnx")}})
+    record = json.loads((tmp_path / "cand.json").read_text())
+    assert record["args"]["teacher"] == "vision/models/x.onnx"

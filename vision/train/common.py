@@ -156,4 +156,6 @@ def write_record(onnx: Path, record: dict[str, object]) -> None:
     record = dict(record)
     record["torch"] = torch.__version__
     record["repo_head_when_trained"] = git_commit()
-    onnx.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    # default=str: paths among the arguments (--teacher, --start) as they were given
+    text = json.dumps(record, indent=2, default=str)
+    onnx.with_suffix(".json").write_text(text + "\n", encoding="utf-8")
