@@ -717,3 +717,42 @@ def test_an_empty_frame_is_a_value_error_naming_it() -> None:
     empty = FrameReading(FrameStatus.REROLL, "picture too small", ())
     with pytest.raises(ValueError, match=r"an empty frame \(shape \(0, 0, 3\)\)"):
         settler.update(np.zeros((0, 0, 3), np.uint8), empty)
+
+
+def _plain_tray(k: int) -> np.ndarray:
+    """A plain grey tray under sensor noise: nothing on it to measure a shake by."""
+    rng = np.random.default_rng(k)
+    return np.clip(110 + rng.normal(0, 3, (480, 640, 3)), 0, 255).astype(np.uint8)
+
+
+def _square_die(frame: np.ndarray, x: float, y: float, side: int = 40) -> None:
+    x0, y0 = round(x), round(y)
+    frame[y0 : y0 + side, x0 : x0 + side] = 235
+    for dx, dy in ((10, 10), (30, 30), (20, 20)):
+        cv2.circle(frame, (x0 + dx, y0 + dy), 4, (20, 20, 20), -1)
+
+
+def test_on_a_plain_tray_something_unread_moving_is_not_taken_for_a_shake() -> None:
+    """One die read and lying still, another the reader does not list creeping 2 px a
+    frame: on a plain tray the creeping one's edges were all a shake could be measured
+    by, and its motion was undone as the camera's."""
+    read = _frame(_die(3, 120, 120, 40))
+    got = []
+    settler = Settler(SettleConfig(consistent_frames=3))
+    for k in range(10):
+        frame = _plain_tray(k)
+        _square_die(frame, 100, 100)
+        _square_die(frame, 400 + 2 * k, 300)
+        got.append(settler.update(frame, read).state)
+    assert SETTLED not in got, got
+
+
+def test_a_hand_drifting_over_a_plain_tray_with_no_dice_is_motion() -> None:
+    """No dice read: nothing to settle, and a hand's own edges are no camera shake."""
+    settler = Settler()
+    got = []
+    for k in range(10):
+        frame = _plain_tray(k)
+        cv2.ellipse(frame, (430 - 3 * k, 330), (110, 160), 20, 0, 360, (120, 150, 215), -1)
+        got.append(settler.update(frame, EMPTY_READING).state)
+    assert EMPTY not in got[1:], got

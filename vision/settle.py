@@ -202,9 +202,11 @@ def _shift_between(a: Frame, b: Frame, ignore: Frame | None = None) -> tuple[flo
     Lucas-Kanade for one translation of the whole picture): good to a tenth of a pixel
     for shifts of a pixel or two, meaningless for large ones.
 
-    Measured only where ``ignore`` is 0 (the dice are left out: a die sliding is no
-    camera shaking); None when what is left is too plain to tell a shift by (a flat
-    tray, whose only edges would be the dice's).
+    Measured only where ``ignore`` is 0 (the dice read are left out: a die sliding is
+    no camera shaking); None unless at least three quarters of the picture have
+    texture of their own to tell a shift by. On a plain tray the only edges may be
+    those of something moving that the reader does not see (a hand, a die it missed):
+    measured from them, its motion would be taken for the camera's and undone.
     """
     ga = cv2.cvtColor(a, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gb = cv2.cvtColor(b, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -213,13 +215,14 @@ def _shift_between(a: Frame, b: Frame, ignore: Frame | None = None) -> tuple[flo
     if ignore is not None:
         keep = (ignore == 0).astype(np.float32)
         ix, iy = cv2.multiply(ix, keep), cv2.multiply(iy, keep)
-    sxx = cv2.sumElems(cv2.multiply(ix, ix))[0]
-    syy = cv2.sumElems(cv2.multiply(iy, iy))[0]
+    xx, yy = cv2.multiply(ix, ix), cv2.multiply(iy, iy)
+    if _textured_quarters(xx, yy) < 3:
+        return None
+    sxx, syy = cv2.sumElems(xx)[0], cv2.sumElems(yy)[0]
     sxy = cv2.sumElems(cv2.multiply(ix, iy))[0]
     det = sxx * syy - sxy * sxy
-    least = _TEXTURE * gb.size
-    if sxx < least or syy < least or det <= 0.01 * sxx * syy:
-        return None
+    if det <= 0.01 * sxx * syy:
+        return None  # edges all one way: a shift along them cannot be told
     dx = dy = 0.0
     moved = gb
     for step in range(_SHIFT_STEPS):
@@ -235,11 +238,23 @@ def _shift_between(a: Frame, b: Frame, ignore: Frame | None = None) -> tuple[flo
 
 _TEXTURE = 0.5
 """Mean squared gradient (grey levels per pixel, squared), in each direction, below
-which a picture is too plain to measure a shake by. The labelled photos, shrunk to the
+which a part of the picture is too plain to measure a shake by. The labelled photos, shrunk to the
 working size, have 0.5 to 38 (medians 4.5 and 10 in the two sets); a plain grey tray
 under sensor noise of 4 grey levels has 0.07. Below it the shake is not undone: on a
 plain tray it changes little beyond the dice's edges anyway."""
 _SHIFT_STEPS = 3
+
+
+def _textured_quarters(xx: npt.NDArray[Any], yy: npt.NDArray[Any]) -> int:
+    """How many quarters of the picture (2 x 2) have a mean squared gradient of at
+    least ``_TEXTURE`` both across (``xx``) and down (``yy``)."""
+    h, w = xx.shape[:2]
+    count = 0
+    for rows in (slice(0, h // 2), slice(h // 2, h)):
+        for cols in (slice(0, w // 2), slice(w // 2, w)):
+            if min(float(xx[rows, cols].mean()), float(yy[rows, cols].mean())) >= _TEXTURE:
+                count += 1
+    return count
 
 
 def _moved(img: npt.NDArray[Any], dx: float, dy: float) -> npt.NDArray[Any]:
@@ -456,9 +471,11 @@ class Settler:
         biggest_change = 0
         if prev is not None:
             changed = self._changed(small, prev)
-            if np.count_nonzero(changed) > motion_px:
-                # Away from the dice, now and on the frame before, a shake is forgiven;
-                # on them any change still counts.
+            if np.count_nonzero(changed) > motion_px and reading.dice:
+                # A shake is measured away from the dice, now and on the frame before,
+                # and undone everywhere: dice still on a trembling tray are still. With
+                # no dice read there is no throw to settle, and what moves may be all
+                # there is to measure by (a hand on a plain tray): nothing is undone.
                 last = self._prev_reading.dice if self._prev_reading is not None else ()
                 dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
                 changed = self._unshaken(small, prev, changed, dice)
