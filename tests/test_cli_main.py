@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,20 @@ def test_a_run_lets_its_data_folder_go_when_it_stops(tmp_path: Path) -> None:
     args = ["run", "--stand-ins", "--script", str(script), "--data", str(tmp_path / "data")]
     assert main(args) == 0
     assert main(args) == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
+def test_root_does_not_run_the_table_on_another_users_data_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'sudo dicetable run' on the service's folder wrote root's game logs there: the
+    service's own user could then not write the game it was to resume."""
+    data = tmp_path / "data"
+    data.mkdir()
+    os.chown(data, 65534, 65534)
+    script = tmp_path / "script.json"
+    script.write_text('["quit"]')
+    assert main(["run", "--stand-ins", "--script", str(script), "--data", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert "run it as" in err and "sudo -u" in err
+    assert list(data.iterdir()) == []

@@ -268,6 +268,25 @@ def _in_use(text: str) -> int:
     return IN_USE
 
 
+def _other_owner(folder: Path) -> str:
+    """The name of the user ``folder`` belongs to when this run is root's and the folder
+    another user's (the service's /var/lib/dicetable under sudo), else ""."""
+    if os.geteuid() != 0:
+        return ""
+    try:
+        uid = folder.stat().st_uid
+    except OSError:
+        return ""  # not there yet: made now, root's, as it should be
+    if uid == 0:
+        return ""
+    import pwd
+
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config)
@@ -303,6 +322,14 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"{option} {path}: not a file (a folder or a device)")
 
     data = DataDir(args.data if args.data is not None else cfg.table.data_dir)
+    owner = _other_owner(data.root)
+    if owner:
+        return _fail(
+            f"the data folder {data.root} is {owner}'s: run as root, the game logs and "
+            f"settings written there would be root's, and the table running as {owner} "
+            f"could not write them after; run it as {owner} (sudo -u {owner} dicetable "
+            "run ...), or give another --data"
+        )
     where = data.root
     try:
         check_writable(where)
