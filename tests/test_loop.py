@@ -613,6 +613,9 @@ def test_the_scripted_camera_takes_the_frame_named_for_the_throw_only(tmp_path: 
     shutil.copy(FRAMES / "dice_52.jpg", tmp_path / "dice_63.BAK")
     with pytest.raises(CameraError, match="no frame dice_63.jpg"):
         ScriptedCamera(tmp_path).image_for((6, 3))
+    os.mkfifo(tmp_path / "dice_63.jpeg")  # a pipe of that name: no frame, not a wait
+    with pytest.raises(CameraError, match="no frame dice_63.jpg"):
+        ScriptedCamera(tmp_path).image_for((6, 3))
     shutil.copy(FRAMES / "dice_63.jpg", tmp_path / "dice_63.JPG")
     shown = ScriptedCamera(tmp_path).image_for((3, 6))
     assert np.array_equal(shown, load_image(FRAMES / "dice_63.jpg"))

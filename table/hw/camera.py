@@ -245,10 +245,11 @@ class ScriptedCamera(_Paced):
         if key not in self._cache:
             name = frame_name(key)
             # dice_63.jpg or .png, not dice_63.bak.jpg or dice_63.txt lying beside it
+            # and a regular file: a pipe of that name would hold the camera's thread
             found = sorted(
                 p
                 for p in self.frames_dir.glob(f"{name}.*")
-                if p.stem == name and p.suffix.lower() in IMAGE_SUFFIXES
+                if p.stem == name and p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()
             )
             if not found:
                 raise CameraError(f"{self.frames_dir}: no frame {name}.jpg for the throw {key}")
