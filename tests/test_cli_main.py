@@ -122,3 +122,10 @@ def test_root_does_not_run_the_table_on_another_users_data_folder(
     err = capsys.readouterr().err
     assert "run it as" in err and "sudo -u" in err
     assert list(data.iterdir()) == []
+
+
+def test_the_screen_of_a_service_waiting_for_its_data_folder_fits_the_oled() -> None:
+    from table.service.cli_run import WAITING
+    from table.service.screens import Message, overflow
+
+    assert overflow(Message(*WAITING)) == ()

@@ -223,12 +223,17 @@ DATA_WAIT_S = 5.0
 """How often the service looks again at a data folder another table holds."""
 
 
-def _take_data(data: DataDir) -> int | None:
+WAITING = ("waiting", "data folder in use", "by another dicetable")
+"""The OLED's screen while the service waits for its data folder (title, text, hint)."""
+
+
+def _take_data(data: DataDir, on_wait: Callable[[], object] = lambda: None) -> int | None:
     """Hold the data folder (``DataDir.lock``): None once it is held, else the exit
     status. A run by hand finds it held and says so (``IN_USE``). The service (under
     systemd) waits instead, saying why in its status, until the table that holds it
     stops: exiting, it would be restarted every 2 s until systemd gave up on it
-    (StartLimitBurst), and the table would stay dark after the other had stopped."""
+    (StartLimitBurst), and the table would stay dark after the other had stopped.
+    ``on_wait`` is called once, when the waiting starts (the OLED says so)."""
     from table.notify import SystemdNotifier
     from table.service.resume import DataInUse
 
@@ -248,6 +253,7 @@ def _take_data(data: DataDir) -> int | None:
                         "stop dicetable), or give another --data"
                     )
                 if not said:
+                    on_wait()
                     print(
                         f"dicetable run: {text}; waiting until it stops",
                         file=sys.stderr,
@@ -342,7 +348,14 @@ def run(args: argparse.Namespace) -> int:
             "set table.data_dir, DICETABLE_DATA or --data",
             f"data folder {where}: {exc.strerror or exc}",
         )
-    status = _take_data(data)
+
+    def waiting() -> None:
+        if not args.stand_ins:
+            from table.hw.build import show_fault
+
+            show_fault(display_for_faults(args.config), *WAITING)
+
+    status = _take_data(data, waiting)
     if status is not None:
         return status
     try:
