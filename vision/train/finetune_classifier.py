@@ -210,9 +210,14 @@ def main() -> None:
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    norm = input_norm(args.start)
-    net = FoldedNet(args.start)
-    diff = check_rebuilt(net, args.start, norm)
+    try:
+        norm = input_norm(args.start)
+        net = FoldedNet(args.start)
+        diff = check_rebuilt(net, args.start, norm)
+    except Exception as exc:  # not ONNX, or another network (the locator): one line
+        why = " ".join(f"{type(exc).__name__}: {exc}".split())
+        what = f"--start {args.start}: not a crop network to go on from"
+        raise SystemExit(f"{what} ({why})") from None
     print(f"rebuilt {args.start}: largest logit difference {diff:.2g}", flush=True)
     if diff > 1e-3:
         raise SystemExit("the rebuilt network does not compute what the file does")
