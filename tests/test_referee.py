@@ -1366,8 +1366,9 @@ def test_MN_7_a_mex_says_3_went_into_the_pot() -> None:
 
 def test_MN_12_extreme_pot_doubling_and_growing_are_said() -> None:
     t = start(Settings("mexen", 2, options=opts(rounds=3, variant="extreme")))
-    out = t.throw(1, 1)  # pirate P1; a double adds one of its dice: 1 + 1, twice 1
-    assert isinstance(out.screen, Result) and out.screen.note == "P1 is the pirate  pot x2 = 2"
+    out = t.throw(1, 1)  # pirate P1; a double adds one of its dice: 1 + 1, said as an
+    # addition though the pot is twice as big (it was said "x2", as if 11 doubled it)
+    assert isinstance(out.screen, Result) and out.screen.note == "P1 is the pirate  pot +1 = 2"
     out = t.throw(6, 5)  # 65 doubles the pot
     assert isinstance(out.screen, Result) and out.screen.note == "pot x2 = 4"
     out = t.throw(3, 3)  # the pirate takes 1, the pot grows by 3
@@ -2035,3 +2036,83 @@ def test_MX_9_the_count_chooser_opens_at_the_count_chosen_so_far() -> None:
     out = t.press(HOLD)  # back to mex
     assert isinstance(out.screen, Choose) and out.screen.item.startswith("mex")
     assert t.press(ROLL).log == (Count("mex"),)
+
+
+def _mex_with_cpus_by_hand(cpus: tuple[str, ...], seed: int) -> Table:
+    t = Table.boot(
+        Settings("mex", len(cpus) + 1, cpus=cpus, options=opts(lives=3, max_throws=1)),
+        seed=seed,
+        by_hand=True,
+    )
+    for _ in range(30):
+        if t.press(ROLL).new_game is not None:
+            break
+    assert t.header is not None
+    return t
+
+
+def test_MX_9_a_round_ended_by_a_person_voids_a_cpu_s_decision_to_throw() -> None:
+    """CPU1 had decided to throw (its dice rolled by a person) when P1 ended the round
+    (MX-7 b). The decision outlived the round: the next ROLL read dice at once, and CPU3,
+    last in the tie-break, never chose how it is counted."""
+    t = _mex_with_cpus_by_hand(("normal", "normal", "easy"), seed=2)
+    t.throw(6, 6)
+    for dice in ((5, 5), (3, 1), (4, 4)):
+        t.press(ROLL)  # the CPU decides to throw; a person rolls for it
+        t.throw(*dice)
+    assert t.game.view()["round"] == 2
+    t.press(ROLL)
+    t.throw(4, 1)
+    t.press(ROLL)
+    t.throw(1, 4)
+    t.throw(6, 6)
+    t.press(ROLL)  # CPU1 decides to throw
+    t.press(STOP_LONG)  # P1 threw last and ends the round: a tie-break
+    assert t.game.view()["phase"] == "tiebreak"
+    out = t.press(ROLL)
+    assert out.log == (Count("pips"),), render_text(out.screen)  # CPU3's choice
+    assert not t.ref.waiting
+
+
+def test_MX_7_MX_9_a_cpu_s_decision_not_yet_taken_is_not_said_as_taken() -> None:
+    """On a CPU's turn the other CPUs' decisions wait for ROLL: a long STOP said "CPU1
+    threw last and lets the round go on", and the next ROLL had CPU1 end it; HOLD said
+    "CPU2 chooses the count: mex", and the next ROLL counted pips."""
+    t = start(Settings("mex", 3, cpus=("normal", "normal"), options=opts(lives=3)))
+    t.throw(3, 2)
+    t.press(STOP)
+    t.press(ROLL)  # CPU1 plays
+    said = render_text(t.press(STOP_LONG).screen)  # on CPU2's turn
+    ended = any(isinstance(e, EndRound) for e in t.press(ROLL).log)
+    assert ended == ("CPU1 ends the round: ROLL lets it" in said), said
+    assert ended != ("lets the round go on" in said), said
+
+    t = _mex_with_cpus_by_hand(("easy", "easy"), seed=2)
+    t.throw(6, 6)
+    t.press(ROLL)
+    t.throw(4, 1)
+    t.press(ROLL)
+    t.throw(1, 4)
+    assert t.game.view()["phase"] == "tiebreak"
+    said = render_text(t.press(HOLD).screen)
+    counted = [e for e in t.press(ROLL).log if isinstance(e, Count)]
+    if counted:
+        assert f"counts {counted[0].mode}: ROLL lets it" in said, said
+    else:
+        assert "chooses the count" in said, said
+
+
+def test_MX_10_the_game_end_cuts_no_name_beside_its_points() -> None:
+    """Five seats and two-digit points: a row read "CPU.. 15 pts", whose points?"""
+    from table.service.referee import _points_rows
+    from table.service.screens import overflow
+
+    names = ("P1", "CPU1", "CPU2", "CPU3", "CPU4")
+    points = {"P1": 3, "CPU1": 15, "CPU2": 12, "CPU3": -1, "CPU4": 10}
+    rows = _points_rows("CPU1 wins!", names, points)
+    assert [n for n, _ in rows] == list(names)
+    assert overflow(GameEnd("CPU1 wins!", rows)) == ()
+    assert _points_rows("P1 wins!", ("P1", "P2"), {"P1": 6, "P2": 1}) == (
+        ("P1", "6 pts"),
+        ("P2", "1 pt"),
+    )

@@ -828,7 +828,9 @@ class Referee:
                 return self._note("long STOP", f"no ending a round in {game.header.rules}")
             return self._note("long STOP", "the round cannot be ended now")
         ender = _round_ender(game)
-        if _seat_is_cpu(game, ender):  # MX-7: its decision, taken at once (table.cpu)
+        if _seat_is_cpu(game, ender):  # MX-7: its decision (table.cpu)
+            if isinstance(_cpu_event(game), EndRound):  # on a CPU's turn: not taken yet
+                return self._note("long STOP", f"{ender} ends the round: ROLL lets it")
             return self._note("long STOP", f"{ender} threw last and lets the round go on")
         return self._apply_button(EndRound())
 
@@ -839,7 +841,10 @@ class Referee:
         if rules == "mex":
             if EventKind.COUNT in game.allowed:
                 last = _tiebreak_last(game)
-                if _seat_is_cpu(game, last):  # MX-9: its choice, taken at once (table.cpu)
+                if _seat_is_cpu(game, last):  # MX-9: its choice (table.cpu)
+                    coming = _cpu_event(game)
+                    if isinstance(coming, Count):  # on a CPU's turn: not taken yet
+                        return self._note("HOLD", f"{last} counts {coming.mode}: ROLL lets it")
                     count = (_tiebreak(game.view()) or {}).get("count", "mex")
                     return self._note("HOLD", f"{last} chooses the count: {count}")
                 # opened at the count that holds now: ROLL keeps it (MX-9)
@@ -958,7 +963,11 @@ class Referee:
         if refused is not None:
             return replace(self, game=after)._refused(refused, (event,))
         note = _give_note(game, after, event) if isinstance(event, Give) else ""
-        return replace(self, game=after)._after_event(game, (event,), note=note)
+        # A CPU's decision to throw was for the game as it stood: a person's event since
+        # (a long STOP ending the round) voids it, and the CPU decides again. Kept, the
+        # next ROLL read dice at once, and a CPU's tie-break count was never asked (MX-9).
+        ref = replace(self, game=after, cpu_roll=False)
+        return ref._after_event(game, (event,), note=note)
 
     def _refused(self, refused: Refused, log: tuple[Event, ...]) -> tuple[Referee, Output]:
         ref = self._auto_chooser()
@@ -977,7 +986,7 @@ class Referee:
     ) -> tuple[Referee, Output]:
         """The screen after accepted events: game over, round over, a choice, or the turn."""
         assert self.game is not None
-        news = _throw_news(before.view(), self.game.view()) if thrown else ""
+        news = _throw_news(before.view(), self.game.view(), thrown) if thrown else ""
         if before.header.rules == "mexen" and len(thrown) == 2 and Pair.of(*thrown).name == 31:
             # MN-6, MN-12: void, thrown again (the give's chooser says so in the normal variant)
             news = "  ".join(p for p in ("31 does not count", news) if p)
@@ -1040,7 +1049,7 @@ class Referee:
         rows = _standings(view)
         if game.header.rules == "mex":  # MX-10: round points decide among the rest
             points = {p.get("name"): p.get("points") for p in view.get("players", [])}
-            rows = tuple((n, _pts(points.get(n, ""))) for n, _lives in rows)
+            rows = _points_rows(headline, tuple(n for n, _lives in rows), points)
         detail = _last_round_text(view, game.header.rules)
         end = GameEnd(headline, rows, detail=detail)
         screen: Screen = end
@@ -1408,10 +1417,14 @@ def _describe(event: Event, who: str) -> str:
     return f"{who}: {event.kind.value}"
 
 
-def _throw_news(was: Mapping[str, Any], now: Mapping[str, Any]) -> str:
-    """What a throw did to the pirate and the pot (mexen MN-7, MN-8, MN-12), read from the
-    game's view before and after it: "P1 is the pirate", "pirate P1 now x2", "pirate P1
-    takes 2", "pot +3 = 4", "pot x2 = 8"; parts by importance, "" for nothing."""
+def _throw_news(
+    was: Mapping[str, Any], now: Mapping[str, Any], thrown: tuple[int, ...] = ()
+) -> str:
+    """What the throw ``thrown`` did to the pirate and the pot (mexen MN-7, MN-8, MN-12),
+    read from the game's view before and after it: "P1 is the pirate", "pirate P1 now
+    x2", "pirate P1 takes 2", "pot +3 = 4", "pot x2 = 8"; parts by importance, "" for
+    nothing. Only Mex and 65 double the pot (MN-12): a double adds, though 11 on a pot
+    of 1 (or 22 on 2) makes it twice as big too."""
     if "pot" not in now:  # not mexen
         return ""
     parts: list[str] = []
@@ -1438,7 +1451,8 @@ def _throw_news(was: Mapping[str, Any], now: Mapping[str, Any]) -> str:
             parts.append(f"{'pirate ' if who == name else ''}{who} takes {took}")
     pot_was, pot = was.get("pot"), scored.get("loss") if scored else now.get("pot")
     if isinstance(pot_was, int) and isinstance(pot, int) and pot > pot_was:
-        grew = "x2" if pot == 2 * pot_was else f"+{pot - pot_was}"
+        doubling = len(thrown) == 2 and sorted(thrown) in ([1, 2], [5, 6])
+        grew = "x2" if doubling and pot == 2 * pot_was else f"+{pot - pot_was}"
         parts.append(f"pot {grew} = {pot}")
     return "  ".join(parts)
 
@@ -1463,6 +1477,20 @@ def _give_note(before: Game, after: Game, event: Give) -> str:
     # the receiver's name whole: the giver's turn screen says whose give it was
     full, short = f"{_player(before)} gives {counted} to {event.to}", f"{counted} to {event.to}"
     return full if not overflow(Turn("", full, "")) else short
+
+
+def _points_rows(
+    headline: str, names: tuple[str, ...], points: Mapping[Any, Any]
+) -> tuple[tuple[str, str], ...]:
+    """A mex game end's standings, each name with its round points (MX-10): "15 pts",
+    else "15p", else "15" where the longer words would cut a name ("CPU.. 15 pts":
+    whose points?)."""
+    rows: tuple[tuple[str, str], ...] = ()
+    for said in (_pts, lambda v: f"{v}p", str):
+        rows = tuple((n, said(points.get(n, ""))) for n in names)
+        if not overflow(GameEnd(headline, rows)):
+            break
+    return rows
 
 
 def _pts(points: object) -> str:
