@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import vision.train as train
-from vision.dataset import DatasetError
-from vision.train import guarded, output_path, positive
+from vision.dataset import DatasetError, with_photos
+from vision.train import output_path, positive
 
 
 @pytest.fixture
@@ -95,12 +95,14 @@ def test_counts_must_be_whole_and_positive() -> None:
 
 
 def test_missing_photos_are_one_line_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
-    def main() -> None:
+    """The training scripts' mains run under vision.dataset.with_photos, as bench's does."""
+
+    def main(argv: list[str] | None) -> int:
         raise DatasetError("no labelled photos at /nowhere")
 
-    assert guarded("python -m vision.train.x", main) == 2
+    assert with_photos("python -m vision.train.x", main, None) == 2
     assert capsys.readouterr().err == "python -m vision.train.x: no labelled photos at /nowhere\n"
-    assert guarded("x", lambda: 3) == 3 and guarded("x", lambda: None) == 0
+    assert with_photos("x", lambda argv: 3, None) == 3
 
 
 def test_the_record_takes_paths_among_the_arguments(tmp_path: Path) -> None:

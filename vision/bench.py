@@ -26,7 +26,6 @@ import resource
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classify import CROP_SIDE, Classifier
-from vision.dataset import SETS, DatasetError, LabelledImage, Part, load_set
+from vision.dataset import SETS, DatasetError, LabelledImage, Part, load_set, with_photos
 from vision.reader import PipReader
 from vision.sources import CameraError, load_image
 from vision.types import DieReading
@@ -227,16 +226,6 @@ def reader_with(networks: list[Path] | None) -> PipReader | None:
         print(f"cannot use {what}: {why}", file=sys.stderr)
         return None
     return reader
-
-
-def with_photos(prog: str, run: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
-    """``run(argv)``; a DatasetError (no labelled photos, a broken manifest) is one line
-    on stderr naming ``prog``, and exit 2."""
-    try:
-        return run(argv)
-    except DatasetError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -125,3 +127,13 @@ def load_set(
     if not every:
         raise DatasetError(f"{path} lists no images")
     return [img for i, img in enumerate(every) if in_part(i, part)]
+
+
+def with_photos(prog: str, run: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
+    """``run(argv)``; a DatasetError (no labelled photos, a broken manifest) is one line
+    on stderr naming ``prog``, and exit 2."""
+    try:
+        return run(argv)
+    except DatasetError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2

@@ -40,9 +40,8 @@ from vision.bench import (
     pct,
     reader_with,
     score_image,
-    with_photos,
 )
-from vision.dataset import SETS, LabelledDie, LabelledImage, Part, load_set
+from vision.dataset import SETS, LabelledDie, LabelledImage, Part, load_set, with_photos
 from vision.reader import PipReader
 
 Frame = npt.NDArray[np.uint8]

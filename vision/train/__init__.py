@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 
@@ -96,15 +94,3 @@ def existing_file(text: str) -> Path:
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"no such file: {text}")
     return path
-
-
-def guarded(prog: str, main: Callable[[], int | None]) -> int:
-    """``main()``'s exit status (0 for None), with missing or unreadable labelled photos
-    said in one line naming ``prog`` (exit 2), not a traceback."""
-    from vision.dataset import DatasetError
-
-    try:
-        return main() or 0
-    except DatasetError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2

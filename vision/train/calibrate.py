@@ -20,9 +20,8 @@ import numpy as np
 from vision import reader as R
 from vision.bench import add_classifier_option, grown, holds, reader_with
 from vision.classify import crop
-from vision.dataset import SETS, DatasetError, load_set
+from vision.dataset import SETS, DatasetError, load_set, with_photos
 from vision.pips import PipCount, count_pips
-from vision.train import guarded
 
 ROT = (None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
 
@@ -105,4 +104,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(guarded("python -m vision.train.calibrate", main))
+    raise SystemExit(with_photos("python -m vision.train.calibrate", main, None))

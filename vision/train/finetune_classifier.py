@@ -31,11 +31,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.dataset import with_photos
 from vision.train import (
     MODELS,
     add_output_options,
     existing_file,
-    guarded,
     missing,
     output_path,
     positive,
@@ -176,7 +176,7 @@ def check_rebuilt(net: FoldedNet, path: Path, norm: str) -> float:
     return float(np.abs(np.asarray(dnn.forward()) - ours).max())
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.train.finetune_classifier")
     ap.add_argument("--start", type=existing_file, default=MODELS / "classifier.onnx")
     ap.add_argument("--iters", type=positive, default=3000)
@@ -202,7 +202,7 @@ def main() -> None:
         help="of the negatives, real dice partly covered (train_classifier --covered-share; "
         "the shipped network was trained with 0.25)",
     )
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     out = output_path(args.name, "classifier", args.replace)
     if out.resolve() == args.start.resolve():
         raise SystemExit(f"--name {args.name!r}: that is the network it starts from")
@@ -282,6 +282,8 @@ def main() -> None:
     diff = unfold_file(out, out)
     print(f"wrote {out}; unfolded, largest logit difference {diff:.2g}", flush=True)
 
+    return 0
+
 
 if __name__ == "__main__":
-    raise SystemExit(guarded("python -m vision.train.finetune_classifier", main))
+    raise SystemExit(with_photos("python -m vision.train.finetune_classifier", main, None))

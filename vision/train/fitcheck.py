@@ -17,8 +17,7 @@ import numpy as np
 
 from vision.bench import add_classifier_option, reader_with
 from vision.classify import crop
-from vision.dataset import SETS
-from vision.train import guarded
+from vision.dataset import SETS, with_photos
 from vision.train.common import load_tuning
 
 
@@ -55,4 +54,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(guarded("python -m vision.train.fitcheck", main))
+    raise SystemExit(with_photos("python -m vision.train.fitcheck", main, None))

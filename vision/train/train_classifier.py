@@ -26,7 +26,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.train import add_output_options, existing_file, guarded, missing, output_path, positive
+from vision.dataset import with_photos
+from vision.train import add_output_options, existing_file, missing, output_path, positive
 
 try:
     import torch
@@ -331,7 +332,7 @@ PHOTOS = {
 }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.train.train_classifier")
     ap.add_argument("--iters", type=positive, default=8000)
     ap.add_argument("--batch", type=positive, default=64)
@@ -399,7 +400,7 @@ def main() -> None:
     ap.add_argument("--threads", type=positive, default=2)
     ap.add_argument("--input-norm", choices=NORMS, default="fixed", help="vision.classify")
     ap.add_argument("--seed", type=int, default=SEED)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     out = output_path(args.name, "classifier", args.replace)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -513,6 +514,8 @@ def main() -> None:
     diff = unfold_file(out, out)
     print(f"wrote {out}; unfolded the first layer, largest logit difference {diff:.2g}", flush=True)
 
+    return 0
+
 
 if __name__ == "__main__":
-    raise SystemExit(guarded("python -m vision.train.train_classifier", main))
+    raise SystemExit(with_photos("python -m vision.train.train_classifier", main, None))

@@ -15,7 +15,8 @@ import time
 import cv2
 import numpy as np
 
-from vision.train import add_output_options, guarded, missing, output_path, positive
+from vision.dataset import with_photos
+from vision.train import add_output_options, missing, output_path, positive
 
 try:
     import torch
@@ -148,7 +149,7 @@ def loss_fn(out: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
     return (pos_loss + neg_loss) / npos + reg / npos
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.train.train_locator")
     ap.add_argument("--iters", type=positive, default=3000)
     ap.add_argument("--batch", type=positive, default=16)
@@ -163,7 +164,7 @@ def main() -> None:
         default=0.0,
         help=f"share of patches with dice {BIG_MIN:g}-{BIG_MAX:g} px and nothing to find",
     )
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     out = output_path(args.name, "locator", args.replace)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -233,6 +234,8 @@ def main() -> None:
         },
     )
 
+    return 0
+
 
 if __name__ == "__main__":
-    raise SystemExit(guarded("python -m vision.train.train_locator", main))
+    raise SystemExit(with_photos("python -m vision.train.train_locator", main, None))
