@@ -194,8 +194,8 @@ FRAME_NAME = re.compile(r"(dice_[1-6][1-6]|die_[1-6]|empty)")
 
 
 def frame_files(folder: Path) -> list[Path]:
-    """The frames in ``folder``, named as ``frame_name`` names them (OSError if it cannot
-    be listed)."""
+    """The frames in ``folder``, named as ``frame_name`` names them, with an image's
+    suffix, regular files only (OSError if it cannot be listed)."""
     from vision.sources import IMAGE_SUFFIXES
 
     return sorted(
@@ -239,18 +239,17 @@ class ScriptedCamera(_Paced):
         """Chooses the dice when the table wants a throw and none was made (keyboard play)."""
 
     def image_for(self, dice: tuple[int, ...]) -> Any:
-        from vision.sources import IMAGE_SUFFIXES, CameraError, load_image
+        from vision.sources import CameraError, load_image
 
         key = tuple(sorted(dice, reverse=True))
         if key not in self._cache:
             name = frame_name(key)
-            # dice_63.jpg or .png, not dice_63.bak.jpg or dice_63.txt lying beside it
-            # and a regular file: a pipe of that name would hold the camera's thread
-            found = sorted(
-                p
-                for p in self.frames_dir.glob(f"{name}.*")
-                if p.stem == name and p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()
-            )
+            # dice_63.jpg or .png, not dice_63.bak.jpg or dice_63.txt lying beside it,
+            # nor a pipe of that name, which would hold the camera's thread
+            try:
+                found = [p for p in frame_files(self.frames_dir) if p.stem == name]
+            except OSError:
+                found = []  # a folder gone: no frame, as for a name not in it
             if not found:
                 raise CameraError(f"{self.frames_dir}: no frame {name}.jpg for the throw {key}")
             self._cache[key] = load_image(found[0])
