@@ -238,10 +238,11 @@ def _shift_between(a: Frame, b: Frame, ignore: Frame | None = None) -> tuple[flo
 
 _TEXTURE = 0.5
 """Mean squared gradient (grey levels per pixel, squared), in each direction, below
-which a part of the picture is too plain to measure a shake by. The labelled photos, shrunk to the
-working size, have 0.5 to 38 (medians 4.5 and 10 in the two sets); a plain grey tray
-under sensor noise of 4 grey levels has 0.07. Below it the shake is not undone: on a
-plain tray it changes little beyond the dice's edges anyway."""
+which a part of the picture is too plain to measure a shake by. The labelled photos,
+shrunk to the working size, have 0.5 to 38 over the whole picture (medians 4.5 and 10
+in the two sets); a plain grey tray under sensor noise of 4 grey levels has 0.07.
+Below it the shake is not undone: on a plain tray it changes little beyond the dice's
+edges anyway."""
 _SHIFT_STEPS = 3
 
 

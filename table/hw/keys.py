@@ -168,8 +168,10 @@ class HeldKeys:
             return []
         given = self._given
         self._given = (run.event, run.last)
-        repeating = run.count > 1 and given is not None and given[0] == run.event
-        if repeating and given is not None and run.first - given[1] < self.hold:
+        still_held = (
+            given is not None and given[0] == run.event and run.first - given[1] < self.hold
+        )
+        if run.count > 1 and still_held:
             return []  # the keyboard repeating a key still held down
         return [run.event]
 

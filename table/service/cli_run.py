@@ -161,9 +161,9 @@ def stop_on_signal(stop: Callable[[str], None]) -> Callable[[int, FrameType | No
     return on_signal
 
 
-def _fail(text: str) -> int:
+def _fail(text: str, status: int = 2) -> int:
     print(f"dicetable run: {text}", file=sys.stderr)
-    return 2
+    return status
 
 
 IN_USE = 75
@@ -248,9 +248,10 @@ def _take_data(data: DataDir, on_wait: Callable[[], object] = lambda: None) -> i
                 who = f" (process {exc})" if str(exc) else ""
                 text = f"the data folder {data.root} is in use by another dicetable{who}"
                 if not service.enabled:
-                    return _in_use(
+                    return _fail(
                         f"{text}; stop it first (the service: sudo systemctl "
-                        "stop dicetable), or give another --data"
+                        "stop dicetable), or give another --data",
+                        IN_USE,
                     )
                 if not said:
                     on_wait()
@@ -267,11 +268,6 @@ def _take_data(data: DataDir, on_wait: Callable[[], object] = lambda: None) -> i
                 return _fail(f"cannot lock the data folder {data.root} ({exc.strerror or exc})")
     finally:
         service.close()
-
-
-def _in_use(text: str) -> int:
-    print(f"dicetable run: {text}", file=sys.stderr)
-    return IN_USE
 
 
 def _other_owner(folder: Path) -> str:

@@ -1485,12 +1485,11 @@ def _points_rows(
     """A mex game end's standings, each name with its round points (MX-10): "15 pts",
     else "15p", else "15" where the longer words would cut a name ("CPU.. 15 pts":
     whose points?)."""
-    rows: tuple[tuple[str, str], ...] = ()
-    for said in (_pts, lambda v: f"{v}p", str):
-        rows = tuple((n, said(points.get(n, ""))) for n in names)
-        if not overflow(GameEnd(headline, rows)):
-            break
-    return rows
+    said: tuple[Callable[[object], str], ...] = (_pts, lambda v: f"{v}p", str)
+    ends = (GameEnd(headline, tuple((n, s(points.get(n, ""))) for n in names)) for s in said)
+    end = _fitting(*ends)
+    assert isinstance(end, GameEnd)
+    return end.standings
 
 
 def _pts(points: object) -> str:

@@ -132,8 +132,8 @@ class DataDir:
         """Hold the data folder for as long as this object lives (or until
         :meth:`unlock`), or raise :class:`DataInUse`.
 
-        Two tables on one folder (the service, and ``sudo dicetable run --keys`` beside
-        it) would both resume the unfinished game and append to its one log, each
+        Two tables on one folder (the service, and a ``dicetable run --keys`` started by
+        hand beside it) would both resume the unfinished game and append to its one log, each
         its own events: a log that is neither's game. The lock is the kernel's
         (``flock``) on ``.lock``: it goes with the process however that ends, so
         a power cut or a kill leaves no stale lock."""
