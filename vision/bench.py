@@ -275,7 +275,7 @@ def _main(argv: list[str] | None) -> int:
         report(s, part, run_set(reader, s, part, args.repeat), args.verbose)
     # The recorded 12 MP figure is of a byler photo; a run on matteo alone times one of its.
     big_set = SETS[0] if SETS[0] in args.sets else args.sets[0]
-    if not args.no_big and args.sets and (some := load_set(big_set, part)):
+    if not args.no_big and (some := load_set(big_set, part)):
         img = some[0]
         frame = _imread(img)
         big = np.asarray(cv2.resize(frame, (4000, 3000), interpolation=cv2.INTER_CUBIC), np.uint8)

@@ -18,7 +18,8 @@ try:
 except ImportError as exc:  # the train extra is not installed
     raise SystemExit(missing(exc)) from None
 
-from vision.dataset import SETS, DatasetError, LabelledImage, Part, load_set
+from vision.bench import _imread
+from vision.dataset import SETS, LabelledImage, Part, load_set
 
 SEED = 20261129
 REPO = Path(__file__).resolve().parents[2]
@@ -69,9 +70,7 @@ def load_tuning(part: Part = "tune") -> list[Photo]:
         ]
         fallback = float(np.median(big)) if big else 40.0
         for im in imgs:
-            image = cv2.imread(str(im.path), cv2.IMREAD_COLOR)
-            if image is None:
-                raise DatasetError(f"{im.path}: listed in the manifest, but cannot be read")
+            image = _imread(im)
             photos.append(
                 Photo(
                     f"{set_name}/{im.name}",
