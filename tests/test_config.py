@@ -182,7 +182,7 @@ BAD: list[tuple[str, str]] = [
         "(allowed: a different GPIO pin for each button)",
     ),
     ("[buttons]\npull_up = 1", "buttons.pull_up: 1 is not a boolean (allowed: true or false)"),
-    ("[buttons]\nbounce_ms = 900", "buttons.bounce_ms: 900 is out of range (allowed: 0-500)"),
+    ("[buttons]\nbounce_ms = 150", "buttons.bounce_ms: 150 is out of range (allowed: 0-100)"),
     ("[buttons]\nbounce_ms = 2.5", "buttons.bounce_ms: 2.5 is not an integer"),
     ("[buttons]\nlong_press_s = 0", "buttons.long_press_s: 0 is out of range (allowed: 0.1-10)"),
     (

@@ -45,7 +45,11 @@ def rig(
         buttons.close()
 
 
-def events(q: queue.Queue[TableEvent]) -> list[TableEvent]:
+def events(q: queue.Queue[TableEvent], buttons: GpioButtons | None = None) -> list[TableEvent]:
+    """What is on the queue, once every contact has rested (by the fake clock: a test
+    moves it on past the bounce window after the last edge it means)."""
+    if buttons is not None:
+        assert buttons.wait_rested(10), "a contact never rested"
     out = []
     while True:
         try:
@@ -62,20 +66,21 @@ def press(factory: MockFactory, clock: FakeClock, pin: int, held_s: float) -> No
 
 
 def test_short_press_is_one_event_on_release(rig, factory, clock) -> None:
-    _, q = rig
+    buttons, q = rig
     factory.pin(17).drive_low()
     clock.advance(0.1)
-    assert events(q) == []  # nothing while held
+    assert events(q, buttons) == []  # nothing while held
     factory.pin(17).drive_high()
-    assert events(q) == [ButtonPress(Button.ROLL, Press.SHORT)]
+    clock.advance(0.05)
+    assert events(q, buttons) == [ButtonPress(Button.ROLL, Press.SHORT)]
 
 
 def test_each_button_on_its_pin(rig, factory, clock) -> None:
-    _, q = rig
+    buttons, q = rig
     press(factory, clock, 27, 0.1)
     press(factory, clock, 22, 0.1)
     press(factory, clock, 17, 0.1)
-    assert events(q) == [
+    assert events(q, buttons) == [
         ButtonPress(Button.HOLD),
         ButtonPress(Button.STOP),
         ButtonPress(Button.ROLL),
@@ -83,13 +88,13 @@ def test_each_button_on_its_pin(rig, factory, clock) -> None:
 
 
 def test_long_and_very_long(rig, factory, clock) -> None:
-    _, q = rig
+    buttons, q = rig
     press(factory, clock, 22, 0.99)
     press(factory, clock, 22, 1.0)
     press(factory, clock, 22, 2.9)
     press(factory, clock, 22, 3.0)
     press(factory, clock, 22, 12.0)
-    assert [e.press for e in events(q)] == [  # type: ignore[union-attr]
+    assert [e.press for e in events(q, buttons)] == [  # type: ignore[union-attr]
         Press.SHORT,
         Press.LONG,
         Press.LONG,
@@ -99,7 +104,7 @@ def test_long_and_very_long(rig, factory, clock) -> None:
 
 
 def test_contact_bounce_is_ignored(rig, factory, clock) -> None:
-    _, q = rig
+    buttons, q = rig
     pin = factory.pin(17)
     # bounce on the way down: low, high, low within a few ms
     pin.drive_low()
@@ -114,14 +119,15 @@ def test_contact_bounce_is_ignored(rig, factory, clock) -> None:
     pin.drive_low()
     clock.advance(0.003)
     pin.drive_high()
-    assert events(q) == [ButtonPress(Button.ROLL, Press.SHORT)]
+    clock.advance(0.05)
+    assert events(q, buttons) == [ButtonPress(Button.ROLL, Press.SHORT)]
 
 
 def test_two_real_presses_after_the_bounce_window_count_twice(rig, factory, clock) -> None:
-    _, q = rig
+    buttons, q = rig
     press(factory, clock, 27, 0.05)
     press(factory, clock, 27, 0.05)
-    assert events(q) == [ButtonPress(Button.HOLD), ButtonPress(Button.HOLD)]
+    assert events(q, buttons) == [ButtonPress(Button.HOLD), ButtonPress(Button.HOLD)]
 
 
 def test_held_through_a_screen_change_fires_once(rig, factory, clock) -> None:
@@ -131,11 +137,12 @@ def test_held_through_a_screen_change_fires_once(rig, factory, clock) -> None:
     pin.drive_low()
     for _ in range(5):  # screens change while it is held; no event comes
         clock.advance(0.2)
-        assert events(q) == []
+        assert events(q, buttons) == []
     pin.drive_high()
-    assert events(q) == [ButtonPress(Button.ROLL, Press.LONG)]
+    clock.advance(0.05)
+    assert events(q, buttons) == [ButtonPress(Button.ROLL, Press.LONG)]
     clock.advance(1.0)
-    assert events(q) == []
+    assert events(q, buttons) == []
 
 
 def test_held_since_before_start_does_not_fire(factory, clock) -> None:
@@ -146,9 +153,10 @@ def test_held_since_before_start_does_not_fire(factory, clock) -> None:
     try:
         clock.advance(0.5)
         factory.pin(22).drive_high()
-        assert events(q) == []
+        clock.advance(0.05)
+        assert events(q, buttons) == []
         press(factory, clock, 22, 0.1)
-        assert events(q) == [ButtonPress(Button.STOP)]
+        assert events(q, buttons) == [ButtonPress(Button.STOP)]
     finally:
         buttons.close()
 
@@ -165,7 +173,7 @@ def test_pins_and_timing_from_config(factory, clock) -> None:
         clock.advance(0.08)  # inside this config's 100 ms bounce window
         pin.drive_high()
         clock.advance(0.3)
-        assert events(q) == [ButtonPress(Button.STOP, Press.LONG)]
+        assert events(q, buttons) == [ButtonPress(Button.STOP, Press.LONG)]
     finally:
         buttons.close()
 
@@ -181,29 +189,38 @@ def test_a_button_held_down_for_minutes_floods_nothing_and_blocks_no_other(
 ) -> None:
     """A glass resting on ROLL: nothing comes while it lies there, HOLD and STOP work as
     ever, and lifting it is one very long press."""
-    _, q = rig
+    buttons, q = rig
     factory.pin(17).drive_low()
     for _ in range(3):
         clock.advance(120.0)
         press(factory, clock, 27, 0.1)
         press(factory, clock, 22, 1.2)
-    assert events(q) == [ButtonPress(Button.HOLD), ButtonPress(Button.STOP, Press.LONG)] * 3
+    assert (
+        events(q, buttons)
+        == [
+            ButtonPress(Button.HOLD),
+            ButtonPress(Button.STOP, Press.LONG),
+        ]
+        * 3
+    )
     clock.advance(600.0)
     factory.pin(17).drive_high()
-    assert events(q) == [ButtonPress(Button.ROLL, Press.VERY_LONG)]
+    clock.advance(0.05)
+    assert events(q, buttons) == [ButtonPress(Button.ROLL, Press.VERY_LONG)]
 
 
 def test_two_buttons_pressed_together_are_two_presses_in_the_order_let_go(
     rig, factory, clock
 ) -> None:
-    _, q = rig
+    buttons, q = rig
     factory.pin(17).drive_low()
     factory.pin(22).drive_low()
     clock.advance(1.5)
     factory.pin(22).drive_high()
     clock.advance(0.1)
     factory.pin(17).drive_high()
-    assert events(q) == [
+    clock.advance(0.05)
+    assert events(q, buttons) == [
         ButtonPress(Button.STOP, Press.LONG),
         ButtonPress(Button.ROLL, Press.LONG),
     ]
@@ -219,22 +236,88 @@ def _chatter_to(pins: list[Any], clock: Any, down: bool) -> None:
 
 
 def test_two_buttons_bouncing_at_once_are_one_press_each(rig, factory, clock) -> None:
-    _, q = rig
+    buttons, q = rig
     pins = [factory.pin(17), factory.pin(27)]  # ROLL, HOLD
     _chatter_to(pins, clock, down=True)
     clock.advance(0.3)
     _chatter_to(pins, clock, down=False)
     clock.advance(0.5)
-    assert events(q) == [ButtonPress(Button.ROLL), ButtonPress(Button.HOLD)]
+    assert events(q, buttons) == [ButtonPress(Button.ROLL), ButtonPress(Button.HOLD)]
 
 
-def test_tracker_lost_release_restarts_the_press() -> None:
-    tr = PressTracker(PressTiming(bounce_s=0.03, long_s=1.0, very_long_s=3.0))
-    tr.down(0.0)
-    tr.up(0.01)  # lost in the bounce window: still down
-    assert tr.is_down
-    tr.down(5.0)  # the next press starts again rather than reading 5 s held
-    assert tr.up(5.2) is Press.SHORT
+def test_tracker_takes_the_level_the_contact_rests_at() -> None:
+    """An edge closer than the bounce window to the last one used to be dropped even
+    when it was the level the contact came to rest at: a STOP held 3.5 s whose contacts
+    opened once 35 ms after the touch was a short press (it stood instead of the end-game
+    menu), a 2 ms opening during a long hold sent the press early, and a release that
+    chattered for 70 ms was two presses. Times in seconds; the bounce window is 30 ms."""
+    timing = PressTiming(bounce_s=0.03, long_s=1.0, very_long_s=3.0)
+
+    tr = PressTracker(timing)  # closes, opens at 35 ms, closes again 5 ms later
+    assert tr.edge(True, 0.0) is None and tr.edge(False, 0.035) is None
+    assert tr.edge(True, 0.040) is None and tr.rest(0.070) is None and tr.is_down
+    assert tr.edge(False, 3.54) is None and tr.rest(3.56) is None  # not yet rested
+    assert tr.rest(3.58) is Press.VERY_LONG and not tr.is_down
+
+    tr = PressTracker(timing)  # held 3.5 s, open for 2 ms at 1.2 s
+    tr.edge(True, 0.0)
+    assert tr.rest(0.03) is None and tr.is_down
+    assert tr.edge(False, 1.2) is None and tr.edge(True, 1.202) is None
+    assert tr.rest(1.3) is None and tr.is_down
+    tr.edge(False, 3.5)
+    assert tr.rest(3.6) is Press.VERY_LONG
+
+    tr = PressTracker(timing)  # let go after 300 ms, chattering 10 ms apart for 70 ms
+    tr.edge(True, 0.0)
+    for k, t in enumerate([0.30, 0.31, 0.32, 0.33, 0.34, 0.35, 0.37]):
+        assert tr.edge(k % 2 == 1, t) is None
+    assert tr.rest(0.40) is Press.SHORT and tr.rest(5.0) is None  # one press, from 0.30
+
+    tr = PressTracker(timing)  # shorter than the bounce window: no press at all
+    tr.edge(True, 0.0)
+    tr.edge(False, 0.02)
+    assert tr.rest(1.0) is None and not tr.is_down
+
+    tr = PressTracker(timing)  # a release with no press before it (held at the start)
+    tr.edge(False, 0.0)
+    assert tr.rest(1.0) is None
+
+    tr = PressTracker(timing)  # the next edge, well after the last, settles the level too
+    tr.edge(True, 0.0)
+    tr.edge(False, 0.5)
+    assert tr.edge(True, 0.8) is Press.SHORT  # pressed again before anyone asked
+    tr.edge(False, 2.0)
+    assert tr.rest(2.1) is Press.LONG
+
+    tr = PressTracker(PressTiming(bounce_s=0.0))  # no debounce: every edge counts at once
+    assert tr.edge(True, 0.0) is None and tr.edge(False, 0.001) is Press.SHORT
+
+
+def test_a_release_that_chatters_is_one_press_on_the_pins(rig, factory, clock) -> None:
+    buttons, q = rig
+    pin = factory.pin(17)
+    pin.drive_low()
+    clock.advance(0.3)
+    for _ in range(3):  # let go, chattering for 60 ms, 20 ms apart
+        pin.drive_high()
+        clock.advance(0.02)
+        pin.drive_low()
+        clock.advance(0.02)
+    pin.drive_high()
+    clock.advance(0.05)
+    assert events(q, buttons) == [ButtonPress(Button.ROLL)]
+    pin = factory.pin(22)  # STOP held 3.5 s, its contact open for 2 ms at 1.2 s
+    pin.drive_low()
+    clock.advance(1.2)
+    pin.drive_high()
+    clock.advance(0.002)
+    pin.drive_low()
+    clock.advance(0.1)
+    assert events(q, buttons) == []  # not sent early
+    clock.advance(2.2)
+    pin.drive_high()
+    clock.advance(0.05)
+    assert events(q, buttons) == [ButtonPress(Button.STOP, Press.VERY_LONG)]
 
 
 # -- the stand-ins: keyboard and script ------------------------------------------

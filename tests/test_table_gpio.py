@@ -157,6 +157,7 @@ def test_a_button_pressed_at_the_wrong_moment_answers_on_the_oled(
         factory.pin(cfg.hold).drive_low()  # HOLD in mexico means nothing
         clock.t += 0.1
         factory.pin(cfg.hold).drive_high()
+        clock.t += 0.3
         deadline = time.monotonic() + 10
         while loop.outputs == before and time.monotonic() < deadline:
             time.sleep(0.005)
@@ -309,6 +310,8 @@ def test_a_table_stopped_with_a_button_held_starts_again_without_that_press(
         factory.pin(cfg.hold).drive_low()
         clock.t += 0.1
         factory.pin(cfg.hold).drive_high()
+        clock.t += 0.3
+        assert buttons.wait_rested(30)
         assert loop.wait_idle(30)
     finally:
         loop.put(Quit("test over"))

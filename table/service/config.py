@@ -50,6 +50,10 @@ class CpuDice(StrEnum):
     TABLE = "table"
 
 
+MAX_BOUNCE_MS = 100
+"""A press shorter than the bounce window is not counted: a brisk tap lasts about 100 ms."""
+
+
 @dataclass(frozen=True)
 class ButtonsConfig:
     roll: int = 17
@@ -320,7 +324,7 @@ def _buttons(raw: object) -> ButtonsConfig:
         hold=pins["hold"],
         stop=pins["stop"],
         pull_up=_bool(s.key("pull_up"), r["pull_up"]) if s.has("pull_up") else d.pull_up,
-        bounce_ms=_int(s.key("bounce_ms"), r["bounce_ms"], 0, 500)
+        bounce_ms=_int(s.key("bounce_ms"), r["bounce_ms"], 0, MAX_BOUNCE_MS)
         if s.has("bounce_ms")
         else d.bounce_ms,
         long_press_s=long_s,
