@@ -636,3 +636,135 @@ def test_an_oled_that_fails_mid_game_leaves_the_recording_whole(tmp_path: Path) 
     assert errors.getvalue().count("display: working again") == 1
     assert recorder.shown == 4
     loop.close()
+
+
+class RecordingBus(FlakyBus):
+    """A FlakyBus that keeps the commands sent (register 0x00; 0x40 is picture data)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.commands: list[int] = []
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        super().write_i2c_block_data(address, register, data)
+        if register == 0x00:
+            self.commands += data
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _oled_on(bus: FlakyBus, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``open_oled`` finds an I2C bus and builds luma's ssd1306 on ``bus``."""
+    from luma.core.interface import serial
+
+    from table.hw import display
+
+    real_i2c = serial.i2c
+    (tmp_path / "i2c-1").touch()
+    monkeypatch.setattr(display, "I2C_DEV", str(tmp_path / "i2c-{port}"))
+    monkeypatch.setattr(serial, "i2c", lambda port, address: real_i2c(bus=bus, address=address))
+
+
+def test_an_oled_that_lost_its_power_is_set_up_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """luma sends an SSD1306 its set-up (charge pump on, display on) only when it builds
+    the device. After a power dip the panel starts dark: the pictures written after it
+    came back were taken, "display: working again" was said, and the OLED stayed black."""
+    from table.hw.display import DisplayError, OledDisplay, open_oled
+    from table.service.config import DisplayConfig
+
+    bus = RecordingBus()
+    _oled_on(bus, monkeypatch, tmp_path)
+    cfg = DisplayConfig()
+    clock = Clock()
+    oled = OledDisplay(cfg, oled=open_oled(cfg), clock=clock, retry_s=5.0)
+    picture = screens.render(SCREENS[0])
+    oled.show(picture)
+    assert 0xAF in bus.commands  # display on, at the start
+    bus.fail = True
+    with pytest.raises(Exception, match="I2C device not found"):
+        oled.show(picture)
+    bus.fail = False
+    bus.commands.clear()
+    clock.t += 1.0
+    with pytest.raises(DisplayError):  # not tried again this soon
+        oled.show(picture)
+    assert bus.commands == []
+    clock.t += 5.0
+    oled.show(picture)
+    assert bus.commands[:1] == [0xE3]  # asked first with a command that does nothing
+    assert {0x8D, 0x14, 0xAF} <= set(bus.commands)  # charge pump on, display on
+    bus.commands.clear()
+    oled.show(picture)  # working: no set-up again
+    assert 0xAF not in bus.commands
+    oled.close()
+
+
+def test_an_oled_missing_at_the_start_on_a_pi_is_tried_again_not_printed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """On a Pi whose OLED did not answer at the start, every screen went to the journal
+    as a text box and the OLED stayed dark for the whole evening, even once its wire was
+    pushed back. Now the table says it once, and the screen shown when the OLED answers
+    is the one the game is at."""
+    from table.hw import build as build_module
+    from table.hw.display import OledDisplay
+    from table.service.config import CameraConfig, Config
+    from table.service.demo import DEMO_SETTINGS
+    from table.service.loop import TableLoop
+    from table.service.ports import Button, ButtonPress, Tick
+    from table.service.referee import Settings
+    from table.service.resume import DataDir
+
+    bus = RecordingBus()
+    bus.fail = True
+    _oled_on(bus, monkeypatch, tmp_path)
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
+    monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
+    out = io.StringIO()
+    parts = build_module.build(
+        Config(camera=CameraConfig(source=f"folder:{FRAMES}")), keys=True, text_out=out
+    )
+    try:
+        assert isinstance(parts.display, OledDisplay)
+        assert "not answering" in parts.summary and "tried again every 5 s" in parts.summary
+    finally:
+        parts.display.close()
+        if parts.camera is not None:
+            parts.camera.close()
+
+    clock = Clock()
+    oled = OledDisplay(parts.display.cfg, clock=clock, retry_s=5.0)
+    errors = io.StringIO()
+    loop = TableLoop(
+        data=DataDir(tmp_path / "data"),
+        settings=Settings.from_json(DEMO_SETTINGS["mexico"]),
+        buttons=None,
+        display=oled,
+        camera=None,
+        errors=errors,
+        clock=clock,
+    )
+    loop.boot()
+    assert loop.handle(ButtonPress(Button.HOLD))
+    clock.t += 6.0
+    assert loop.handle(Tick(clock.t))
+    assert errors.getvalue().count("display:") == 1 and "not answering" in errors.getvalue()
+    assert out.getvalue() == ""  # nothing printed
+    bus.fail = False
+    clock.t += 6.0
+    assert loop.handle(Tick(clock.t))
+    assert "display: working again" in errors.getvalue()
+    assert oled.oled is not None and loop.referee is not None
+    assert {0x8D, 0x14, 0xAF} <= set(bus.commands)
+    assert loop.display_fault is None and loop.shown is not None
+    assert loop.shown.screen == loop.referee.screen  # the menu's next choice, not the boot's
+    loop.close()

@@ -28,9 +28,10 @@ from PIL import Image
 
 from table.hw.camera import ScriptedCamera, SourceCamera
 from table.hw.display import (
+    OLED_RETRY_S,
     DisplayError,
-    LumaDisplay,
     NullDisplay,
+    OledDisplay,
     TerminalDisplay,
     open_oled,
 )
@@ -262,16 +263,22 @@ def build(
     recorder: TerminalDisplay | None = None
     driver = cfg.display.driver
     if driver in (DisplayDriver.SSD1306, DisplayDriver.SH1106) and not force_stand_ins:
+        oled: OledDisplay | None = None
         try:
-            oled: LumaDisplay = open_oled(cfg.display)
+            oled = OledDisplay(cfg.display, oled=open_oled(cfg.display))
+        except DisplayError as exc:
+            if _on_a_pi():  # the service's screens would go to the journal, the OLED dark
+                oled = OledDisplay(cfg.display)
+                notes.append(f"{exc}: tried again every {OLED_RETRY_S:g} s")
+            else:
+                recorder = TerminalDisplay(out=text_out, png_dir=png_dir, gif_path=gif_path)
+                display = recorder
+                notes.append(f"{exc}: display in the terminal")
+        if oled is not None:
             display = oled
             if png_dir is not None or gif_path is not None:
                 recorder = TerminalDisplay(out=None, png_dir=png_dir, gif_path=gif_path)
                 display = TeeDisplay(oled, recorder)
-        except DisplayError as exc:
-            recorder = TerminalDisplay(out=text_out, png_dir=png_dir, gif_path=gif_path)
-            display = recorder
-            notes.append(f"{exc}: display in the terminal")
     elif driver is DisplayDriver.NONE and png_dir is None and gif_path is None:
         display = NullDisplay()
     else:

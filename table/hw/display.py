@@ -2,6 +2,8 @@
 
 * :class:`LumaDisplay`: a luma device; built lazily from the config
   (:func:`open_oled`), or luma's ``dummy`` device in tests (it keeps the last image).
+* :class:`OledDisplay`: the real OLED, opened when it answers and set up again after
+  a fault (an OLED that lost its power comes back dark).
 * :class:`TerminalDisplay`: prints each new screen as text, saves each distinct
   frame as a PNG and, on close, an animated GIF of them all.
 * :class:`NullDisplay`: no display.
@@ -36,11 +38,18 @@ def _as_mono(image: Image.Image) -> Image.Image:
 
 
 class LumaDisplay:
-    """Any luma device (ssd1306, sh1106, dummy)."""
+    """Any luma device (ssd1306, sh1106, dummy). ``wake`` sends a real OLED its set-up
+    again; without one (the dummy device) waking does nothing."""
 
-    def __init__(self, device: Any) -> None:
+    def __init__(self, device: Any, wake: Callable[[], Any] | None = None) -> None:
         self.device = device
         self.shown = 0
+        self._wake = wake
+
+    def wake(self) -> None:
+        """Set the device up again, as at its start (raises while it does not answer)."""
+        if self._wake is not None:
+            self.device = self._wake()
 
     def show(self, image: Image.Image) -> None:
         mono = _as_mono(image)
@@ -82,14 +91,91 @@ def open_oled(cfg: DisplayConfig) -> LumaDisplay:
     except Exception as exc:
         raise DisplayError(f"display: no {where} ({_short(exc)})") from None
     kind = sh1106 if cfg.driver is DisplayDriver.SH1106 else ssd1306
+
+    def set_up() -> Any:
+        # A command that does nothing first: while nothing answers, no device is built
+        # (luma keeps each one it builds until the process ends).
+        serial.command(NOP)
+        return kind(serial, width=DISPLAY_SIZE[0], height=DISPLAY_SIZE[1], rotate=cfg.rotate)
+
     try:
-        device = kind(serial, width=DISPLAY_SIZE[0], height=DISPLAY_SIZE[1], rotate=cfg.rotate)
+        device = set_up()
     except Exception as exc:
+        with contextlib.suppress(Exception):
+            serial.cleanup()
         raise DisplayError(
             f"display: {cfg.driver.value} at {where} not answering ({_short(exc)}; "
             "check the wiring and display.i2c_address)"
         ) from None
-    return LumaDisplay(device)
+    return LumaDisplay(device, wake=set_up)
+
+
+NOP = 0xE3
+"""The command that does nothing, on both the SSD1306 and the SH1106."""
+
+OLED_RETRY_S = 5.0
+"""How often an OLED that is not answering is tried again."""
+
+
+class OledDisplay:
+    """The OLED on I2C, as the table uses it: opened at the first screen if it was not
+    there at the start, and set up again after a screen it failed to take (a loose wire
+    or a power dip: an SSD1306 that lost its power comes back dark, and luma sends the
+    set-up only when it builds the device). While it does not answer, ``show`` raises
+    :class:`DisplayError` at once, trying again at most every ``retry_s``; the loop says
+    the fault once and sends the screen again at its next tick."""
+
+    def __init__(
+        self,
+        cfg: DisplayConfig,
+        *,
+        oled: LumaDisplay | None = None,
+        opener: Callable[[DisplayConfig], LumaDisplay] = open_oled,
+        clock: Callable[[], float] = time.monotonic,
+        retry_s: float = OLED_RETRY_S,
+    ) -> None:
+        self.cfg = cfg
+        self.oled = oled
+        self.opener = opener
+        self.clock = clock
+        self.retry_s = retry_s
+        self._stale = False  # it failed a screen: set it up before the next
+        self._tried_at: float | None = None
+        self._why = "not answering"
+
+    def _ready(self) -> LumaDisplay:
+        oled = self.oled
+        if oled is not None and not self._stale:
+            return oled
+        now = self.clock()
+        if self._tried_at is not None and now - self._tried_at < self.retry_s:
+            raise DisplayError(self._why)
+        self._tried_at = now
+        try:
+            if oled is None:
+                oled = self.oled = self.opener(self.cfg)
+            else:
+                oled.wake()
+        except Exception as exc:
+            # The loop says "display: DisplayError: ..." already.
+            why = str(exc) if isinstance(exc, DisplayError) else f"not answering ({_short(exc)})"
+            self._why = why.removeprefix("display: ")
+            raise DisplayError(self._why) from None
+        self._stale = False
+        return oled
+
+    def show(self, image: Image.Image) -> None:
+        oled = self._ready()
+        try:
+            oled.show(image)
+        except Exception:
+            self._stale = True
+            self._tried_at = self.clock()
+            raise
+
+    def close(self) -> None:
+        if self.oled is not None:
+            self.oled.close()
 
 
 def _short(exc: BaseException) -> str:

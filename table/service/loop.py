@@ -354,7 +354,8 @@ class TableLoop:
     def show(self, screen: screens.Screen) -> None:
         """Put ``screen`` on the display. A display that fails to take it (a loose I2C
         wire: "Remote I/O error") is said once in the journal and the table goes on; the
-        screen is sent again at the next call, and the journal says when it works again."""
+        screen is sent again at the next call or tick, and the journal says when it works
+        again."""
         if self.shown is not None and self.shown.screen == screen and self.display_fault is None:
             return
         image: Image.Image = screens.render(screen)
@@ -423,6 +424,8 @@ class TableLoop:
             self._error(f"camera: {event.reason}")
             self._take(*ref.on_camera_failed(event.reason))
         elif isinstance(event, Tick):
+            if self.display_fault is not None and self.shown is not None:
+                self.show(self.shown.screen)  # it may answer again (a wire pushed back)
             if self.camera_stalled():
                 # A camera read that hangs cannot be undone from here: let the
                 # watchdog lapse, so systemd restarts the table and it resumes.
