@@ -700,6 +700,42 @@ def test_a_live_camera_drops_its_old_frames_when_dice_are_wanted_again() -> None
         cam.close()
 
 
+def test_a_reader_slower_than_the_camera_gets_no_backlog_of_old_frames() -> None:
+    """Frames the loop has not dealt with yet are at most two: a reader taking more than
+    a second a frame had the camera go on anyway, and frames seconds old queued up ahead
+    of the buttons (nine after 12 s at 1.5 s a frame)."""
+    import queue
+
+    import numpy as np
+
+    from table.hw.camera import IN_FLIGHT, SourceCamera
+    from table.service.ports import TableEvent
+
+    class LiveSource:
+        def read(self) -> Any:
+            return np.zeros((8, 8, 3), np.uint8)
+
+        def close(self) -> None:
+            pass
+
+    q: queue.Queue[TableEvent] = queue.Queue()
+    cam = SourceCamera("usb:0", fps=50)
+    cam.source = LiveSource()
+    cam.start(q.put)
+    try:
+        cam.want(True)
+        got = [q.get(timeout=10) for _ in range(IN_FLIGHT)]
+        assert all(isinstance(e, Frame) for e in got)
+        with pytest.raises(queue.Empty):
+            q.get(timeout=2.5)  # the reader is still on them: no third
+        cam.frame_done()
+        assert isinstance(q.get(timeout=10), Frame)  # one dealt with: one more
+        with pytest.raises(queue.Empty):
+            q.get(timeout=0.5)
+    finally:
+        cam.close()
+
+
 def test_a_failed_camera_is_opened_again_when_dice_are_next_wanted(tmp_path: Path) -> None:
     """After a camera failure the table says "ROLL: try again", so a try must open the
     camera again: one plugged back in (here: a folder of frames that appears) gives

@@ -21,6 +21,7 @@ from typing import Any
 from table.service.ports import CameraFailed, Frame, Put
 
 IN_FLIGHT = 2
+SLOT_WAIT_S = 30.0
 
 
 class _Paced:
@@ -53,14 +54,19 @@ class _Paced:
         self._wanted.clear()
 
     def _wait_turn(self) -> bool:
-        """Wait until wanted and a slot is free; False when stopping."""
+        """Wait until wanted and a slot is free; False when stopping. A reader slower
+        than the camera (a second a frame) is waited for: going on after a second queued
+        ever older frames ahead of the buttons. Only a slot not given back for
+        ``SLOT_WAIT_S`` (a frame the loop never dealt with) is taken as free."""
+        waited = 0.0
         while not self._stop.is_set():
             if not self._wanted.wait(0.2):
                 continue
-            if self._slots.acquire(timeout=1.0):
+            if self._slots.acquire(timeout=0.2):
                 return not self._stop.is_set()
-            # The loop never said frame_done (an old consumer): go on anyway.
-            return not self._stop.is_set()
+            waited += 0.2
+            if waited >= SLOT_WAIT_S:
+                return not self._stop.is_set()
         return False
 
     def _start(self, target: Callable[[Put], None], put: Put, name: str) -> None:
