@@ -768,3 +768,39 @@ def test_an_oled_missing_at_the_start_on_a_pi_is_tried_again_not_printed(
     assert loop.display_fault is None and loop.shown is not None
     assert loop.shown.screen == loop.referee.screen  # the menu's next choice, not the boot's
     loop.close()
+
+
+def test_a_button_pin_held_by_another_program_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    factory: Any,
+) -> None:
+    """A pin already in use ("GPIO busy" from lgpio) was said as "buttons: no GPIO
+    (error: 'GPIO busy'); --keys plays with the keyboard": no pin, no setting, and a
+    keyboard the Pi's service does not have."""
+    from gpiozero import Button as GpioButton
+
+    from table.cli import main
+    from table.hw import build as build_module
+    from table.hw.buttons import GpioButtons, PinUnusable
+    from table.service.config import ButtonsConfig
+
+    other = GpioButton(27, pin_factory=factory)  # another program's hold on GPIO 27
+    try:
+        with pytest.raises(PinUnusable, match=r"^buttons\.hold = 27: .*in use"):
+            GpioButtons(ButtonsConfig(), pin_factory=factory)
+        assert GpioButtons(ButtonsConfig(hold=5), pin_factory=factory).close() is None
+
+        model = tmp_path / "model"
+        model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
+        monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
+        conf = tmp_path / "dicetable.toml"
+        conf.write_text(f'[camera]\nsource = "folder:{FRAMES}"\n[display]\ndriver = "none"\n')
+        code = main(["run", "--config", str(conf), "--data", str(tmp_path / "data")])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1
+        assert "buttons.hold = 27" in err and "another program" in err
+        assert "no GPIO" not in err and "--keys" not in err
+    finally:
+        other.close()

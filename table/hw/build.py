@@ -117,16 +117,23 @@ class RandomThrows:
 
 
 class GpioUnavailable(RuntimeError):
-    """The GPIO buttons cannot be used here; ``str(err)`` says why, in one line."""
+    """The GPIO buttons cannot be used here; ``str(err)`` says why, in one line.
+    ``pin``: the GPIO is there, one button's pin is not to be had."""
+
+    def __init__(self, why: str, *, pin: bool = False) -> None:
+        super().__init__(why)
+        self.pin = pin
 
 
 def _gpio_buttons(cfg: Config) -> Buttons:
-    from table.hw.buttons import GpioButtons
+    from table.hw.buttons import GpioButtons, PinUnusable
 
     with warnings.catch_warnings(record=True) as tried:
         warnings.simplefilter("always")  # gpiozero warns about each pin factory it tries
         try:
             return GpioButtons(cfg.buttons)
+        except PinUnusable as exc:
+            raise GpioUnavailable(_short(str(exc)), pin=True) from None
         except Exception as exc:
             # gpiozero's own error ("Unable to load any default pin factory!") hides why:
             # that is in the warning of the first factory tried (lgpio on a Pi).
@@ -256,7 +263,8 @@ def build(
                     camera.close()
                 raise
             buttons = KeyButtons()
-            notes.append(f"no GPIO here ({exc}): keyboard buttons ({KEYS_HELP})")
+            where = f"pin {exc}" if exc.pin else f"no GPIO here ({exc})"
+            notes.append(f"{where}: keyboard buttons ({KEYS_HELP})")
 
     # -- display
     display: Display

@@ -104,6 +104,24 @@ class PressTracker:
         return self._down_at is not None
 
 
+class PinUnusable(RuntimeError):
+    """One button's pin cannot be had (in use by another program, not a GPIO pin);
+    ``str(err)`` names the config setting and the pin."""
+
+
+def _pin_fault(button: Button, pin: int, exc: Exception) -> Exception:
+    """``exc`` from gpiozero when it opened ``pin``: a fault of that pin, or of the GPIO
+    as a whole (no pin factory at all), which is left as it is."""
+    from gpiozero.exc import BadPinFactory
+
+    if isinstance(exc, BadPinFactory):
+        return exc  # type: ignore[no-any-return]  # gpiozero is untyped
+    why = " ".join(str(exc).split()).strip("'\"") or type(exc).__name__
+    if "busy" in why.lower() or "in use" in why.lower():  # lgpio: "'GPIO busy'"
+        why = "in use (another program or a boot-config overlay holds it)"
+    return PinUnusable(f"buttons.{button.value} = {pin}: {why}")
+
+
 class GpioButtons:
     """ROLL, HOLD and STOP on GPIO pins; ``pin_factory`` lets tests use gpiozero's mock pins.
 
@@ -132,9 +150,12 @@ class GpioButtons:
         self.devices: dict[Button, Any] = {}
         try:
             for button, pin in pins.items():
-                dev = GpioButton(
-                    pin, pull_up=cfg.pull_up, bounce_time=None, pin_factory=pin_factory
-                )
+                try:
+                    dev = GpioButton(
+                        pin, pull_up=cfg.pull_up, bounce_time=None, pin_factory=pin_factory
+                    )
+                except Exception as exc:
+                    raise _pin_fault(button, pin, exc) from exc
                 self.devices[button] = dev
                 # Already held at start: its release must not count as a press.
                 dev.when_pressed = self._edge(button, True)

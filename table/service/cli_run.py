@@ -409,6 +409,8 @@ def _run_table(
     except ConfigError as exc:  # a camera the config names that cannot be opened
         return _config_fault(args, exc)
     except GpioUnavailable as exc:  # on a Pi: no keyboard to stand in for the buttons
+        if exc.pin:
+            return _start_fault(args, f"buttons: {exc}", str(exc))
         return _start_fault(
             args, f"buttons: no GPIO ({exc}); --keys plays with the keyboard", f"buttons: {exc}"
         )
