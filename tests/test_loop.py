@@ -448,24 +448,37 @@ def _read_by_a_broken_reader(tmp_path: Path, camera: Any) -> tuple[TableLoop, Ch
 def test_a_fault_in_one_event_is_shown_and_the_table_goes_on(tmp_path: Path) -> None:
     loop, display = _read_by_a_broken_reader(tmp_path, FramesCamera())
     assert loop.faults == 1
-    assert "table error" in display.texts[-1]
+    assert "could not read the dice" in display.texts[-1]
     assert "model file damaged" in loop.errors.getvalue()  # type: ignore[union-attr]
 
 
-def test_the_same_fault_on_every_frame_is_said_with_its_count_not_each_time(
-    tmp_path: Path,
-) -> None:
-    """A reader that fails on every frame (ten a second) used to write a journal line a
-    frame: the 1st, 10th and 100th are said, with how often."""
+def test_a_reader_that_fails_stops_the_reading_until_roll(tmp_path: Path) -> None:
+    """A reader that fails on every frame read on at ten frames a second under "table
+    error / press a button", and the press went to the game (STOP cancelled the throw).
+    Now the table stops reading at the first fault, says it cannot read the dice, and
+    ROLL tries again, as after a camera fault."""
     camera = FramesCamera()
     camera.count = 250
     loop, display = _read_by_a_broken_reader(tmp_path, camera)
-    assert loop.faults == 250
-    said = [ln for ln in loop.errors.getvalue().splitlines() if "model file damaged" in ln]  # type: ignore[union-attr]
+    assert loop.faults == 1 and not loop.want_dice
+    assert "could not read the dice" in display.texts[-1]
+    assert "ROLL: try again" in display.texts[-1]
+    assert loop.referee is not None and loop.referee.dice_wanted() is None
+
+
+def test_the_same_fault_again_and_again_is_said_with_its_count_not_each_time(
+    tmp_path: Path,
+) -> None:
+    """A fault that comes back on every event (a camera's, ten a second) used to write a
+    journal line each time: the 1st, 10th and 100th are said, with how often."""
+    loop, _ = _read_by_a_broken_reader(tmp_path, FramesCamera())
+    loop.errors = io.StringIO()
+    for _ in range(250):
+        loop._fault("Frame: OSError: model file damaged")
+    said = loop.errors.getvalue().splitlines()
     assert len(said) == 3, said
     assert said[0].endswith("model file damaged")
     assert said[1].endswith("(10 times)") and said[2].endswith("(100 times)")
-    assert "table error" in display.texts[-1]
 
 
 class DarkCamera(FailingCamera):

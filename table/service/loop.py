@@ -392,7 +392,23 @@ class TableLoop:
         except Exception as exc:
             self.faults += 1
             self._fault(f"{type(event).__name__}: {type(exc).__name__}: {exc}")
+            if isinstance(event, Frame) and self._reader_failed():
+                return True
             self.show(screens.Message("table error", f"{type(exc).__name__}", "press a button"))
+        return True
+
+    def _reader_failed(self) -> bool:
+        """The dice reader choked on a frame: the table stops reading, as when the camera
+        fails, and the person may try again with ROLL. It read on, failing ten times a
+        second, under "table error / press a button", and a press went to the game."""
+        ref = self.referee
+        if ref is None:
+            return False
+        try:
+            self._take(*ref.on_camera_failed("could not read the dice"))
+        except Exception as exc:
+            self._fault(f"after a reader fault: {type(exc).__name__}: {exc}")
+            return False
         return True
 
     def _fault(self, text: str) -> None:
