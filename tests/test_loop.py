@@ -749,6 +749,71 @@ def test_a_reader_slower_than_the_camera_gets_no_backlog_of_old_frames() -> None
         cam.close()
 
 
+def test_a_live_camera_whose_picture_froze_is_a_camera_fault(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A webcam driver that hands out its last picture again and again: the table saw
+    "dice lie as last thrown", then "reading..." for ever, whatever was thrown. A live
+    camera's frames are never bit for bit the same (the sensor's noise), so after a
+    while of that it is said as a camera fault; the camera is opened again at ROLL."""
+    import queue
+
+    import numpy as np
+
+    from table.hw import camera as camera_module
+    from table.hw.camera import SourceCamera
+    from table.service.ports import TableEvent
+    from vision.sources import DeviceSource
+
+    picture = np.full((8, 8, 3), 90, np.uint8)
+
+    class Webcam(DeviceSource):
+        def __init__(self, stuck: bool) -> None:
+            self.stuck, self.n = stuck, 0
+
+        def read(self) -> Any:
+            self.n += 1
+            if self.stuck:
+                return picture.copy()
+            noisy = picture.copy()
+            noisy[self.n % 8, 0, 0] ^= 1
+            return noisy
+
+        def drop_stale(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(camera_module, "FROZEN_S", 0.5)
+    q: queue.Queue[TableEvent] = queue.Queue()
+    cam = SourceCamera("usb:0", fps=50)
+    cam.start(q.put)
+    try:
+        for stuck in (False, True):
+            cam.source = Webcam(stuck)
+            cam.want(True)
+            frames = 0
+            while frames < 100:
+                event = q.get(timeout=10)
+                if not isinstance(event, Frame):
+                    break
+                frames += 1
+                cam.frame_done()
+            if stuck:
+                assert isinstance(event, CameraFailed), event
+                assert "has not changed for 0.5 s" in event.reason
+                assert cam.source is None  # closed, to be opened again
+            else:
+                assert frames == 100  # a live picture, however still the tray
+            cam.want(False)
+            while not q.empty():
+                if isinstance(q.get(), Frame):
+                    cam.frame_done()
+    finally:
+        cam.close()
+
+
 def test_a_failed_camera_is_opened_again_when_dice_are_next_wanted(tmp_path: Path) -> None:
     """After a camera failure the table says "ROLL: try again", so a try must open the
     camera again: one plugged back in (here: a folder of frames that appears) gives

@@ -18,10 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from table.service.ports import CameraFailed, Frame, Put
 
 IN_FLIGHT = 2
 SLOT_WAIT_S = 30.0
+FROZEN_S = 10.0
 
 
 class _Paced:
@@ -106,6 +109,8 @@ class SourceCamera(_Paced):
         """The source replays photos (a folder, one image): each is held as a still tray."""
         self._photo: Any = None  # a folder's photo of the throw being waited for
         self._rolled = threading.Event()  # thrown again while read: the folder's next photo
+        self._last_image: Any = None  # a live camera's last frame, and since when the same
+        self._same_since = 0.0
 
     def open(self) -> None:
         """Open the source now (raises ``vision.sources.CameraError``)."""
@@ -153,6 +158,10 @@ class SourceCamera(_Paced):
                         image = self.source.read()
                         if self.photos:
                             self._photo = image
+                        elif self._frozen(image):
+                            raise CameraError(
+                                f"the picture has not changed for {FROZEN_S:g} s (camera stuck?)"
+                            )
                 except SourceExhausted as exc:
                     self._failed()
                     put(CameraFailed(str(exc)))
@@ -178,10 +187,26 @@ class SourceCamera(_Paced):
         finally:
             self._close_source()
 
+    def _frozen(self, image: Any) -> bool:
+        """A live camera's frames, bit for bit the same for ``FROZEN_S``: its driver
+        hands out its last picture again (a sensor's noise changes every frame), and the
+        table would wait on dice it never sees thrown. A video file may repeat frames."""
+        from vision.sources import DeviceSource, PiCameraSource
+
+        if not isinstance(self.source, (DeviceSource, PiCameraSource)):
+            return False
+        now = time.monotonic()
+        same = self._last_image is not None and np.array_equal(self._last_image, image)
+        if not same:
+            self._last_image, self._same_since = image, now
+            return False
+        return now - self._same_since >= FROZEN_S
+
     def _failed(self) -> None:
         self._missed()
         self._close_source()
         self._photo = None
+        self._last_image = None
 
     def _close_source(self) -> None:
         src, self.source = self.source, None
