@@ -362,6 +362,19 @@ def test_the_config_names_the_seats_even_after_saved_menu_choices() -> None:
     assert [p.name for p in seat_players(again)] == ["Ann", "Bob", "P3", "Robo"]
 
 
+@pytest.mark.parametrize("saved", [{}, [], "mex", {"rules": "yahtzee", "players": 3}])
+def test_saved_menu_choices_that_name_no_rules_leave_the_configs_game(saved: object) -> None:
+    """settings.json holding no rule set ({}, another shape, one not known) gave
+    mexico with two seats, whatever the config's [game] said."""
+    cfg = loads_config(
+        '[game]\nrules = "mex"\nplayers = ["Ann", "Bob", "Cid"]\n[game.options]\nlives = 2\n',
+        env={},
+    )
+    settings = cli_run.initial_settings(cfg, saved)  # type: ignore[arg-type]
+    assert (settings.rules, settings.players) == ("mex", 3)
+    assert dict(settings.options).get("lives") == 2
+
+
 def test_a_config_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_bytes("\ufeff[display]\nrotate = 2\n".encode())

@@ -82,20 +82,21 @@ def initial_settings(cfg: Config, saved: Mapping[str, Any] | None) -> Any:
     seats' names always come from the config's [game] players."""
     from dataclasses import replace
 
-    from table.service.referee import Settings
+    from table.service.referee import MENU_RULES, Settings
 
     game = cfg.game
-    if saved is not None:
+    configured = {
+        "rules": game.rules,
+        "players": len(game.players),
+        "cpus": [p.cpu for p in game.players if p.cpu is not None],
+        "options": dict(game.options),
+    }
+    # Saved choices that name no rule set ({} left by a cut write, a rule set since
+    # removed) are no choices: they gave mexico, whatever the config's [game] said.
+    if isinstance(saved, Mapping) and saved.get("rules") in MENU_RULES:
         settings = Settings.from_json(saved)
     else:
-        settings = Settings.from_json(
-            {
-                "rules": game.rules,
-                "players": len(game.players),
-                "cpus": [p.cpu for p in game.players if p.cpu is not None],
-                "options": dict(game.options),
-            }
-        )
+        settings = Settings.from_json(configured)
     return replace(
         settings,
         names=tuple(p.name for p in game.players if p.cpu is None),
