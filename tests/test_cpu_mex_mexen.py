@@ -219,13 +219,23 @@ def test_MX_7_mex_normal_later_player_ends_the_round_once_safely_above_the_lowes
 def test_MX_7_mex_player_who_threw_last_ends_by_level() -> None:
     """MX-7 (b): before the next player's first throw the player who threw last
     may end the round. normal does when safely above the lowest; easy half the
-    time its pair is 61 or better, whatever the others threw; hard never."""
+    time its pair is 61 or better, whatever the others threw; hard when that costs
+    it less: one life for certain, against its expected loss of standing, which a
+    Mexx among the players to come can raise above one (``stand_loss``)."""
+    from table.cpu.mex import RANK, stand_loss
+
     safe = _mex([54, 54], [62], [])  # p1 kept 62 above p0's 54
     under = _mex([62, 62], [54], [])  # p1 kept 54 below p0's 62 (but 54 < 61)
     risky = _mex([65, 65], [63], [])  # p1 kept 63 (61 or better) below p0's 65
     for state in (safe, under, risky):
         assert deciders("mex", state) == (1, 2)
         assert decide("mex", "hard", state, random.Random(0), 1) is None
+    for later in (63, 54, 43, 42, 41, 32, 31):  # two players to come, two throws each
+        state = _mex([65, 65], [later], [])
+        loss = stand_loss(RANK[state.kept[-1]], 0, 0, 2, 2, 12)
+        want = EndRound() if loss > 1 else None
+        assert decide("mex", "hard", state, random.Random(0), 1) == want, (later, loss)
+    assert decide("mex", "hard", _mex([65, 65], [31], []), random.Random(0), 1) == EndRound()
     assert decide("mex", "normal", safe, random.Random(0), 1) == EndRound()
     assert decide("mex", "normal", under, random.Random(0), 1) is None
     assert decide("mex", "normal", risky, random.Random(0), 1) is None
@@ -499,10 +509,10 @@ def _mexen_pot(r: int, mexes: int, lowest: int, count: int, after: int, limit: i
     return sum((c * (1 + 3 * m) / (t + 1) for (t, m), c in ways.items()), Fraction(0))
 
 
-def _mexen_exact(state: Any) -> dict[int, Fraction]:
+def _mexen_exact(state: Any, future: Fraction = Fraction(0)) -> dict[int, Fraction]:
     """Expected points from the next throw on for each value that may be left
     lying now (0: throw both), playing on best; the pirate's own doubles cost it
-    its multiplier (MN-8)."""
+    its multiplier (MN-8), and each multiplier it ends its turn with ``future``."""
     ranks = [p.rank for p in state.results]
     lowest = min(ranks, default=99)
     count = ranks.count(lowest)
@@ -537,9 +547,9 @@ def _mexen_exact(state: Any) -> dict[int, Fraction]:
             done = throws + 1
             if r == MEX:
                 limit = done if first and done < 3 else others  # MN-4
-                value = _mexen_pot(r, mexes + 1, lowest, count, after, limit)
+                value = _mexen_pot(r, mexes + 1, lowest, count, after, limit) + mine * future
             elif r == _R32 or done >= state.max_throws:
-                value = _mexen_pot(r, mexes, lowest, count, after, others)
+                value = _mexen_pot(r, mexes, lowest, count, after, others) + mine * future
             else:
                 value = min(cost(done, h, mine, mexes) for h in {0, b} | (set() if held else {a}))
             total += p * (paid + value)
@@ -567,14 +577,44 @@ def test_MN_3_MN_10_mexen_hard_matches_an_exact_count(
     from table.cpu.mexen import _context, throw_cost
 
     state = _mexen(before, throws, n)
-    exact = _mexen_exact(state)
+    ctx = _context(state)
+    exact = _mexen_exact(state, Fraction(ctx[-1]))
     pirate = state.multiplier if state.pirate == state.current else 0
     for h, value in exact.items():
-        got = throw_cost(state.throw, h, pirate, state.mexes, _context(state))
+        got = throw_cost(state.throw, h, pirate, state.mexes, ctx)
         assert got == pytest.approx(float(value), abs=1e-12), h
     best = min(sorted(exact), key=lambda h: exact[h])
     want = ThrowAgain() if best == 0 else Hold(best)
     assert decide("mexen", "hard", state, random.Random(0)) == want, exact
+
+
+def test_MN_8_mexen_pirate_future_is_the_doubles_thrown_before_a_handover() -> None:
+    """What a pirate multiplier left at a turn's end costs: each later counted throw is
+    a double 2-6 with chance 5/34 (a point a multiplier) and, thrown by another player
+    (a share (n-1)/n of the throws), a double 1 that ends it with chance 1/34."""
+    from table.cpu.mexen import pirate_future
+
+    for n in (2, 3, 6):
+        assert pirate_future(n, None) == pytest.approx(5 * n / (n - 1))
+        d, h = Fraction(5, 34), Fraction(n - 1, 34 * n)
+        for throws in (0, 1, 7, 40):
+            by_throw = sum((d * (1 - h) ** i for i in range(throws)), Fraction(0))
+            assert pirate_future(n, throws) == pytest.approx(float(by_throw), abs=1e-12)
+        assert pirate_future(n, 10_000) == pytest.approx(5 * n / (n - 1))
+
+
+def test_MN_8_mexen_hard_leaves_no_1_lying_with_a_game_ahead() -> None:
+    """A 1 left lying is a 1 in 6 chance of Mex, and as much of double 1: the pirate,
+    who pays for every double thrown after, by anyone, until another player throws a
+    double 1. Valued for its own turn only, hard left the 1 lying, and at four seats
+    won less often than normal. With the game
+    ahead it keeps the 6; with one round of two seats, the 1's chance of Mex is worth
+    more than the few doubles left to pay for."""
+    rules = get_rules("mexen")
+    for rounds, want in ((0, Hold(6)), (20, Hold(6)), (1, Hold(1))):
+        state: Any = rules.start((Player("a"), Player("b")), {"rounds": rounds})
+        state = rules.apply(state, Throw((6, 1)))
+        assert decide("mexen", "hard", state, random.Random(0)) == want, rounds
 
 
 def test_MN_8_mexen_hard_pirate_counts_its_own_doubles() -> None:
@@ -584,7 +624,9 @@ def test_MN_8_mexen_hard_pirate_counts_its_own_doubles() -> None:
     state: Any = rules.start(tuple(Player(f"p{i}") for i in range(3)), {"rounds": 2})
     state = rules.apply(rules.apply(state, Throw((1, 1))), Throw((1, 1)))
     assert state.pirate == 0 and state.multiplier == 2
-    exact = _mexen_exact(state)
+    from table.cpu.mexen import _context
+
+    exact = _mexen_exact(state, Fraction(_context(state)[-1]))
     best = min(exact, key=lambda h: exact[h])
     assert best == 1 and exact[1] < exact[0]
     assert decide("mexen", "hard", state, random.Random(0)) == Hold(1)

@@ -35,9 +35,13 @@ loses with chance 1/k. Then:
   of the next throw (dynamic programming over its own remaining throws; as
   first player each stopping point also fixes the others' limit). It throws
   again only when that is strictly cheaper.
-- It never ends the round (MX-7): ending never lowers the ender's own
-  expected loss (safely above the lowest it changes nothing for them, else it
-  makes the loss certain), and it only spares the others.
+- It ends the round (MX-7) only where that lowers its own expected loss.
+  Safely above the lowest, ending changes nothing for it and only spares the
+  others, so it does not. At or below the lowest, ending costs it one life for
+  certain: the ender alone loses, and no Mexx has been thrown. Letting the
+  others throw can cost more, since a Mexx among them raises the loss, so it
+  ends when its expected loss of standing is above one life. The choice of
+  throwing again is made without ending as an option.
 - It leaves the counting at ``mex`` (MX-9): a tie-break is symmetric between
   its players whatever the counting, so the choice does not change the odds.
 """
@@ -209,6 +213,23 @@ def hard_throws_again(state: MexState) -> bool:
     return again < stand - _EPS
 
 
+def hard_ends(state: MexState, pos: int) -> bool:
+    """MX-7: the player at turn position ``pos``, with its pair kept (or its pair
+    now, for the player on turn), ends the round when ending costs it less than
+    letting the others throw: one life for certain at or below the lowest pair
+    before it, against the expected loss of standing there."""
+    pairs = [*state.kept[:pos], state.kept[pos] if pos < len(state.kept) else state.pair]
+    before = [RANK[p] for p in pairs[:-1]]
+    r = RANK[pairs[-1]]
+    if not before or r > min(before):
+        return False
+    seat = state.order[pos]
+    lives = state.lives[seat]
+    after = len(state.order) - pos - 1
+    stand = stand_loss(r, before.count(r), 0, after, state.limit, lives)
+    return stand > min(1, lives) + _EPS
+
+
 # ---------------------------------------------------------------------------
 # the rules of thumb
 
@@ -278,7 +299,9 @@ class MexStrategy:
         if state.throws == 0 or state.throws >= state.turn_limit:
             return _THROW
         if level is Level.HARD:
-            return _THROW if hard_throws_again(state) else _STAND
+            if hard_throws_again(state):
+                return _THROW
+            return _END if _may_end(state) and hard_ends(state, len(state.kept)) else _STAND
         if level is Level.NORMAL:
             if normal_throws_again(state):
                 return _THROW
@@ -309,6 +332,8 @@ class MexStrategy:
             return None
         mine = RANK[state.kept[-1]]
         others = min(RANK[p] for p in state.kept[:-1])
+        if level is Level.HARD:
+            return _END if hard_ends(state, pos - 1) else None
         if level is Level.NORMAL:
             return _END if mine > others else None
         if level is Level.EASY and mine >= _RANK_61 and rng.random() < 0.5:

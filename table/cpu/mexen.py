@@ -22,16 +22,20 @@ loser takes 1 plus 3 per Mex of the round), its throws left, the limit its
 early Mex sets for the others when it is the round's first player (MN-4), how
 many players are still to throw, and the pirate (MN-8). Its cost of a turn is
 the points it takes: the pot times its chance of losing the round, plus what
-its own doubles cost it while it is the pirate (becoming the pirate is
-valued only for the rest of its own turn). It assumes every player after it
-throws both dice every time (no holding), their 31s thrown again, a Mex or a
-32 ending their turn (MN-3), the last throw counting; their final scores are
-computed exactly. A tie for the lowest goes to one-die throws that every tied
-player loses with the same chance (MN-10), so with k tied it loses with
-chance 1/k. Above the lowest score thrown before it, it cannot lose the round.
-Its own turn is solved by dynamic programming over (throws made, the dice it
-may leave lying, its pirate multiplier, the Mex count), a 31 sending it back
-to a two-dice throw at the same count (MN-6).
+its own doubles cost it while it is the pirate, plus, for the pirate
+multiplier it ends its turn with, what the doubles thrown after its turn are
+expected to cost it until another player takes the pirate over or the game
+ends (``pirate_future``). Valued only for the rest of its own turn, becoming
+the pirate looked cheap: ``hard`` left 1s lying for Mex and, at four seats,
+won less often than ``normal``. It assumes every player after it throws both
+dice every time (no holding), their 31s thrown again, a Mex or a 32 ending
+their turn (MN-3), the last throw counting; their final scores are computed
+exactly. A tie for the lowest goes to one-die throws that every tied player
+loses with the same chance (MN-10), so with k tied it loses with chance 1/k.
+Above the lowest score thrown before it, it cannot lose the round. Its own
+turn is solved by dynamic programming over (throws made, the dice it may leave
+lying, its pirate multiplier, the Mex count), a 31 sending it back to a
+two-dice throw at the same count (MN-6).
 """
 
 from __future__ import annotations
@@ -59,6 +63,28 @@ _TWO_DICE: tuple[tuple[int, int, float], ...] = tuple(
 
 # ---------------------------------------------------------------------------
 # hard: exact expected points
+
+# A counted throw of both dice (a 31 is thrown again, MN-6): a double 2-6, a double 1.
+DOUBLE_CHANCE = 5.0 / 34.0
+HANDOVER_CHANCE = 1.0 / 34.0
+# Counted throws of a turn played with both dice: a Mex or a 32 ends it early (MN-3).
+_STOP = 4.0 / 34.0
+TURN_THROWS = 1.0 + (1.0 - _STOP) + (1.0 - _STOP) ** 2
+
+
+def pirate_future(players: int, throws_left: float | None) -> float:
+    """Expected doubles 2-6 thrown after a player's turn, by anyone, while it stays the
+    pirate (MN-8): each costs it one point per multiplier. Another player's double 1
+    ends it; so does the game's end, ``throws_left`` counted throws away (None: no end
+    set). Every throw is taken as both dice thrown, a seat's throws as a share of all."""
+    if players < 2:
+        return 0.0
+    hand_over = HANDOVER_CHANCE * (players - 1) / players
+    whole = DOUBLE_CHANCE / hand_over
+    if throws_left is None:
+        return whole
+    stays = (1.0 - hand_over) ** max(0.0, throws_left)
+    return whole * (1.0 - float(stays))
 
 
 @cache
@@ -112,13 +138,18 @@ def round_loss(r: int, mexes: int, lowest: int, lowest_count: int, after: int, l
 
 @cache
 def throw_cost(
-    throws: int, held: int, pirate: int, mexes: int, ctx: tuple[int, int, int, int, int, bool]
+    throws: int,
+    held: int,
+    pirate: int,
+    mexes: int,
+    ctx: tuple[int, int, int, int, int, bool, float],
 ) -> float:
     """Expected points from the next throw on, leaving ``held`` lying (0: none),
     with ``throws`` counted throws made and ``pirate`` the player's own
     pirate multiplier (0: not the pirate). ``ctx`` is (lowest, lowest_count,
-    after, own limit, the others' limit, first player of the round)."""
-    lowest, lowest_count, after, own_limit, limit, first = ctx
+    after, own limit, the others' limit, first player of the round, the cost of each
+    pirate multiplier left at the turn's end: ``pirate_future``)."""
+    lowest, lowest_count, after, own_limit, limit, first, future = ctx
     total = 0.0
     weight = 1.0
     outcomes = [(held, d, 1.0 / 6.0) for d in range(1, 7)] if held else list(_TWO_DICE)
@@ -141,8 +172,9 @@ def throw_cost(
         if r == MEX_RANK:
             others = done if first and done < THROWS else limit  # MN-4
             value = round_loss(r, mexes + 1, lowest, lowest_count, after, others)
+            value += mine * future
         elif r == _RANK_32 or done >= own_limit:
-            value = round_loss(r, mexes, lowest, lowest_count, after, limit)
+            value = round_loss(r, mexes, lowest, lowest_count, after, limit) + mine * future
         else:
             lying = (b,) if held else tuple(sorted({a, b}))
             value = best_cost(done, lying, mine, mexes, ctx)
@@ -156,7 +188,7 @@ def best_cost(
     lying: tuple[int, ...],
     pirate: int,
     mexes: int,
-    ctx: tuple[int, int, int, int, int, bool],
+    ctx: tuple[int, int, int, int, int, bool, float],
 ) -> float:
     """Expected points playing on best, ``lying`` the values that may be held."""
     return min(throw_cost(throws, h, pirate, mexes, ctx) for h in (0, *lying))
@@ -177,12 +209,26 @@ def lying(state: MexenState) -> tuple[int, ...]:
     return (b,) if a == lain else (a,)
 
 
-def _context(state: MexenState) -> tuple[int, int, int, int, int, bool]:
+def turns_left(state: MexenState) -> int | None:
+    """Turns after the current one until the game's end by ``rounds`` (None: not set;
+    a ``limit`` of points may end it sooner)."""
+    config = state.config
+    if config.rounds <= 0:
+        return None
+    n = len(config.names)
+    return max(0, config.rounds - state.round) * n + n - state.done - 1
+
+
+def _context(state: MexenState) -> tuple[int, int, int, int, int, bool, float]:
     ranks = [p.rank for p in state.results]
+    n = len(state.config.names)
     lowest = min(ranks, default=NOBODY)
-    after = len(state.config.names) - state.done - 1
+    after = n - state.done - 1
     limit = state.round_limit or THROWS
-    return (lowest, ranks.count(lowest), after, state.max_throws, limit, state.done == 0)
+    left = turns_left(state)
+    # rounded: the functions cached on ``ctx`` see a few hundred values, not one a turn
+    future = round(pirate_future(n, None if left is None else left * TURN_THROWS), 2)
+    return (lowest, ranks.count(lowest), after, state.max_throws, limit, state.done == 0, future)
 
 
 def hard_hold(state: MexenState) -> int | None:
