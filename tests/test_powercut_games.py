@@ -549,7 +549,7 @@ def test_the_tray_is_saved_before_the_throw_is_logged(
 def test_a_tray_json_that_cannot_be_written_is_said_and_the_throw_counts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def failing(self: DataDir, dice: Any) -> None:
+    def failing(self: DataDir, dice: Any, frame: Any = None) -> None:
         raise OSError(30, "Read-only file system")
 
     monkeypatch.setattr(DataDir, "save_tray", failing)
@@ -608,6 +608,63 @@ def test_a_die_left_lying_through_a_cut_is_checked_by_its_place(tmp_path: Path) 
     assert "held 6 was moved" in display.texts[-1]
     # the 6 where it lay, the other die rolled: counted
     _roll_again_over(loop, reading(ref(loop), (6, 2)))
+    assert events_on_disk(loop) == [Throw((6, 3)), Hold(6), Throw((6, 2))]
+
+
+class SizedFrame:
+    """A camera frame of ``width`` x ``height`` pixels whose reading is ``reading``."""
+
+    def __init__(self, reading: FrameReading, width: int, height: int) -> None:
+        self.reading, self.shape = reading, (height, width, 3)
+
+
+class SizedReader:
+    def read(self, frame_bgr: Any, expect: int | None = None) -> FrameReading:
+        assert isinstance(frame_bgr, SizedFrame)
+        return frame_bgr.reading
+
+
+def _doubled(frame: FrameReading) -> FrameReading:
+    """The same dice seen by a camera giving twice the width and height."""
+    dice = tuple(
+        DieReading(
+            d.value,
+            (d.center[0] * 2, d.center[1] * 2),
+            ((d.box[0][0] * 2, d.box[0][1] * 2), (d.box[1][0] * 2, d.box[1][1] * 2), 0.0),
+            d.confidence,
+        )
+        for d in frame.dice
+    )
+    return FrameReading(frame.status, frame.reason, dice)
+
+
+def test_a_die_left_lying_through_a_restart_at_another_frame_size_is_found(
+    tmp_path: Path,
+) -> None:
+    """MN-5: tray.json kept where the held die lay in pixels. The camera's size changed
+    in the config before the restart: at 1280 x 960 the 6 that lay at (40, 90) of a
+    640 x 480 frame lies at (80, 180), and every throw was refused with "the held 6 was
+    moved". Where the dice lie is now scaled to the frame the camera gives."""
+    root = tmp_path / "data"
+    settings = Settings("mexen", 2, options=(("rounds", 3),))
+    loop, _ = make_loop(root, settings, False)
+    loop.reader = SizedReader()
+    start_game(loop)
+    settle(loop)
+    press(loop, ROLL)
+    loop.handle(Frame(SizedFrame(reading(ref(loop), (6, 3)), 640, 480), 0.0))  # type: ignore[arg-type]
+    do(loop, Hold(6))
+    assert events_on_disk(loop) == [Throw((6, 3)), Hold(6)]
+
+    loop, display = _mexen_restarted(root)
+    loop.reader = SizedReader()
+    settle(loop)
+    if not ref(loop).waiting:
+        press(loop, ROLL)
+    small = reading(ref(loop), (6, 2))  # the 6 where it lay, the other die rolled
+    assert loop.handle(Frame(SizedFrame(_doubled(small), 1280, 960), 0.0))  # type: ignore[arg-type]
+    assert loop.faults == 0
+    assert "moved" not in display.texts[-1]
     assert events_on_disk(loop) == [Throw((6, 3)), Hold(6), Throw((6, 2))]
 
 

@@ -50,8 +50,8 @@ from table.service.ports import (
     Tick,
 )
 from table.service.referee import DiceWanted, Output, Referee, Settings
-from table.service.resume import DataDir, Unfinished, Unusable
-from vision.types import FrameReading
+from table.service.resume import DataDir, Unfinished, Unusable, scaled_tray
+from vision.types import DieReading, FrameReading
 
 
 class FrameReader(Protocol):
@@ -129,6 +129,10 @@ class TableLoop:
         self._fault_said = ""  # the last fault said in the journal, and how often it came
         self._fault_count = 0
         self.display_fault: str | None = None  # why the display last failed, until it works
+        self._frame_size: tuple[int, int] | None = None  # (width, height) of the last read
+        # The tray's dice remembered at the start and the frame size they were read in,
+        # until the first frame (``_tray_in``).
+        self._tray_frame: tuple[tuple[DieReading, ...], tuple[int, int]] | None = None
         self.on_show: Callable[[screens.Screen, float], None] | None = None
         self._lock = threading.Lock()
         self._pending = 0
@@ -210,11 +214,12 @@ class TableLoop:
                 cannot_resume=why,
             )
         # The dice of the last throw read may still lie in the tray as they fell.
-        tray, problem = self.data.load_tray()
+        tray, frame, problem = self.data.load_tray()
         if problem:
             self._error(f"{problem}; the first throw is not checked for dice left unrolled")
         assert self.referee is not None
         self.referee = self.referee.with_tray(tray)
+        self._tray_frame = (tray, frame) if tray and frame is not None else None
         self.apply(out)
         self.write_state()
         return out
@@ -298,7 +303,7 @@ class TableLoop:
         if referee.last_roll == self.referee.last_roll:
             return
         try:
-            self.data.save_tray(referee.last_roll)
+            self.data.save_tray(referee.last_roll, self._frame_size)
         except OSError as exc:
             self._error(f"cannot save where the dice lie: {exc}")
 
@@ -461,9 +466,27 @@ class TableLoop:
             and self.clock() - self._last_frame > self.camera_stall_s
         )
 
+    def _tray_in(self, ref: Referee, size: tuple[int, int]) -> Referee:
+        """The first frame after a start: if the dice remembered in the tray were read
+        in a frame of another size (the camera's size changed in the config), where they
+        lie is scaled to this one. A held die was otherwise "moved" at every throw."""
+        remembered, self._tray_frame = self._tray_frame, None
+        if remembered is None:
+            return ref
+        tray, saved = remembered
+        if saved == size or ref.last_roll != tray:
+            return ref
+        self.referee = ref.with_tray(scaled_tray(tray, saved, size))
+        return self.referee
+
     def _frame(self, ref: Referee, frame: Frame) -> None:
         if not self.want_dice or self.reader is None:
             return
+        # a stand-in reader's frames may have no shape
+        shape: tuple[int, ...] = getattr(frame.image, "shape", ())
+        if len(shape) >= 2:
+            self._frame_size = (int(shape[1]), int(shape[0]))
+            ref = self._tray_in(ref, self._frame_size)
         reading = self.reader.read(frame.image)
         self.frames_read += 1
         if self.settler is None:

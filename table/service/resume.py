@@ -16,7 +16,9 @@ resumes the game from it and goes on appending to it.
 last throw's dice lay, so that ROLL pressed over them unrolled is no throw after a
 power cut either (the log holds values, not places). It is written before the
 throw's event is logged; a missing or unreadable one only means that the first throw
-is not checked so.
+is not checked so. It keeps the size of the frame the dice were read in: when the
+camera gives frames of another size after the restart (its size changed in the
+config), the places are scaled to it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import json
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -181,25 +183,30 @@ class DataDir:
 
     # -- the tray ------------------------------------------------------------
 
-    def save_tray(self, dice: tuple[DieReading, ...]) -> None:
-        """Remember the dice of the last throw read, where they lay; OSError to the caller."""
-        obj = {"dice": [d.to_json() for d in dice]}
+    def save_tray(self, dice: tuple[DieReading, ...], frame: tuple[int, int] | None = None) -> None:
+        """Remember the dice of the last throw read, where they lay, and the size (width,
+        height) of the frame they were read in; OSError to the caller."""
+        obj: dict[str, Any] = {"dice": [d.to_json() for d in dice]}
+        if frame is not None:
+            obj["frame"] = list(frame)
         atomic_write(self.tray_path, (json.dumps(obj) + "\n").encode("utf-8"))
 
-    def load_tray(self) -> tuple[tuple[DieReading, ...], str | None]:
-        """The dice ``save_tray`` remembered (none if there is no file), and what was
-        wrong with the file if it could not be used (then no dice)."""
+    def load_tray(self) -> tuple[tuple[DieReading, ...], tuple[int, int] | None, str | None]:
+        """The dice ``save_tray`` remembered (none if there is no file), the size of
+        their frame if it was saved, and what was wrong with the file if it could not be
+        used (then no dice)."""
         try:
             data = read_small(self.tray_path, SMALL_FILE)
         except (FileNotFoundError, NotADirectoryError):
-            return (), None
+            return (), None, None
         except OSError as exc:
-            return (), f"{TRAY}: cannot read ({exc.strerror or exc})"
+            return (), None, f"{TRAY}: cannot read ({exc.strerror or exc})"
         try:
-            return _tray_dice(json.loads(data.decode("utf-8"))), None
+            obj = json.loads(data.decode("utf-8"))
+            return _tray_dice(obj), _tray_frame(obj), None
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             why = str(exc) if isinstance(exc, TrayError) else "not JSON"
-            return (), f"{TRAY}: {why}"
+            return (), None, f"{TRAY}: {why}"
 
     # -- games -------------------------------------------------------------
 
@@ -291,6 +298,38 @@ class DataDir:
 
 class TrayError(ValueError):
     """``tray.json`` is JSON, but not the dice ``DataDir.save_tray`` writes."""
+
+
+def _tray_frame(obj: Any) -> tuple[int, int] | None:
+    """The frame size of a ``tray.json`` object, if it has a sound one."""
+    frame = obj.get("frame") if isinstance(obj, dict) else None
+    if (
+        isinstance(frame, list)
+        and len(frame) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and 0 < v < 100_000 for v in frame)
+    ):
+        return frame[0], frame[1]
+    return None
+
+
+def scaled_tray(
+    dice: tuple[DieReading, ...], saved: tuple[int, int], now: tuple[int, int]
+) -> tuple[DieReading, ...]:
+    """The dice of a frame ``saved`` (width, height) where they lie in one of size
+    ``now``: the same view at another resolution (the camera's size changed in the
+    config before a restart)."""
+    sx, sy = now[0] / saved[0], now[1] / saved[1]
+    out = []
+    for d in dice:
+        (bx, by), (bw, bh), angle = d.box
+        out.append(
+            replace(
+                d,
+                center=(d.center[0] * sx, d.center[1] * sy),
+                box=((bx * sx, by * sy), (bw * sx, bh * sy), angle),
+            )
+        )
+    return tuple(out)
 
 
 def _tray_dice(obj: Any) -> tuple[DieReading, ...]:
