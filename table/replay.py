@@ -73,8 +73,8 @@ def _one_line(value: object, most: int = 40) -> str:
     ESC reached the terminal), and cut to ``most`` characters (a name of 100 000
     characters made every row that wide)."""
     text = str(value)
-    if not text.isprintable():
-        text = json.dumps(text, ensure_ascii=False)[1:-1]
+    if not text.isprintable():  # each such character alone: C1 controls (a CSI), U+2028
+        text = "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
     return text if len(text) <= most else text[: most - 3] + "..."
 
 
@@ -120,7 +120,7 @@ def summary(view: dict[str, Any]) -> str:
         lines.append(f"refused ({len(refused)}):")
         for r in refused:
             event = _one_line(json.dumps(r["event"], ensure_ascii=False), 80)
-            lines.append(f"  event {r['index']} {event}: {r['reason']}")
+            lines.append(f"  event {r['index']} {event}: {_one_line(r['reason'], 200)}")
     else:
         lines.append("refused: none")
     return "\n".join(lines)

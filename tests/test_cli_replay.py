@@ -341,6 +341,24 @@ def test_the_summary_prints_each_name_on_its_own_line_and_short(
     assert "\x1b" not in "".join(lines) and max(len(line) for line in lines) < 100
 
 
+def test_the_summary_lets_no_c1_control_or_line_separator_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only text JSON escapes was escaped: a C1 control (U+009B, the one-byte CSI) in a
+    name reached the terminal, and an event with a U+2028 in it was escaped whole again
+    (its quotes as \\"), so the row was not the event in the file."""
+    game = {
+        "rules": "mexen",
+        "players": ["A\u009b2J", "B\u2028C"],
+        "events": [{"throw": [3, 1]}, {"give": "Z\u2028Q"}, {"give": "B\u2028C"}],
+    }
+    assert main(["replay", str(_write(tmp_path, game))]) == 0
+    out = capsys.readouterr().out
+    assert "\u009b" not in out and "\u2028" not in out
+    assert "A\\u009b2J" in out and "B\\u2028C" in out
+    assert '{"give": "Z\\u2028Q"}' in out  # the refused event as the file has it
+
+
 def test_a_device_given_as_the_game_file_is_not_read(capsys: pytest.CaptureFixture[str]) -> None:
     """replay /dev/zero read until memory ran out (7 GB in 10 s)."""
     assert main(["replay", "/dev/zero"]) == 2
