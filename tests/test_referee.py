@@ -389,7 +389,12 @@ def test_buttons_that_mean_nothing_say_so() -> None:
     assert isinstance(out.screen, Message) and "throw first" in out.screen.text
     out = t.press(STOP_LONG)
     assert isinstance(out.screen, Message) and "mexico" in out.screen.text
-    assert t.game == before and not t.events
+    # GAME_LOG.md: a stand or an end of round the rules do not allow is logged refused,
+    # with the rules' reason (a HOLD in mexico names no die: there is no event to log)
+    assert t.game.state == before.state
+    assert t.events == [Stand(), EndRound()]
+    assert [r.event for r in t.game.refused] == [Stand(), EndRound()]
+    assert all(r.reason.startswith("mexico: ") for r in t.game.refused)
     out = t.press(ROLL)
     assert out.want_dice
     out = t.press(ROLL)  # ROLL while reading
@@ -398,7 +403,7 @@ def test_buttons_that_mean_nothing_say_so() -> None:
     assert out.want_dice and "still reading" in render_text(out.screen)
     out = t.press(STOP)  # cancels the reading
     assert not out.want_dice and "cancelled" in render_text(out.screen)
-    assert not t.events
+    assert t.events == [Stand(), EndRound()]  # only the two refused above
 
 
 def test_reading_arriving_unasked_changes_nothing() -> None:
@@ -649,7 +654,8 @@ def test_mex_long_stop_ends_the_round() -> None:
     assert isinstance(out.screen, RoundEnd)
     assert out.screen.lost == "P2 loses 1 life"
     out = t.press(STOP_LONG)  # nobody has thrown in round 2: nothing to end
-    assert out.log == () and isinstance(out.screen, Message)
+    assert out.log == (EndRound(),) and isinstance(out.screen, Message)  # logged refused
+    assert t.game.refused[-1].event == EndRound()
 
 
 def test_mex_hold_outside_tie_break_is_a_message() -> None:
@@ -670,8 +676,8 @@ def test_whole_game_of_mexen_with_31_give_and_one_die_tie_break() -> None:
     t = mexen(rounds=1)
     out = t.throw(6, 3)
     assert isinstance(out.screen, Result) and "HOLD" in out.screen.hint
-    out = t.press(STOP)  # no standing in mexen
-    assert isinstance(out.screen, Message) and out.log == ()
+    out = t.press(STOP)  # no standing in mexen: logged refused (GAME_LOG.md)
+    assert isinstance(out.screen, Message) and out.log == (Stand(),)
     out = t.throw(3, 1)  # 31: give a point
     assert isinstance(out.screen, Choose) and out.screen.item == "P2"
     assert "31" in out.screen.title
@@ -931,7 +937,9 @@ def test_on_a_cpu_turn_only_roll_plays() -> None:
     assert out.screen.hint == "ROLL: CPU plays"
     for press in (STOP, HOLD, STOP_LONG):
         out = t.press(press)
-        assert out.log == () and isinstance(out.screen, Message)
+        # a long STOP is the person's who threw last (MX-7 b): mexico refuses it, logged
+        assert out.log == ((EndRound(),) if press == STOP_LONG else ())
+        assert isinstance(out.screen, Message)
         assert "ROLL" in render_text(out.screen)
     out = t.press(ROLL)
     assert len(out.log) == 1 and not out.want_dice
@@ -1191,7 +1199,7 @@ def test_stop_in_a_tie_break_says_there_is_no_standing(rules: str) -> None:
         words = "one die each"
     assert t.game.view()["phase"] == "tiebreak"
     out = t.press(STOP)
-    assert isinstance(out.screen, Message) and out.log == ()
+    assert isinstance(out.screen, Message) and out.log == (Stand(),)  # logged refused
     assert out.screen.text == f"tie-break: {words}, no standing"
 
 

@@ -812,12 +812,12 @@ class Referee:
             rules = game.header.rules
             if _tiebreak(game.view()) is not None:  # MX-8, MN-10: nobody stands
                 each = "one die each" if _dice_wanted(game) == 1 else "one throw each"
-                return self._note("STOP", f"tie-break: {each}, no standing")
+                return self._refuse_button(Stand(), "STOP", f"tie-break: {each}, no standing")
             if rules == "mexen":
-                return self._note("STOP", "no standing in mexen: three throws")
+                return self._refuse_button(Stand(), "STOP", "no standing in mexen: three throws")
             if game.turn is not None and game.turn.throw == 0:
-                return self._note("STOP", "throw first, then stand")
-            return self._note("STOP", "cannot stand now")
+                return self._refuse_button(Stand(), "STOP", "throw first, then stand")
+            return self._refuse_button(Stand(), "STOP", "cannot stand now")
         return self._apply_button(Stand())
 
     def _end_round(self) -> tuple[Referee, Output]:
@@ -825,8 +825,9 @@ class Referee:
         assert game is not None
         if EventKind.END_ROUND not in game.allowed:
             if game.header.rules != "mex":
-                return self._note("long STOP", f"no ending a round in {game.header.rules}")
-            return self._note("long STOP", "the round cannot be ended now")
+                why = f"no ending a round in {game.header.rules}"
+                return self._refuse_button(EndRound(), "long STOP", why)
+            return self._refuse_button(EndRound(), "long STOP", "the round cannot be ended now")
         ender = _round_ender(game)
         if _seat_is_cpu(game, ender):  # MX-7: its decision (table.cpu)
             if isinstance(_cpu_event(game), EndRound):  # on a CPU's turn: not taken yet
@@ -968,6 +969,17 @@ class Referee:
         # next ROLL read dice at once, and a CPU's tie-break count was never asked (MX-9).
         ref = replace(self, game=after, cpu_roll=False)
         return ref._after_event(game, (event,), note=note)
+
+    def _refuse_button(self, event: Event, title: str, text: str) -> tuple[Referee, Output]:
+        """A press whose event the rules do not allow now: said in the table's words, and
+        logged as refused with the rules' reason (GAME_LOG.md: every accepted-or-refused
+        event), so that a dispute over it can be looked up with ``dicetable replay``."""
+        game = self.game
+        assert game is not None
+        after, refused = game.apply(event)
+        if refused is None:  # allowed after all: as pressed
+            return self._apply_button(event)
+        return replace(self, game=after)._show(Message(title, text, self._hint()), log=(event,))
 
     def _refused(self, refused: Refused, log: tuple[Event, ...]) -> tuple[Referee, Output]:
         ref = self._auto_chooser()
