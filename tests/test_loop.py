@@ -664,17 +664,28 @@ def test_the_scripted_camera_throws_again_when_the_player_rolls_again() -> None:
     assert camera._dice == (2, 2)
 
 
+def _webcam_started(source: Any) -> tuple[Any, Any]:
+    """A ``usb:0`` camera reading ``source`` (a stand-in for the webcam), started: it
+    and the queue its events go to."""
+    import queue
+
+    from table.hw.camera import SourceCamera
+    from table.service.ports import TableEvent
+
+    q: queue.Queue[TableEvent] = queue.Queue()
+    cam = SourceCamera("usb:0", fps=50)
+    cam.source = source
+    cam.start(q.put)
+    return cam, q
+
+
 def test_a_live_camera_drops_its_old_frames_when_dice_are_wanted_again() -> None:
     """Between throws the camera is not read; a webcam's driver meanwhile keeps frames
     of the last throw's dice lying still, which would settle at once as the new throw.
     Each time dice are wanted again the source is first told to drop them."""
-    import queue
     import threading
 
     import numpy as np
-
-    from table.hw.camera import SourceCamera
-    from table.service.ports import TableEvent
 
     calls: list[str] = []
     fresh = threading.Event()  # a read straight after a drop
@@ -694,10 +705,7 @@ def test_a_live_camera_drops_its_old_frames_when_dice_are_wanted_again() -> None
         def close(self) -> None:
             pass
 
-    q: queue.Queue[TableEvent] = queue.Queue()
-    cam = SourceCamera("usb:0", fps=50)
-    cam.source = LiveSource()
-    cam.start(q.put)
+    cam, q = _webcam_started(LiveSource())
     try:
         for _ in range(2):
             fresh.clear()
@@ -721,8 +729,7 @@ def test_a_reader_slower_than_the_camera_gets_no_backlog_of_old_frames() -> None
 
     import numpy as np
 
-    from table.hw.camera import IN_FLIGHT, SourceCamera
-    from table.service.ports import TableEvent
+    from table.hw.camera import IN_FLIGHT
 
     class LiveSource:
         def read(self) -> Any:
@@ -731,10 +738,7 @@ def test_a_reader_slower_than_the_camera_gets_no_backlog_of_old_frames() -> None
         def close(self) -> None:
             pass
 
-    q: queue.Queue[TableEvent] = queue.Queue()
-    cam = SourceCamera("usb:0", fps=50)
-    cam.source = LiveSource()
-    cam.start(q.put)
+    cam, q = _webcam_started(LiveSource())
     try:
         cam.want(True)
         got = [q.get(timeout=10) for _ in range(IN_FLIGHT)]
@@ -756,13 +760,10 @@ def test_a_live_camera_whose_picture_froze_is_a_camera_fault(
     "dice lie as last thrown", then "reading..." for ever, whatever was thrown. A live
     camera's frames are never bit for bit the same (the sensor's noise), so after a
     while of that it is said as a camera fault; the camera is opened again at ROLL."""
-    import queue
 
     import numpy as np
 
     from table.hw import camera as camera_module
-    from table.hw.camera import SourceCamera
-    from table.service.ports import TableEvent
     from vision.sources import DeviceSource
 
     picture = np.full((8, 8, 3), 90, np.uint8)
@@ -786,9 +787,7 @@ def test_a_live_camera_whose_picture_froze_is_a_camera_fault(
             pass
 
     monkeypatch.setattr(camera_module, "FROZEN_S", 0.5)
-    q: queue.Queue[TableEvent] = queue.Queue()
-    cam = SourceCamera("usb:0", fps=50)
-    cam.start(q.put)
+    cam, q = _webcam_started(None)
     try:
         for stuck in (False, True):
             cam.source = Webcam(stuck)
