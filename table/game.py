@@ -130,6 +130,11 @@ class Game:
         """Every refused event so far, in order."""
         return () if self.chain is None else self.chain.entries()
 
+    @property
+    def accepted(self) -> int:
+        """How many events were accepted so far (``count`` less the refused ones)."""
+        return self.count - (0 if self.chain is None else self.chain.size)
+
     @staticmethod
     def start(header: GameHeader) -> Game:
         try:

@@ -389,11 +389,12 @@ def test_buttons_that_mean_nothing_say_so() -> None:
     assert isinstance(out.screen, Message) and "throw first" in out.screen.text
     out = t.press(STOP_LONG)
     assert isinstance(out.screen, Message) and "mexico" in out.screen.text
-    # GAME_LOG.md: a stand or an end of round the rules do not allow is logged refused,
-    # with the rules' reason (a HOLD in mexico names no die: there is no event to log)
+    # GAME_LOG.md: a stand the rules do not allow is logged refused, with the rules'
+    # reason (a HOLD in mexico names no die, and an end_round before anyone threw is
+    # nobody's: no event to log)
     assert t.game.state == before.state
-    assert t.events == [Stand(), EndRound()]
-    assert [r.event for r in t.game.refused] == [Stand(), EndRound()]
+    assert t.events == [Stand()]
+    assert [r.event for r in t.game.refused] == [Stand()]
     assert all(r.reason.startswith("mexico: ") for r in t.game.refused)
     out = t.press(ROLL)
     assert out.want_dice
@@ -403,7 +404,7 @@ def test_buttons_that_mean_nothing_say_so() -> None:
     assert out.want_dice and "still reading" in render_text(out.screen)
     out = t.press(STOP)  # cancels the reading
     assert not out.want_dice and "cancelled" in render_text(out.screen)
-    assert t.events == [Stand(), EndRound()]  # only the two refused above
+    assert t.events == [Stand()]  # only the one refused above
 
 
 def test_reading_arriving_unasked_changes_nothing() -> None:
@@ -653,9 +654,9 @@ def test_mex_long_stop_ends_the_round() -> None:
     assert out.log == (EndRound(),)
     assert isinstance(out.screen, RoundEnd)
     assert out.screen.lost == "P2 loses 1 life"
-    out = t.press(STOP_LONG)  # nobody has thrown in round 2: nothing to end
-    assert out.log == (EndRound(),) and isinstance(out.screen, Message)  # logged refused
-    assert t.game.refused[-1].event == EndRound()
+    out = t.press(STOP_LONG)  # nobody has thrown in round 2: nothing to end, nobody's
+    assert out.log == () and isinstance(out.screen, Message)
+    assert t.game.refused == ()
 
 
 def test_mex_hold_outside_tie_break_is_a_message() -> None:
@@ -2124,3 +2125,52 @@ def test_MX_10_the_game_end_cuts_no_name_beside_its_points() -> None:
         ("P1", "6 pts"),
         ("P2", "1 pt"),
     )
+
+
+def test_MX_7_a_refused_stop_draws_no_cpu_decision_again_on_resume() -> None:
+    """A STOP logged refused counted as an event, and the CPU players' decisions and
+    software dice are drawn by the game's count: after a power cut the table drew a
+    pending CPU decision again. Here an easy CPU who threw last had let the round go
+    on; resumed, it ended the round and P3 never threw. Drawn by accepted events, the
+    resumed game is the live one."""
+    players = (Player("P1"), Player("C", cpu="easy"), Player("P3"))
+    base = (Throw((3, 2)), Stand(), Throw((6, 1)))
+    checked = 0
+    for seed in range(80):
+        header = GameHeader("mex", players, {}, seed)
+        ref, out = Referee.boot(Settings(rules="mex"), LoadedGame(header, base))
+        if out.log:  # C ended the round at once
+            continue
+        live, out = ref.on_press(STOP)  # P3 has not thrown: no standing
+        assert out.log == (Stand(),)
+        resumed, again = Referee.boot(Settings(rules="mex"), LoadedGame(header, base + out.log))
+        assert again.log == () and resumed.game is not None and live.game is not None
+        assert resumed.game.state == live.game.state, seed
+        checked += 1
+    assert checked > 20
+
+
+def test_a_cpus_software_dice_do_not_depend_on_refused_presses() -> None:
+    """Each long STOP before a CPU's ROLL (mexico has no ending, logged refused) gave the
+    CPU other dice."""
+    dice = set()
+    for stops in range(4):
+        t = start(Settings("mexico", 2, cpus=("easy",)))
+        t.throw(6, 5)
+        t.press(STOP)  # Ann stands: CPU1's turn
+        for _ in range(stops):
+            assert t.press(STOP_LONG).log == (EndRound(),)  # Ann threw last: hers, refused
+        out = t.press(ROLL)
+        dice.add(out.log)
+    assert len(dice) == 1
+
+
+@pytest.mark.parametrize("rules", ["mex", "mexico", "mexen"])
+def test_a_long_stop_before_anyone_threw_logs_no_end_round(rules: str) -> None:
+    """An end_round is the event of the player who threw last: with a CPU first and
+    nobody thrown, a long STOP was logged as a refused end_round of nobody's."""
+    header = GameHeader(rules, (Player("CPU", cpu="hard"), Player("Ann")), {}, 3)
+    ref, _ = Referee.boot(Settings(rules=rules), LoadedGame(header, ()))
+    ref, out = ref.on_press(STOP_LONG)
+    assert out.log == () and ref.game is not None and ref.game.refused == ()
+    assert isinstance(out.screen, Message)

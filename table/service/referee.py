@@ -154,7 +154,13 @@ def _cpu_event(game: Game) -> Event | None:
     header = game.header
     try:
         event = cpu_players.next_event(
-            header.rules, game.state, header.players, header.seed or 0, game.count
+            # by accepted events only: a refused one (a STOP logged refused) must not draw
+            # the CPU's decision again, or a resumed game would not be the live one
+            header.rules,
+            game.state,
+            header.players,
+            header.seed or 0,
+            game.accepted,
         )
     except Exception:  # a CPU fault must never stop the table
         return None
@@ -826,8 +832,14 @@ class Referee:
         if EventKind.END_ROUND not in game.allowed:
             if game.header.rules != "mex":
                 why = f"no ending a round in {game.header.rules}"
-                return self._refuse_button(EndRound(), "long STOP", why)
-            return self._refuse_button(EndRound(), "long STOP", "the round cannot be ended now")
+            else:
+                why = "the round cannot be ended now"
+            # an end_round is the event of the player who threw last (GAME_LOG.md): logged
+            # refused only if that is a person, not when nobody has thrown or a CPU did
+            last = _threw_last(game)
+            if last is None or _seat_is_cpu(game, last):
+                return self._note("long STOP", why)
+            return self._refuse_button(EndRound(), "long STOP", why)
         ender = _round_ender(game)
         if _seat_is_cpu(game, ender):  # MX-7: its decision (table.cpu)
             if isinstance(_cpu_event(game), EndRound):  # on a CPU's turn: not taken yet
@@ -1402,7 +1414,7 @@ def _cpu_fallback(game: Game) -> Event:
     """If a CPU strategy fails: it throws software dice, gives to the next player, or stands."""
     allowed = game.allowed
     if EventKind.THROW in allowed:
-        dice = cpu_players.roll_dice(game.header.seed or 0, game.count)
+        dice = cpu_players.roll_dice(game.header.seed or 0, game.accepted)
         try:
             return cpu_players.throw_event(game.header.rules, game.state, dice)
         except Exception:  # no strategy for these rules: both dice, as rolled
@@ -1539,6 +1551,20 @@ def _round_ender(game: Game) -> str:
         if isinstance(kept, list) and kept and isinstance(kept[-1], Mapping):
             return str(kept[-1].get("name", ""))
     return _player(game)
+
+
+def _threw_last(game: Game) -> str | None:
+    """The player who threw last in this round: the one on turn once they have thrown,
+    else the last to finish a turn (mex and mexico's ``kept``, mexen's ``scores``);
+    None before the round's first throw."""
+    turn = game.turn
+    if turn is not None and turn.throw > 0:
+        return _player(game)
+    view = game.view()
+    done = view.get("kept") or view.get("scores")
+    if isinstance(done, list) and done and isinstance(done[-1], Mapping):
+        return str(done[-1].get("name", ""))
+    return None
 
 
 def _tiebreak_last(game: Game) -> str:
