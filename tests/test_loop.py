@@ -761,20 +761,24 @@ def test_a_live_camera_whose_picture_froze_is_a_camera_fault(
     camera's frames are never bit for bit the same (the sensor's noise), so after a
     while of that it is said as a camera fault; the camera is opened again at ROLL."""
 
+    import time
+
     import numpy as np
 
     from table.hw import camera as camera_module
     from vision.sources import DeviceSource
 
-    picture = np.full((8, 8, 3), 90, np.uint8)
+    picture = np.arange(8 * 8 * 3, dtype=np.uint8).reshape(8, 8, 3)  # a tray, dice in it
 
     class Webcam(DeviceSource):
-        def __init__(self, stuck: bool) -> None:
-            self.stuck, self.n = stuck, 0
+        def __init__(self, kind: str) -> None:
+            self.kind, self.n = kind, 0
 
         def read(self) -> Any:
             self.n += 1
-            if self.stuck:
+            if self.kind == "blank":  # a dark tray: the noise clipped to black
+                return np.zeros((8, 8, 3), np.uint8)
+            if self.kind == "stuck":
                 return picture.copy()
             noisy = picture.copy()
             noisy[self.n % 8, 0, 0] ^= 1
@@ -786,29 +790,46 @@ def test_a_live_camera_whose_picture_froze_is_a_camera_fault(
         def close(self) -> None:
             pass
 
+    def frames_until_not_a_frame(most: int) -> tuple[int, Any]:
+        frames, event = 0, None
+        while frames < most:
+            event = q.get(timeout=10)
+            if not isinstance(event, Frame):
+                break
+            frames += 1
+            cam.frame_done()
+        return frames, event
+
+    def pause() -> None:
+        cam.want(False)
+        time.sleep(0.3)  # the thread finishes the frame it was reading
+        while not q.empty():
+            if isinstance(q.get(), Frame):
+                cam.frame_done()
+
     monkeypatch.setattr(camera_module, "FROZEN_S", 0.5)
     cam, q = _webcam_started(None)
     try:
-        for stuck in (False, True):
-            cam.source = Webcam(stuck)
+        for kind in ("live", "blank", "stuck"):
+            cam.source = Webcam(kind)
             cam.want(True)
-            frames = 0
-            while frames < 100:
-                event = q.get(timeout=10)
-                if not isinstance(event, Frame):
-                    break
-                frames += 1
-                cam.frame_done()
-            if stuck:
+            frames, event = frames_until_not_a_frame(100)
+            if kind == "stuck":
                 assert isinstance(event, CameraFailed), event
                 assert "has not changed for 0.5 s" in event.reason
                 assert cam.source is None  # closed, to be opened again
-            else:
-                assert frames == 100  # a live picture, however still the tray
-            cam.want(False)
-            while not q.empty():
-                if isinstance(q.get(), Frame):
-                    cam.frame_done()
+            else:  # a live picture, however still the tray; a blank one is the reader's
+                assert frames == 100, (kind, event)
+            pause()
+        # a pause is no time the picture stood still: read 0.3 s, paused 0.6 s
+        cam.source = Webcam("stuck")
+        cam.want(True)
+        frames, event = frames_until_not_a_frame(3)
+        assert frames == 3, event
+        pause()
+        time.sleep(0.3)
+        cam.want(True)
+        assert isinstance(q.get(timeout=10), Frame)
     finally:
         cam.close()
 

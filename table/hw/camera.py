@@ -25,6 +25,7 @@ from table.service.ports import CameraFailed, Frame, Put
 IN_FLIGHT = 2
 SLOT_WAIT_S = 30.0
 FROZEN_S = 10.0
+FEATURELESS = 16  # grey levels between a frame's darkest and brightest: a blank picture
 
 
 class _Paced:
@@ -147,6 +148,7 @@ class SourceCamera(_Paced):
                     if self._resumed:
                         self._resumed = False
                         self._photo = None  # a new throw: a folder's next photo
+                        self._last_image = None  # a pause is not a picture standing still
                         # A webcam's driver kept frames from before the pause: the
                         # last throw's dice, lying still, which would settle at once.
                         drop = getattr(self.source, "drop_stale", None)
@@ -197,7 +199,9 @@ class SourceCamera(_Paced):
             return False
         now = time.monotonic()
         same = self._last_image is not None and np.array_equal(self._last_image, image)
-        if not same:
+        # A picture with nothing in it (a dark tray, a lens cap: the noise clipped to
+        # black) may come out the same every time; that is for the reader to say.
+        if not same or int(np.ptp(image)) < FEATURELESS:
             self._last_image, self._same_since = image, now
             return False
         return now - self._same_since >= FROZEN_S
