@@ -509,13 +509,10 @@ def _mexen_pot(r: int, mexes: int, lowest: int, count: int, after: int, limit: i
     return sum((c * (1 + 3 * m) / (t + 1) for (t, m), c in ways.items()), Fraction(0))
 
 
-def _mexen_exact(
-    state: Any, future: Fraction = Fraction(0), own: Fraction = Fraction(0)
-) -> dict[int, Fraction]:
+def _mexen_exact(state: Any, future: Fraction = Fraction(0)) -> dict[int, Fraction]:
     """Expected points from the next throw on for each value that may be left
     lying now (0: throw both), playing on best; the pirate's own doubles cost it
-    its multiplier (MN-8), each multiplier it ends its turn with ``future``, and
-    being the pirate at all ``own`` more."""
+    its multiplier (MN-8), and each multiplier it ends its turn with ``future``."""
     ranks = [p.rank for p in state.results]
     lowest = min(ranks, default=99)
     count = ranks.count(lowest)
@@ -550,11 +547,9 @@ def _mexen_exact(
             done = throws + 1
             if r == MEX:
                 limit = done if first and done < 3 else others  # MN-4
-                value = _mexen_pot(r, mexes + 1, lowest, count, after, limit)
-                value += mine * future + (own if mine else 0)
+                value = _mexen_pot(r, mexes + 1, lowest, count, after, limit) + mine * future
             elif r == _R32 or done >= state.max_throws:
-                value = _mexen_pot(r, mexes, lowest, count, after, others)
-                value += mine * future + (own if mine else 0)
+                value = _mexen_pot(r, mexes, lowest, count, after, others) + mine * future
             else:
                 value = min(cost(done, h, mine, mexes) for h in {0, b} | (set() if held else {a}))
             total += p * (paid + value)
@@ -583,7 +578,7 @@ def test_MN_3_MN_10_mexen_hard_matches_an_exact_count(
 
     state = _mexen(before, throws, n)
     ctx = _context(state)
-    exact = _mexen_exact(state, Fraction(ctx[-2]), Fraction(ctx[-1]))
+    exact = _mexen_exact(state, Fraction(ctx[-1]))
     pirate = state.multiplier if state.pirate == state.current else 0
     for h, value in exact.items():
         got = throw_cost(state.throw, h, pirate, state.mexes, ctx)
@@ -608,32 +603,17 @@ def test_MN_8_mexen_pirate_future_is_the_doubles_thrown_before_a_handover() -> N
         assert pirate_future(n, 10_000) == pytest.approx(5 * n / (n - 1))
 
 
-def test_MN_8_mexen_the_pirates_own_double_1s_are_counted() -> None:
-    """The pirate's own double 1 raises its multiplier (MN-8): with a share 1/n of the
-    throws against (n-1)/n that may hand it over, it raises 1/(n-1) times before a
-    handover, each raise costing what a multiplier costs from then on."""
-    from table.cpu.mexen import _context, pirate_future, pirate_own_doubles
-
-    for n in (2, 3, 6):
-        assert pirate_own_doubles(n, pirate_future(n, None)) == pytest.approx(5 * n / (n - 1) ** 2)
-    rules = get_rules("mexen")
-    state: Any = rules.start(tuple(Player(f"p{i}") for i in range(4)), {})
-    ctx = _context(state)
-    assert ctx[-2] == pytest.approx(20 / 3, abs=0.01) and ctx[-1] == pytest.approx(20 / 9, abs=0.01)
-
-
 def test_MN_8_mexen_hard_leaves_no_1_lying_with_a_game_ahead() -> None:
     """A 1 left lying is a 1 in 6 chance of Mex, and as much of double 1: the pirate,
     who pays for every double thrown after, by anyone, until another player throws a
     double 1. Valued for its own turn only, hard left the 1 lying, and at four seats
     won less often than normal. With the game
-    ahead it keeps the 6. In the game's last turn, against a 66 that only Mex beats,
-    there is nothing left to pay for, and the 1's chance of Mex is what counts."""
+    ahead it keeps the 6; with one round of two seats, the 1's chance of Mex is worth
+    more than the few doubles left to pay for."""
     rules = get_rules("mexen")
     for rounds, want in ((0, Hold(6)), (20, Hold(6)), (1, Hold(1))):
         state: Any = rules.start((Player("a"), Player("b")), {"rounds": rounds})
-        for dice in ((6, 6), (6, 6), (6, 6), (6, 1)):  # a's turn ends on 66; b throws
-            state = rules.apply(state, Throw(dice))
+        state = rules.apply(state, Throw((6, 1)))
         assert decide("mexen", "hard", state, random.Random(0)) == want, rounds
 
 
@@ -646,7 +626,7 @@ def test_MN_8_mexen_hard_pirate_counts_its_own_doubles() -> None:
     assert state.pirate == 0 and state.multiplier == 2
     from table.cpu.mexen import _context
 
-    exact = _mexen_exact(state, Fraction(_context(state)[-2]), Fraction(_context(state)[-1]))
+    exact = _mexen_exact(state, Fraction(_context(state)[-1]))
     best = min(exact, key=lambda h: exact[h])
     assert best == 1 and exact[1] < exact[0]
     assert decide("mexen", "hard", state, random.Random(0)) == Hold(1)

@@ -25,18 +25,17 @@ the points it takes: the pot times its chance of losing the round, plus what
 its own doubles cost it while it is the pirate, plus, for the pirate
 multiplier it ends its turn with, what the doubles thrown after its turn are
 expected to cost it until another player takes the pirate over or the game
-ends (``pirate_future``), and, if it is the pirate, the raises its own later
-double 1s are expected to bring (``pirate_own_doubles``). Valued only for the
-rest of its own turn, becoming the pirate looked cheap: ``hard`` left 1s lying
-for Mex and, at four seats, won less often than ``normal``. It assumes every
-player after it throws both dice every time (no holding), their 31s thrown
-again, a Mex or a 32 ending their turn (MN-3), the last throw counting; their
-final scores are computed exactly. A tie for the lowest goes to one-die throws
-that every tied player loses with the same chance (MN-10), so with k tied it
-loses with chance 1/k. Above the lowest score thrown before it, it cannot lose
-the round. Its own turn is solved by dynamic programming over (throws made,
-the dice it may leave lying, its pirate multiplier, the Mex count), a 31
-sending it back to a two-dice throw at the same count (MN-6).
+ends (``pirate_future``). Valued only for the rest of its own turn, becoming
+the pirate looked cheap: ``hard`` left 1s lying for Mex and, at four seats,
+won less often than ``normal``. It assumes every player after it throws both
+dice every time (no holding), their 31s thrown again, a Mex or a 32 ending
+their turn (MN-3), the last throw counting; their final scores are computed
+exactly. A tie for the lowest goes to one-die throws that every tied player
+loses with the same chance (MN-10), so with k tied it loses with chance 1/k.
+Above the lowest score thrown before it, it cannot lose the round. Its own
+turn is solved by dynamic programming over (throws made, the dice it may leave
+lying, its pirate multiplier, the Mex count), a 31 sending it back to a
+two-dice throw at the same count (MN-6).
 """
 
 from __future__ import annotations
@@ -71,15 +70,6 @@ HANDOVER_CHANCE = 1.0 / 34.0
 # Counted throws of a turn played with both dice: a Mex or a 32 ends it early (MN-3).
 _STOP = 4.0 / 34.0
 TURN_THROWS = 1.0 + (1.0 - _STOP) + (1.0 - _STOP) ** 2
-
-
-def pirate_own_doubles(players: int, future: float) -> float:
-    """What being the pirate at all adds to ``future`` (``pirate_future``, the cost of
-    each multiplier): its own double 1s raise its multiplier while it stays the pirate.
-    Each of its throws is a double 1 with chance 1/34, a share 1/n of all throws, against
-    (n-1)/n for another's that hands it over: 1/(n-1) raises before a handover, each
-    costing ``future`` from then on (taken whole: the game's end comes no sooner)."""
-    return future / (players - 1) if players >= 2 else 0.0
 
 
 def pirate_future(players: int, throws_left: float | None) -> float:
@@ -152,15 +142,14 @@ def throw_cost(
     held: int,
     pirate: int,
     mexes: int,
-    ctx: tuple[int, int, int, int, int, bool, float, float],
+    ctx: tuple[int, int, int, int, int, bool, float],
 ) -> float:
     """Expected points from the next throw on, leaving ``held`` lying (0: none),
     with ``throws`` counted throws made and ``pirate`` the player's own
     pirate multiplier (0: not the pirate). ``ctx`` is (lowest, lowest_count,
     after, own limit, the others' limit, first player of the round, the cost of each
-    pirate multiplier left at the turn's end (``pirate_future``), and what being the
-    pirate at all adds to it (``pirate_own_doubles``))."""
-    lowest, lowest_count, after, own_limit, limit, first, future, own = ctx
+    pirate multiplier left at the turn's end: ``pirate_future``)."""
+    lowest, lowest_count, after, own_limit, limit, first, future = ctx
     total = 0.0
     weight = 1.0
     outcomes = [(held, d, 1.0 / 6.0) for d in range(1, 7)] if held else list(_TWO_DICE)
@@ -183,10 +172,9 @@ def throw_cost(
         if r == MEX_RANK:
             others = done if first and done < THROWS else limit  # MN-4
             value = round_loss(r, mexes + 1, lowest, lowest_count, after, others)
-            value += mine * future + (own if mine else 0.0)
+            value += mine * future
         elif r == _RANK_32 or done >= own_limit:
-            value = round_loss(r, mexes, lowest, lowest_count, after, limit)
-            value += mine * future + (own if mine else 0.0)
+            value = round_loss(r, mexes, lowest, lowest_count, after, limit) + mine * future
         else:
             lying = (b,) if held else tuple(sorted({a, b}))
             value = best_cost(done, lying, mine, mexes, ctx)
@@ -200,7 +188,7 @@ def best_cost(
     lying: tuple[int, ...],
     pirate: int,
     mexes: int,
-    ctx: tuple[int, int, int, int, int, bool, float, float],
+    ctx: tuple[int, int, int, int, int, bool, float],
 ) -> float:
     """Expected points playing on best, ``lying`` the values that may be held."""
     return min(throw_cost(throws, h, pirate, mexes, ctx) for h in (0, *lying))
@@ -231,7 +219,7 @@ def turns_left(state: MexenState) -> int | None:
     return max(0, config.rounds - state.round) * n + n - state.done - 1
 
 
-def _context(state: MexenState) -> tuple[int, int, int, int, int, bool, float, float]:
+def _context(state: MexenState) -> tuple[int, int, int, int, int, bool, float]:
     ranks = [p.rank for p in state.results]
     n = len(state.config.names)
     lowest = min(ranks, default=NOBODY)
@@ -240,9 +228,7 @@ def _context(state: MexenState) -> tuple[int, int, int, int, int, bool, float, f
     left = turns_left(state)
     # rounded: the functions cached on ``ctx`` see a few hundred values, not one a turn
     future = round(pirate_future(n, None if left is None else left * TURN_THROWS), 2)
-    own = round(pirate_own_doubles(n, future), 2)
-    first = state.done == 0
-    return (lowest, ranks.count(lowest), after, state.max_throws, limit, first, future, own)
+    return (lowest, ranks.count(lowest), after, state.max_throws, limit, state.done == 0, future)
 
 
 def hard_hold(state: MexenState) -> int | None:
