@@ -734,3 +734,35 @@ def test_a_file_that_cannot_be_replaced_leaves_no_temporary_file(tmp_path: Path)
     with pytest.raises(OSError):
         atomic_write(target, b"{}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tray.json"]
+
+
+def test_MY_3_bids_entered_before_a_cut_are_kept(tmp_path: Path) -> None:
+    """The round's bids are logged once all are in (one bids event): a power cut after
+    two of three made everyone enter them again, and they could be changed after the
+    others' had been seen. entry.json keeps them, with the log's length then."""
+    from table.rules.base import Bids
+
+    root = tmp_path / "data"
+    settings = Settings("mythical", 3, options=(("rounds", 3),))
+    loop, _ = make_loop(root, settings, False)
+    start_game(loop)
+    settle(loop)
+    choose(loop, "1")  # P1's bid
+    choose(loop, "0")  # P2's bid
+    assert events_on_disk(loop) == []
+    loop.close()  # the power goes
+
+    loop, display = make_loop(root, settings, False)
+    loop.boot()
+    settle(loop)
+    assert "P3's bid" in display.texts[-1]
+    choose(loop, "1")
+    assert events_on_disk(loop) == [Bids((("P1", 1), ("P2", 0), ("P3", 1)))]
+
+    # bids remembered at another moment of the game (another log length): not used
+    DataDir(root).save_entry(0, (1, 1))
+    loop.close()
+    loop, display = make_loop(root, settings, False)
+    loop.boot()
+    settle(loop)
+    assert ref(loop).bids == ()

@@ -130,6 +130,7 @@ class TableLoop:
         self._fault_count = 0
         self.display_fault: str | None = None  # why the display last failed, until it works
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the last read
+        self._entry_saved: tuple[int, ...] = ()  # the mythical bids entry.json holds
         # The tray's dice remembered at the start and the frame size they were read in,
         # until the first frame (``_tray_in``).
         self._tray_frame: tuple[tuple[DieReading, ...], tuple[int, int]] | None = None
@@ -220,6 +221,10 @@ class TableLoop:
         assert self.referee is not None
         self.referee = self.referee.with_tray(tray)
         self._tray_frame = (tray, frame) if tray and frame is not None else None
+        game = self.referee.game
+        if game is not None:  # mythical bids entered before the restart
+            self.referee = self.referee.with_entry(self.data.load_entry(game.count))
+            self._entry_saved = self.referee.bids
         self.apply(out)
         self.write_state()
         return out
@@ -265,6 +270,7 @@ class TableLoop:
                 return self._not_saved("cannot write the game log", exc)
         if referee is not None:
             self.referee = referee
+            self._save_entry(referee)
         if out.game_over:
             self._close_writer()
             try:
@@ -293,6 +299,18 @@ class TableLoop:
             if callable(rolled):
                 rolled()
         return True
+
+    def _save_entry(self, referee: Referee) -> None:
+        """Remember the mythical bids entered so far, before the next bidder's screen is
+        shown: a power cut made the players enter them all again. Not saved, the table
+        goes on (they would be entered again)."""
+        if referee.bids == self._entry_saved or referee.game is None:
+            return
+        try:
+            self.data.save_entry(referee.game.count, referee.bids)
+            self._entry_saved = referee.bids
+        except OSError as exc:
+            self._error(f"cannot save the bids entered: {exc}")
 
     def _save_tray(self, referee: Referee) -> None:
         """Remember where the dice of a throw just read lie, before its event is logged:

@@ -527,6 +527,21 @@ class Referee:
             ref = replace(ref, held=HeldDie(held, spots))
         return ref
 
+    def with_entry(self, bids: tuple[int, ...]) -> Referee:
+        """This state, told the bids entered before a restart (mythical, MY-3: they are
+        logged only once all are in): the entry goes on at the next player's bid."""
+        game = self.game
+        if (
+            self.mode is not Mode.PLAY
+            or not _is_mythical(game)
+            or game is None
+            or EventKind.BIDS not in game.allowed
+            or not 0 < len(bids) < len(game.header.players)
+        ):
+            return self
+        ref = replace(self, bids=tuple(bids))
+        return ref._mythical_chooser() if self.chooser is not None else ref
+
     def on_press(self, press: ButtonPress) -> tuple[Referee, Output]:
         if self.dismiss:  # a notice was shown: this press only takes it away
             if self.queued:  # ... and shows the next one

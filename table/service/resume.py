@@ -6,6 +6,7 @@
     DATA/games/current                 the name of the log of the game in progress
     DATA/settings.json                 the menu's last choices
     DATA/tray.json                     the dice of the last throw read, where they lay
+    DATA/entry.json                    mythical: the bids entered so far this round
 
 A game is unfinished while ``games/current`` names its log: the pointer is
 written (atomically) right after the log's header, and removed once the game
@@ -50,6 +51,7 @@ from vision.types import DieReading
 
 CURRENT = "current"
 TRAY = "tray.json"
+ENTRY = "entry.json"
 # The most any of the small files (settings, games/current, tray.json) is read for: they
 # hold a few hundred bytes; a bigger one is damaged, and is said so, not read whole.
 SMALL_FILE = 1 << 20
@@ -124,6 +126,7 @@ class DataDir:
         self.settings_path = root / "settings.json"
         self.current_path = self.games / CURRENT
         self.tray_path = root / TRAY
+        self.entry_path = root / ENTRY
         self._held: TextIO | None = None  # the locked .lock file (lock())
 
     def prepare(self) -> None:
@@ -207,6 +210,31 @@ class DataDir:
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             why = str(exc) if isinstance(exc, TrayError) else "not JSON"
             return (), None, f"{TRAY}: {why}"
+
+    # -- the bids being entered --------------------------------------------
+
+    def save_entry(self, events: int, bids: tuple[int, ...]) -> None:
+        """Remember the bids entered so far (mythical logs a round's bids only once all
+        are in, MY-3), with how many events the game's log held then; OSError to the
+        caller."""
+        obj = {"events": events, "bids": list(bids)}
+        atomic_write(self.entry_path, (json.dumps(obj) + "\n").encode("utf-8"))
+
+    def load_entry(self, events: int) -> tuple[int, ...]:
+        """The bids ``save_entry`` remembered, if the log still holds ``events`` events
+        (else they belong to another moment of the game); none if anything is amiss."""
+        try:
+            obj = json.loads(read_small(self.entry_path, SMALL_FILE).decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            return ()
+        if not isinstance(obj, dict) or obj.get("events") != events:
+            return ()
+        bids = obj.get("bids")
+        if not isinstance(bids, list) or not all(
+            isinstance(b, int) and not isinstance(b, bool) and 0 <= b <= 99 for b in bids
+        ):
+            return ()
+        return tuple(bids)
 
     # -- games -------------------------------------------------------------
 
