@@ -759,8 +759,8 @@ def test_MY_3_bids_entered_before_a_cut_are_kept(tmp_path: Path) -> None:
     choose(loop, "1")
     assert events_on_disk(loop) == [Bids((("P1", 1), ("P2", 0), ("P3", 1)))]
 
-    # bids remembered at another moment of the game (another log length): not used
-    DataDir(root).save_entry(0, (1, 1))
+    # bids remembered in another game at this point of it: not used
+    DataDir(root).save_entry("another.jsonl", 1, (1, 1))
     loop.close()
     loop, display = make_loop(root, settings, False)
     loop.boot()

@@ -222,8 +222,9 @@ class TableLoop:
         self.referee = self.referee.with_tray(tray)
         self._tray_frame = (tray, frame) if tray and frame is not None else None
         game = self.referee.game
-        if game is not None:  # mythical bids entered before the restart
-            self.referee = self.referee.with_entry(self.data.load_entry(game.count))
+        if game is not None and self.writer is not None:  # mythical bids entered before
+            entry = self.data.load_entry(self.writer.path.name, game.count)
+            self.referee = self.referee.with_entry(entry)
             self._entry_saved = self.referee.bids
         self.apply(out)
         self.write_state()
@@ -304,10 +305,10 @@ class TableLoop:
         """Remember the mythical bids entered so far, before the next bidder's screen is
         shown: a power cut made the players enter them all again. Not saved, the table
         goes on (they would be entered again)."""
-        if referee.bids == self._entry_saved or referee.game is None:
+        if referee.bids == self._entry_saved or referee.game is None or self.writer is None:
             return
         try:
-            self.data.save_entry(referee.game.count, referee.bids)
+            self.data.save_entry(self.writer.path.name, referee.game.count, referee.bids)
             self._entry_saved = referee.bids
         except OSError as exc:
             self._error(f"cannot save the bids entered: {exc}")

@@ -539,6 +539,9 @@ class Referee:
             or not 0 < len(bids) < len(game.header.players)
         ):
             return self
+        most = game.view().get("round")  # MY-3: 0 to r tricks
+        if not isinstance(most, int) or not all(0 <= b <= most for b in bids):
+            return self
         ref = replace(self, bids=tuple(bids))
         return ref._mythical_chooser() if self.chooser is not None else ref
 

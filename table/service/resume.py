@@ -213,26 +213,28 @@ class DataDir:
 
     # -- the bids being entered --------------------------------------------
 
-    def save_entry(self, events: int, bids: tuple[int, ...]) -> None:
+    def save_entry(self, log: str, events: int, bids: tuple[int, ...]) -> None:
         """Remember the bids entered so far (mythical logs a round's bids only once all
-        are in, MY-3), with how many events the game's log held then; OSError to the
-        caller."""
-        obj = {"events": events, "bids": list(bids)}
+        are in, MY-3), with the name of the game's log and how many events it held then;
+        OSError to the caller."""
+        obj = {"log": log, "events": events, "bids": list(bids)}
         atomic_write(self.entry_path, (json.dumps(obj) + "\n").encode("utf-8"))
 
-    def load_entry(self, events: int) -> tuple[int, ...]:
-        """The bids ``save_entry`` remembered, if the log still holds ``events`` events
-        (else they belong to another moment of the game); none if anything is amiss."""
+    def load_entry(self, log: str, events: int) -> tuple[int, ...]:
+        """The bids ``save_entry`` remembered, if they were entered in the game of the
+        log named ``log`` when it held ``events`` events (else they belong to another
+        game or another moment of it); none if anything is amiss."""
         try:
             obj = json.loads(read_small(self.entry_path, SMALL_FILE).decode("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError, RecursionError):
             return ()
-        if not isinstance(obj, dict) or obj.get("events") != events:
+        if not isinstance(obj, dict) or obj.get("log") != log:
+            return ()
+        count = obj.get("events")
+        if type(count) is not int or count != events:  # not true, not 0.0
             return ()
         bids = obj.get("bids")
-        if not isinstance(bids, list) or not all(
-            isinstance(b, int) and not isinstance(b, bool) and 0 <= b <= 99 for b in bids
-        ):
+        if not isinstance(bids, list) or not all(type(b) is int and 0 <= b <= 99 for b in bids):
             return ()
         return tuple(bids)
 
