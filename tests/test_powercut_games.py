@@ -766,3 +766,23 @@ def test_MY_3_bids_entered_before_a_cut_are_kept(tmp_path: Path) -> None:
     loop.boot()
     settle(loop)
     assert ref(loop).bids == ()
+
+
+def test_MN_10_a_long_stop_in_a_tie_break_is_the_last_tie_break_throwers(
+    tmp_path: Path,
+) -> None:
+    """In a tie-break the player who threw last is the last to throw in it: the main
+    round's last player (here a CPU) was taken instead, and P2's long STOP after P1's
+    tie-break die, refused, was not logged as P1's end_round."""
+    settings = Settings("mexen", 3, cpus=("normal",))
+    loop, display = make_loop(tmp_path / "data", settings, True)
+    start_game(loop)
+    settle(loop)
+    for _ in range(3):
+        do(loop, Throw((3, 2)))  # all on 32: a tie-break of one die each (MN-10)
+    do(loop, Throw((4,)))  # P1's die
+    assert game(loop).turn is not None and game(loop).turn.player == "P2"
+    before = len(events_on_disk(loop))
+    press(loop, STOP_LONG)
+    assert "no ending a round" in display.texts[-1]
+    assert events_on_disk(loop)[before:] == [EndRound()]

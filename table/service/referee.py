@@ -1573,12 +1573,16 @@ def _round_ender(game: Game) -> str:
 
 def _threw_last(game: Game) -> str | None:
     """The player who threw last in this round: the one on turn once they have thrown,
-    else the last to finish a turn (mex and mexico's ``kept``, mexen's ``scores``);
-    None before the round's first throw."""
+    else the last to throw in a tie-break, else the last to finish a turn (mex and
+    mexico's ``kept``, mexen's ``scores``); None before the round's first throw."""
     turn = game.turn
     if turn is not None and turn.throw > 0:
         return _player(game)
     view = game.view()
+    tiebreak = _tiebreak(view) or {}
+    thrown = tiebreak.get("thrown") or tiebreak.get("dice")  # mex, mexen (MX-8, MN-10)
+    if isinstance(thrown, list) and thrown and isinstance(thrown[-1], Mapping):
+        return str(thrown[-1].get("name", ""))
     done = view.get("kept") or view.get("scores")
     if isinstance(done, list) and done and isinstance(done[-1], Mapping):
         return str(done[-1].get("name", ""))
