@@ -768,7 +768,9 @@ def test_a_live_camera_whose_picture_froze_is_a_camera_fault(
     from table.hw import camera as camera_module
     from vision.sources import DeviceSource
 
-    picture = np.arange(8 * 8 * 3, dtype=np.uint8).reshape(8, 8, 3)  # a tray, dice in it
+    picture = np.random.default_rng(0).integers(0, 256, (256, 256, 3), dtype=np.uint8)
+    blank = np.zeros((256, 256, 3), np.uint8)
+    blank[8, 8] = 255  # a dark tray, the noise clipped to black; one hot pixel
 
     class Webcam(DeviceSource):
         def __init__(self, kind: str) -> None:
@@ -776,8 +778,8 @@ def test_a_live_camera_whose_picture_froze_is_a_camera_fault(
 
         def read(self) -> Any:
             self.n += 1
-            if self.kind == "blank":  # a dark tray: the noise clipped to black
-                return np.zeros((8, 8, 3), np.uint8)
+            if self.kind == "blank":
+                return blank.copy()
             if self.kind == "stuck":
                 return picture.copy()
             noisy = picture.copy()
