@@ -202,6 +202,13 @@ def test_the_proc_the_service_sees_still_tells_gpiozero_which_pi_it_is(tmp_path:
     assert probe.stdout.strip() == "shown", "the unit's /proc hides /proc/cpuinfo"
 
 
+NEEDS_USERADD = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
+)
+BOOT_CONFIG = "boot/firmware/config.txt"
+"""The Pi's boot config, under a root ``_fake_root`` made."""
+
+
 def _fake_root(path: Path) -> Path:
     (path / "etc").mkdir(parents=True)
     (path / "boot" / "firmware").mkdir(parents=True)
@@ -232,9 +239,7 @@ def _install(
     )
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 def test_the_person_who_installs_may_read_the_saved_games(tmp_path: Path) -> None:
     """README: scp -r pi@dicetable.local:/var/lib/dicetable/games; that folder is 0750
     dicetable:dicetable, so the sudo user must be in the group dicetable."""
@@ -258,9 +263,7 @@ def test_the_person_who_installs_may_read_the_saved_games(tmp_path: Path) -> Non
     assert "StateDirectory=dicetable" in unit and "Group=dicetable" in unit
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 def test_install_into_a_folder_is_complete_and_idempotent(tmp_path: Path) -> None:
     root = _fake_root(tmp_path / "pi")
     first = _install(root, "--boot-config", "yes")
@@ -293,9 +296,7 @@ def test_install_into_a_folder_is_complete_and_idempotent(tmp_path: Path) -> Non
     assert "kept your /etc/dicetable/dicetable.toml" in second.stdout
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 def test_install_makes_a_venv_cut_short_again(tmp_path: Path) -> None:
     """A venv made without its pip (python3-venv missing, Ctrl-C, a full disk) has
     bin/python, which was all the script looked for: every later run stopped at
@@ -318,9 +319,7 @@ def test_install_makes_a_venv_cut_short_again(tmp_path: Path) -> None:
     assert (venv / "pyvenv.cfg").is_file()
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 def test_install_takes_a_root_folder_given_relative(tmp_path: Path) -> None:
     """groupadd --prefix takes an absolute path only ("prefix must be an absolute path")."""
     _fake_root(tmp_path / "pi")
@@ -352,9 +351,7 @@ def test_install_on_the_system_without_root_says_to_use_sudo() -> None:
     assert proc.stderr == f"install.sh: run it as root: sudo {script} (see --help)\n"
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 def test_install_loads_i2c_dev_at_boot_so_the_oled_has_its_bus(tmp_path: Path) -> None:
     """dtparam=i2c_arm=on turns the I2C controller on; /dev/i2c-1, which luma opens, comes
     from the i2c-dev module, which nothing loaded (raspi-config adds it to /etc/modules
@@ -373,9 +370,7 @@ def test_install_loads_i2c_dev_at_boot_so_the_oled_has_its_bus(tmp_path: Path) -
     assert modules == ["i2c-dev"]
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 def test_install_leaves_the_boot_config_alone_without_consent(tmp_path: Path) -> None:
     root = _fake_root(tmp_path / "pi")
     proc = _install(root)  # --boot-config ask, no terminal: no
@@ -384,14 +379,12 @@ def test_install_leaves_the_boot_config_alone_without_consent(tmp_path: Path) ->
     assert "left /boot/firmware/config.txt alone" in proc.stdout
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 def test_the_boot_block_applies_to_every_pi_after_a_model_section(tmp_path: Path) -> None:
     """config.txt often ends inside a model filter ([cm4], [pi4]): lines appended there
     would apply to that model only."""
     root = _fake_root(tmp_path / "pi")
-    boot = root / "boot/firmware/config.txt"
+    boot = root / BOOT_CONFIG
     boot.write_text("[all]\ndtoverlay=vc4-kms-v3d\n\n[cm4]\notg_mode=1\n")
     proc = _install(root, "--boot-config", "yes")
     assert proc.returncode == 0, proc.stderr
@@ -408,14 +401,12 @@ def test_the_boot_block_applies_to_every_pi_after_a_model_section(tmp_path: Path
     assert applies["otg_mode=1"] == "[cm4]"
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 def test_an_older_boot_block_is_replaced_only_with_consent(tmp_path: Path) -> None:
     """A table installed before a boot setting was added would otherwise never get it:
     the block was only ever added when absent."""
     root = _fake_root(tmp_path / "pi")
-    boot = root / "boot/firmware/config.txt"
+    boot = root / BOOT_CONFIG
     fragment = (ROOT / "firmware_config/config.txt.fragment").read_text()
     older = fragment.replace("gpio=17,27,22=ip,pu\n", "")
     assert older != fragment
@@ -438,14 +429,12 @@ def test_an_older_boot_block_is_replaced_only_with_consent(tmp_path: Path) -> No
     assert "already has the dicetable block" in again.stdout
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 def test_a_boot_block_with_windows_line_ends_is_the_same_block(tmp_path: Path) -> None:
     """A config.txt edited on Windows: its marker lines end in CR, were not found, and a
     second block was appended."""
     root = _fake_root(tmp_path / "pi")
-    boot = root / "boot/firmware/config.txt"
+    boot = root / BOOT_CONFIG
     fragment = (ROOT / "firmware_config/config.txt.fragment").read_text()
     crlf = ("[all]\n" + fragment + "[cm4]\n").replace("\n", "\r\n")
     boot.write_bytes(crlf.encode())
@@ -462,9 +451,7 @@ def test_a_boot_block_with_windows_line_ends_is_the_same_block(tmp_path: Path) -
     assert after.startswith("[all]\r\n") and after.endswith("[cm4]\r\n")
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("useradd") is None, reason="needs root and useradd"
-)
+@NEEDS_USERADD
 @pytest.mark.parametrize(
     "broken",
     [
@@ -476,7 +463,7 @@ def test_a_boot_block_with_windows_line_ends_is_the_same_block(tmp_path: Path) -
 def test_a_broken_boot_block_is_left_alone(tmp_path: Path, broken: str) -> None:
     """Where the block ends cannot be told: replacing it could cut the rest of the file."""
     root = _fake_root(tmp_path / "pi")
-    boot = root / "boot/firmware/config.txt"
+    boot = root / BOOT_CONFIG
     before = "[all]\n" + broken + "[cm4]\notg_mode=1\n"
     boot.write_text(before)
     proc = _install(root, "--boot-config", "yes")
