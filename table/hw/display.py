@@ -130,13 +130,11 @@ class OledDisplay:
         cfg: DisplayConfig,
         *,
         oled: LumaDisplay | None = None,
-        opener: Callable[[DisplayConfig], LumaDisplay] = open_oled,
         clock: Callable[[], float] = time.monotonic,
         retry_s: float = OLED_RETRY_S,
     ) -> None:
         self.cfg = cfg
         self.oled = oled
-        self.opener = opener
         self.clock = clock
         self.retry_s = retry_s
         self._stale = False  # it failed a screen: set it up before the next
@@ -153,7 +151,7 @@ class OledDisplay:
         self._tried_at = now
         try:
             if oled is None:
-                oled = self.oled = self.opener(self.cfg)
+                oled = self.oled = open_oled(self.cfg)
             else:
                 oled.wake()
         except Exception as exc:
