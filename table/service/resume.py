@@ -175,11 +175,7 @@ class DataDir:
     # -- settings ----------------------------------------------------------
 
     def load_settings(self) -> dict[str, Any] | None:
-        try:
-            obj = json.loads(read_small(self.settings_path, SMALL_FILE).decode("utf-8"))
-        except (OSError, ValueError, RecursionError):  # nested too deeply: no settings either
-            return None
-        return obj if isinstance(obj, dict) else None
+        return _small_json_object(self.settings_path)
 
     def save_settings(self, obj: dict[str, Any]) -> None:
         atomic_write(self.settings_path, (json.dumps(obj, indent=1) + "\n").encode("utf-8"))
@@ -224,11 +220,8 @@ class DataDir:
         """The bids ``save_entry`` remembered, if they were entered in the game of the
         log named ``log`` when it held ``events`` events (else they belong to another
         game or another moment of it); none if anything is amiss."""
-        try:
-            obj = json.loads(read_small(self.entry_path, SMALL_FILE).decode("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-            return ()
-        if not isinstance(obj, dict) or obj.get("log") != log:
+        obj = _small_json_object(self.entry_path)
+        if obj is None or obj.get("log") != log:
             return ()
         count = obj.get("events")
         if type(count) is not int or count != events:  # not true, not 0.0
@@ -328,6 +321,16 @@ class DataDir:
 
 class TrayError(ValueError):
     """``tray.json`` is JSON, but not the dice ``DataDir.save_tray`` writes."""
+
+
+def _small_json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in one of the data folder's small files; None if it is missing,
+    unreadable, no JSON, nested too deeply or not an object."""
+    try:
+        obj = json.loads(read_small(path, SMALL_FILE).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 def _tray_frame(obj: Any) -> tuple[int, int] | None:
