@@ -1562,13 +1562,9 @@ def _seat_is_cpu(game: Game, name: str) -> bool:
 
 def _round_ender(game: Game) -> str:
     """MX-7: who an ``end_round`` now makes the round's ender: the player on turn once
-    they have thrown (a), else the player who threw last (b)."""
-    turn = game.turn
-    if turn is not None and turn.throw == 0:
-        kept = game.view().get("kept")
-        if isinstance(kept, list) and kept and isinstance(kept[-1], Mapping):
-            return str(kept[-1].get("name", ""))
-    return _player(game)
+    they have thrown (a), else the player who threw last (b); before anyone threw, the
+    player on turn."""
+    return _threw_last(game) or _player(game)
 
 
 def _threw_last(game: Game) -> str | None:
