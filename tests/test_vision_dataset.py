@@ -129,11 +129,10 @@ def test_bench_reads_a_photo_as_dicetable_read_does(tmp_path: Path, run_python: 
         json.dumps({"images": entries}), encoding="utf-8"
     )
     code = (
-        "from vision.bench import _imread\n"
         "from vision.dataset import DatasetError, load_set\n"
         "for img in sorted(load_set('byler_d6', 'all'), key=lambda i: i.name != 'missing.png'):\n"
         "    try:\n"
-        "        print(_imread(img)[0, 0].tolist())\n"
+        "        print(img.read()[0, 0].tolist())\n"
         "    except DatasetError as exc:\n"
         "        print(ascii(str(exc)))\n"
     )

@@ -31,12 +31,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
 from vision.classify import CROP_SIDE, Classifier
-from vision.dataset import SETS, DatasetError, LabelledImage, Part, load_set, with_photos
+from vision.dataset import SETS, LabelledImage, Part, load_set, with_photos
 from vision.reader import PipReader
-from vision.sources import CameraError, load_image
 from vision.types import DieReading
 
 
@@ -140,23 +138,12 @@ def pct(a: int, b: int) -> str:
     return f"{a} ({100.0 * a / max(1, b):.1f} %)"
 
 
-def _imread(img: LabelledImage) -> npt.NDArray[np.uint8]:
-    """The photo as ``dicetable read`` reads it (``load_image``)."""
-    try:
-        return load_image(img.path)
-    except CameraError as exc:
-        why = str(exc).removeprefix(f"{img.path}: ")
-        raise DatasetError(
-            f"cannot read {img.path}, listed in its set's manifest.json ({why})"
-        ) from None
-
-
 def run_set(reader: PipReader, set_name: str, part: Part, repeat: int = 1) -> Score:
     """Read every image of the part ``repeat`` times (the reading is the same each time;
     the first is scored), timing each read."""
     sc = Score(reads=repeat)
     for img in load_set(set_name, part):
-        frame = _imread(img)
+        frame = img.read()
         times = []
         for _ in range(repeat):
             t = time.perf_counter()
@@ -277,7 +264,7 @@ def _main(argv: list[str] | None) -> int:
     big_set = SETS[0] if SETS[0] in args.sets else args.sets[0]
     if not args.no_big and (some := load_set(big_set, part)):
         img = some[0]
-        frame = _imread(img)
+        frame = img.read()
         big = np.asarray(cv2.resize(frame, (4000, 3000), interpolation=cv2.INTER_CUBIC), np.uint8)
         reader.read(big)
         times = []

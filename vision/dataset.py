@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+import numpy.typing as npt
+
 SETS: tuple[str, ...] = ("byler_d6", "matteo_webcam")
 Part = Literal["tune", "heldout", "all", "fit", "calib", "half"]
 
@@ -51,6 +54,20 @@ class LabelledImage:
     @property
     def name(self) -> str:
         return self.path.name
+
+    def read(self) -> npt.NDArray[np.uint8]:
+        """The photo as ``dicetable read`` reads it (``vision.sources.load_image``): the
+        one way the benchmark, the training scripts and ``vision.robustness`` read it.
+        A photo that cannot be read is a ``DatasetError`` naming the file."""
+        from vision.sources import CameraError, load_image  # cv2: only for the pixels
+
+        try:
+            return load_image(self.path)
+        except CameraError as exc:
+            why = str(exc).removeprefix(f"{self.path}: ")
+            raise DatasetError(
+                f"cannot read {self.path}, listed in its set's manifest.json ({why})"
+            ) from None
 
 
 class DatasetError(Exception):

@@ -35,7 +35,6 @@ import numpy.typing as npt
 
 from vision.bench import (
     Score,
-    _imread,
     add_classifier_option,
     pct,
     reader_with,
@@ -293,7 +292,7 @@ def run(
     sc = Score()
     accepted_wrong = accepted_miscounted = 0
     for i, img in enumerate(images):
-        frame, dice = alteration(_imread(img), img.dice, i)
+        frame, dice = alteration(img.read(), img.dice, i)
         reading = reader.read(frame)
         wrong, astray = sc.wrong, sc.missed + sc.extra
         score_image(replace(img, dice=dice), reading.dice, sc)

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision import reader as R
-from vision.bench import _imread, add_classifier_option, grown, holds, reader_with
+from vision.bench import add_classifier_option, grown, holds, reader_with
 from vision.classify import crop
 from vision.dataset import SETS, load_set, with_photos
 from vision.pips import PipCount, count_pips
@@ -31,7 +31,7 @@ def collect(rdr: R.PipReader, set_name: str) -> tuple[list[tuple[int, np.ndarray
     rows = []
     n = 0
     for img in load_set(set_name, "calib"):
-        frame = _imread(img)
+        frame = img.read()
         spots = rdr.locator.find(frame, R.SPOT_THRESHOLD)
         crops = [crop(frame, s.x, s.y, s.size) for s in spots]
         views = [c if r is None else cv2.rotate(c, r) for c in crops for r in ROT]

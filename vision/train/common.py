@@ -18,7 +18,6 @@ try:
 except ImportError as exc:  # the train extra is not installed
     raise SystemExit(missing(exc)) from None
 
-from vision.bench import _imread
 from vision.dataset import SETS, LabelledImage, Part, load_set
 
 SEED = 20261129
@@ -70,7 +69,7 @@ def load_tuning(part: Part = "tune") -> list[Photo]:
         ]
         fallback = float(np.median(big)) if big else 40.0
         for im in imgs:
-            image = _imread(im)
+            image = im.read()
             photos.append(
                 Photo(
                     f"{set_name}/{im.name}",
