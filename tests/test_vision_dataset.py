@@ -103,6 +103,34 @@ def test_bench_reports_a_set_whose_part_has_no_image(
     assert "byler_d6 [heldout]: 0 images, 0 dice" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("module", ["bench", "robustness"])
+def test_output_into_a_closed_pipe_ends_quietly(module: str, tmp_path: Path) -> None:
+    """``python -m vision.bench | head -3`` ended with a BrokenPipeError traceback and
+    exit 1 once ``head`` had its lines; ``dicetable`` commands end quietly with 0."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "byler_d6").mkdir()
+    entry = {"file": "images/a.jpg", "width": 9, "height": 9, "dice": []}
+    (tmp_path / "byler_d6" / "manifest.json").write_text(
+        json.dumps({"images": [entry]}), encoding="utf-8"
+    )
+    args = ["byler_d6", "--no-big"] if module == "bench" else ["byler_d6"]
+    child = subprocess.Popen(
+        [sys.executable, "-m", f"vision.{module}", *args],
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "DICETABLE_SHARED": str(tmp_path)},
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # the reader has gone before the first line
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 0, err
+    assert err == ""
+
+
 def test_bench_reads_a_photo_as_dicetable_read_does(tmp_path: Path, run_python: RunPython) -> None:
     """The benchmark scripts read the labelled photos through ``load_image``, as ``dicetable
     read`` does: a photo whose name is not UTF-8 (OpenCV takes names as UTF-8 text) ended

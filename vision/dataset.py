@@ -148,9 +148,14 @@ def load_set(
 
 def with_photos(prog: str, run: Callable[[list[str] | None], int], argv: list[str] | None) -> int:
     """``run(argv)``; a DatasetError (no labelled photos, a broken manifest) is one line
-    on stderr naming ``prog``, and exit 2."""
+    on stderr naming ``prog``, and exit 2. Output piped into a reader that stops early
+    (``| head``) ends the run quietly, as it does for ``dicetable``."""
     try:
         return run(argv)
     except DatasetError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # what is still buffered would fail again as the interpreter exits
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
