@@ -464,6 +464,9 @@ class LogWriter:
         self.path = path
         self._fh = fh
         self.original: Path | None = None  # where reopen kept a one-object game as it was
+        # Where the log ends, if an append failed and the cut back to there failed too:
+        # the next append cuts first, or writes nothing.
+        self._uncut: int | None = None
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], header: GameHeader) -> LogWriter:
@@ -539,22 +542,36 @@ class LogWriter:
         return writer
 
     def append(self, event: Event) -> None:
-        self._write(_line(event.to_json()))
+        self.append_all([event])
 
     def append_all(self, events: tuple[Event, ...] | list[Event]) -> None:
         """Append several events as one: on an OSError (a full disk) the log is cut
-        back to where it was, so it never holds half of what the table did."""
+        back to where it was, so it never holds half of what the table did.
+
+        If that cut fails too, the events may still be on disk although the table
+        says they were not counted, and the same events tried again would stand in
+        the log twice. The next append then makes the cut first; until it succeeds,
+        appends raise its OSError and write nothing.
+        """
+        self._cut_back()
         start = self._fh.tell()
         try:
             self._write(b"".join(_line(e.to_json()) for e in events))
         except OSError:
-            try:
-                self._fh.truncate(start)
-                self._fh.seek(start)  # a new log is not in append mode: no hole
-                self._fh.flush()
-            except (OSError, ValueError):
-                pass
+            self._uncut = start
+            with contextlib.suppress(OSError, ValueError):
+                self._cut_back()
             raise
+
+    def _cut_back(self) -> None:
+        """Cut the log back to where a failed append started, if that is owed."""
+        if self._uncut is None:
+            return
+        self._fh.truncate(self._uncut)
+        self._fh.seek(self._uncut)  # a new log is not in append mode: no hole
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._uncut = None
 
     def _write(self, data: bytes) -> None:
         view = memoryview(data)

@@ -182,6 +182,58 @@ def test_events_the_full_disk_refused_never_reach_the_log_later(
     assert loaded.events == (Throw((5, 2)),)
 
 
+@pytest.mark.parametrize("opened", ["created", "reopened"])
+def test_an_append_whose_cut_back_failed_is_not_written_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: str
+) -> None:
+    """The line is written but its fsync fails (EIO), and so does the truncate that
+    should take it back: the table says "not counted", the players throw again, and the
+    log held the first throw and the second. The next append now cuts first, and
+    writes nothing while the cut fails."""
+    broken = {"fsync": 0, "truncate": 0}
+
+    class Disk(io.FileIO):
+        def truncate(self, size: Any = None) -> int:
+            if broken["truncate"]:
+                broken["truncate"] -= 1
+                raise OSError(errno.EIO, "Input/output error")
+            return super().truncate(size)
+
+    def disk_open(file: Any, mode: str = "r", buffering: int = -1) -> Any:
+        raw = Disk(file, mode.replace("b", ""))
+        if buffering == 0:
+            return raw
+        return io.BufferedRandom(raw) if "+" in mode else io.BufferedWriter(raw)
+
+    real_fsync = gamelog.os.fsync
+
+    def fsync(fd: int) -> None:
+        if broken["fsync"]:
+            broken["fsync"] -= 1
+            raise OSError(errno.EIO, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(gamelog, "open", disk_open, raising=False)
+    monkeypatch.setattr(gamelog.os, "fsync", fsync)
+    path = tmp_path / "g.jsonl"
+    log = LogWriter.create(path, GameHeader("mexico", (Player("Ann"), Player("Bob"))))
+    if opened == "reopened":
+        log.close()
+        log = LogWriter.reopen(path)
+    with log:
+        log.append_all([Throw((4, 1))])
+        broken.update(fsync=1, truncate=2)  # the append's fsync, its cut and the next
+        with pytest.raises(OSError):
+            log.append_all([Throw((6, 3)), Stand()])
+        with pytest.raises(OSError):  # the cut owed fails again: nothing written
+            log.append(Throw((6, 3)))
+        assert load(path).events == (Throw((4, 1)), Throw((6, 3)), Stand())
+        log.append_all([Throw((6, 3)), Stand()])  # the same throw, tried again
+    loaded = load(path)
+    assert loaded.torn is None
+    assert loaded.events == (Throw((4, 1)), Throw((6, 3)), Stand())
+
+
 class FullDisk:
     """``open`` for gamelog on a disk that takes ``room`` more bytes, then refuses
     (ENOSPC); remembers every file it opened."""
