@@ -254,6 +254,25 @@ BAD: list[tuple[str, str]] = [
         '[game]\nplayers = ["Zo\u00eb", "Zoe"]',
         "game.players: 'Zo\u00eb' and 'Zoe' look the same on the display ('Zoe')",
     ),
+    (  # drawn as nothing: the turn screen showed no name, "to beat: 31" no player
+        '[game]\nplayers = ["\u0301\u0301", "Bob"]',
+        "game.players[1]: '\u0301\u0301' cannot be drawn on the display (it shows ''",
+    ),
+    (  # 300,000 characters took 14 s a screen: longer than the watchdog waits
+        '[game]\nplayers = ["Ann", "Maximiliane W"]',
+        "game.players[2]: 'Maximiliane W' is 13 characters long (allowed: at most 12, so "
+        "that the display can show it)",
+    ),
+    (  # both "Alexande.." where a line has room for a name's start only
+        '[game]\nplayers = ["Alexander G", "Alexander R"]',
+        "game.players: 'Alexander G' and 'Alexander R' begin the same, and where the display "
+        "has room for a name's first 8 characters only they look alike",
+    ),
+    (
+        '[game]\nplayers = ["Al", {name = "AI", cpu = "hard"}]',
+        "game.players: 'Al' and 'AI' look the same in the display's small font",
+    ),
+    ('[game]\nplayers = ["Ann", "Ann "]', "game: players: the name 'Ann' is used twice"),
     ('[game]\nplayers = [{nick = "A"}]', "game.players[1].nick: unknown key"),
     ('[game]\nplayers = ["Ann"]', "game: players: mexico needs 2 to 6 players, got 1"),
     (  # the table seats at least one person: one of them was made a person called P1
@@ -341,6 +360,23 @@ def test_dicetable_run_with_a_bad_config_says_one_line_and_exits_2(
     err = capsys.readouterr().err
     assert code == 2
     assert err == f"dicetable run: {bad}: buttons.roll: 41 is not a GPIO pin (allowed: 2-27)\n"
+
+
+def test_a_name_with_a_run_of_spaces_is_one_item_on_the_turn_line() -> None:
+    """The screens part a line's items at two spaces, most important first: "to beat:
+    52 Bob  Smith-Jones  21: x2" was three items, and the OLED showed "to beat: 52
+    Bob", the other player's throw. Runs of spaces in a name are one space."""
+    from table.service.referee import seat_players
+    from table.service.screens import Turn, overflow
+
+    cfg = loads_config(
+        '[game]\nrules = "mexico"\nplayers = ["  Bob   Smith ", "Bob", "Cy"]', env={}
+    )
+    assert [p.name for p in cfg.game.players] == ["Bob Smith", "Bob", "Cy"]
+    names = [p.name for p in seat_players(cli_run.initial_settings(cfg, None))]
+    assert names == ["Bob Smith", "Bob", "Cy"]
+    screen = Turn("Bob", "round 1  throw 1/3", "roll, then ROLL", f"to beat: 52 {names[0]}")
+    assert overflow(screen) == ()
 
 
 def test_the_config_names_the_seats_even_after_saved_menu_choices() -> None:

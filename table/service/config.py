@@ -53,6 +53,13 @@ class CpuDice(StrEnum):
 MAX_BOUNCE_MS = 100
 """A press shorter than the bounce window is not counted: a brisk tap lasts about 100 ms."""
 
+MAX_NAME = 12
+"""Characters in a player's name: the turn screen shows 12 of most letters whole, and
+drawing a name of hundreds of thousands took longer than the service's watchdog waits."""
+NAME_APART = 8
+"""Two players' names must differ within this many characters: a line crowded with other
+items (a throw, "is the pirate") may keep only about the first eight of a name."""
+
 
 @dataclass(frozen=True)
 class ButtonsConfig:
@@ -450,12 +457,26 @@ def _game(raw: object) -> GameConfig:
 
         drawn: dict[str, str] = {}
         for p in out:
-            other = drawn.setdefault(drawable(p.name), p.name)
-            if other != p.name:  # "Zoë" and "Zoe": one name on the display
+            if not p.name:  # a blank name: the seat's default name (P1 ...)
+                continue
+            other = drawn.setdefault(_look(p.name), p.name)
+            if other == p.name:
+                continue
+            if drawable(other) == drawable(p.name):  # "Zoë" and "Zoe": one on the display
                 raise ConfigError(
                     f"{s.key('players')}: {other!r} and {p.name!r} look the same on the "
                     f"display ({drawable(p.name)!r}); name them apart"
                 )
+            if _look(other, None) == _look(p.name, None):  # "Al" and "AI"
+                raise ConfigError(
+                    f"{s.key('players')}: {other!r} and {p.name!r} look the same in the "
+                    "display's small font (its I and l are one stroke); name them apart"
+                )
+            raise ConfigError(
+                f"{s.key('players')}: {other!r} and {p.name!r} begin the same, and where "
+                f"the display has room for a name's first {NAME_APART} characters only "
+                "they look alike; name them apart there"
+            )
         if all(p.cpu is not None for p in out):  # the menu seats one person at least
             raise ConfigError(
                 f"{s.key('players')}: every player is a CPU player "
@@ -491,12 +512,31 @@ def _name(key: str, name: str) -> str:
     from table.service.screens import drawable
 
     drawn = drawable(name)
-    if drawn.count("?") > name.count("?"):
+    if drawn.count("?") > name.count("?") or (name.strip() and not drawn.strip()):
         raise ConfigError(
             f"{key}: {name!r} cannot be drawn on the display (it shows {drawn!r}; "
             "allowed: Latin letters, with or without accents, digits and punctuation)"
         )
+    # The screens part a line's items at two spaces: "Bob  Smith" would be two items.
+    name = " ".join(name.split())
+    if len(drawable(name)) > MAX_NAME:
+        raise ConfigError(
+            f"{key}: {name!r} is {len(drawable(name))} characters long (allowed: at most "
+            f"{MAX_NAME}, so that the display can show it)"
+        )
     return name
+
+
+# The look of a name on the display, for telling two apart: its first ``keep``
+# characters (NAME_APART: what a crowded line keeps), an I taken for an l: the two are
+# one stroke in the small font.
+_LOOKALIKE = str.maketrans({"I": "l"})
+
+
+def _look(name: str, keep: int | None = NAME_APART) -> str:
+    from table.service.screens import drawable
+
+    return drawable(name)[:keep].translate(_LOOKALIKE)
 
 
 def _check_game(game: GameConfig) -> None:

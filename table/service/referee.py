@@ -282,7 +282,7 @@ def seat_players(settings: Settings) -> tuple[Player, ...]:
     taken: set[str] = set()
 
     def name(given: tuple[str, ...], i: int, prefix: str) -> str:
-        wanted = given[i].strip() if i < len(given) else ""
+        wanted = " ".join(given[i].split()) if i < len(given) else ""
         if wanted and wanted not in taken:
             taken.add(wanted)
             return wanted
