@@ -667,7 +667,7 @@ def test_MN_5_after_leaving_a_die_lying_the_cpu_rolls_one_die() -> None:
     rules = get_rules("mexen")
     players = tuple(Player(f"p{i}", "normal") for i in range(3))
     state: Any = rules.start(players, {"rounds": 1})
-    state = rules.apply(state, Throw((6, 2)))
+    state = rules.apply(state, Throw((6, 4)))
     assert decide("mexen", "normal", state, random.Random(0)) == Hold(6)
     state = rules.apply(state, Hold(6))
     assert not isinstance(state, Refused) and state.held == 6

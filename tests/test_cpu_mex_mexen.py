@@ -415,14 +415,29 @@ def _mexen(before: list[tuple[int, int]], throws: list[tuple[int, int]], n: int 
     return state
 
 
-def test_MN_5_mexen_normal_leaves_a_six_else_a_five() -> None:
-    assert decide("mexen", "normal", _mexen([], [(6, 2)]), random.Random(0)) == Hold(6)
-    assert decide("mexen", "normal", _mexen([], [(5, 6)]), random.Random(0)) == Hold(6)
-    assert decide("mexen", "normal", _mexen([], [(5, 2)]), random.Random(0)) == Hold(5)
-    assert decide("mexen", "normal", _mexen([], [(4, 2)]), random.Random(0)) == ThrowAgain()
+def test_MN_5_MN_8_mexen_normal_never_a_one_a_six_at_the_last_throw_else_a_two() -> None:
+    """normal's rule of thumb: no 1 left lying (a double 1 makes the pirate, MN-8); a 6
+    before the throw that counts; else a 2 for a chance at Mex; else the highest die."""
+    for throws, want in (
+        ([(6, 2)], Hold(2)),  # two throws to go: a chance at Mex
+        ([(3, 3), (6, 2)], Hold(6)),  # the next throw counts: a high score
+        ([(5, 2)], Hold(2)),
+        ([(3, 3), (5, 2)], Hold(2)),
+        ([(5, 6)], Hold(6)),
+        ([(5, 4)], Hold(5)),
+        ([(4, 3)], Hold(4)),
+        ([(3, 3)], Hold(3)),
+        ([(1, 5)], Hold(5)),
+        ([(3, 3), (6, 1)], Hold(6)),
+        ([(1, 1)], ThrowAgain()),
+    ):
+        state = _mexen([], throws)
+        assert decide("mexen", "normal", state, random.Random(0)) == want, throws
     # from the previous player's last throw, before its own first (MN-5)
     state = _mexen([(6, 4)], [])
     assert state.throw == 0 and decide("mexen", "normal", state, random.Random(0)) == Hold(6)
+    state = _mexen([(4, 1)], [])
+    assert decide("mexen", "normal", state, random.Random(0)) == Hold(4)
 
 
 def test_MN_5_mexen_a_die_that_lay_is_not_left_lying_again() -> None:
@@ -432,7 +447,7 @@ def test_MN_5_mexen_a_die_that_lay_is_not_left_lying_again() -> None:
     for level in LEVELS:
         d = decide("mexen", level, state, FixedRandom(0.0))
         assert d in (ThrowAgain(), Hold(4)), level
-    assert decide("mexen", "normal", state, random.Random(0)) == ThrowAgain()
+    assert decide("mexen", "normal", state, random.Random(0)) == Hold(4)  # not the 6 again
 
 
 def test_MN_5_mexen_easy_chases_mex_half_the_time() -> None:

@@ -778,8 +778,10 @@ def test_MN_10_a_long_stop_in_a_tie_break_is_the_last_tie_break_throwers(
     loop, display = make_loop(tmp_path / "data", settings, True)
     start_game(loop)
     settle(loop)
-    for _ in range(3):
-        do(loop, Throw((3, 2)))  # all on 32: a tie-break of one die each (MN-10)
+    do(loop, Throw((3, 2)))
+    do(loop, Throw((3, 2)))
+    do(loop, Hold(2))  # CPU1 leaves P2's 2 lying for a chance at Mex (MN-5)
+    do(loop, Throw((3, 2)))  # all on 32: a tie-break of one die each (MN-10)
     do(loop, Throw((4,)))  # P1's die
     assert game(loop).turn is not None and game(loop).turn.player == "P2"
     before = len(events_on_disk(loop))

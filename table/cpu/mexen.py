@@ -10,8 +10,10 @@ whom to hand its point (MN-6). The tie-break and the ``extreme`` variant
 
 - ``easy``, a casual beginner: chases Mex, leaving a 1 or a 2 lying half the
   time it sees one, and otherwise throws both; gives the 31 to anybody.
-- ``normal``, a decent player: leaves a 6 lying, else a 5, when it may; gives
-  the 31 to the player with the fewest points (the one to catch).
+- ``normal``, a decent player: never leaves a 1 lying (a double 1 makes it the
+  pirate); before the throw that counts leaves a 6, else a 2 for a chance at Mex,
+  else its highest die; gives the 31 to the player with the fewest points (the one
+  to catch).
 - ``hard``: leaves lying whatever minimises its expected points from this
   turn on, exactly; gives the 31 like ``normal`` (a point to the leader is
   the only thing a give changes for a player trying to end with the fewest).
@@ -250,11 +252,17 @@ def hard_hold(state: MexenState) -> int | None:
 
 
 def normal_hold(state: MexenState) -> int | None:
-    lie = lying(state)
-    for v in (6, 5):
-        if v in lie:
-            return v
-    return None
+    """Never a 1 (one throw in six it makes a double 1: the pirate, MN-8); before the
+    throw that counts a 6, for a high score; else a 2, for a one in six chance of Mex
+    (a 1 with it); else the highest die."""
+    lie = set(lying(state)) - {1}
+    if not lie:
+        return None
+    if 6 in lie and state.throw + 1 >= state.max_throws:
+        return 6
+    if 2 in lie:
+        return 2
+    return max(lie)
 
 
 def easy_hold(state: MexenState, rng: random.Random) -> int | None:
