@@ -499,3 +499,15 @@ def test_r1_a_pair_is_unordered_and_only_of_die_values() -> None:
     for a, b in ((0, 3), (7, 1), (3, -1), (2, 9)):
         with pytest.raises(ValueError, match="die values must be 1-6"):
             Pair.of(a, b)
+
+
+def test_MX_6_the_next_active_player_is_after_the_seat_never_the_seat_itself() -> None:
+    """MX-6's "the next active player after them": the seat given is not its own next,
+    even when its player is still in (a round's loser with lives left)."""
+    from table.rules._mexfamily import next_alive
+
+    assert next_alive(1, [True, True, True]) == 2
+    assert next_alive(2, [True, True, True]) == 0  # round the table
+    assert next_alive(0, [True, False, True]) == 2  # past a player who is out
+    assert next_alive(2, [False, True, False]) == 1
+    assert next_alive(1, [False, True, False]) == 1  # alone in: nobody after

@@ -229,6 +229,9 @@ def test_MN_5_new_round_empty_table_and_no_hold_from_31() -> None:
     g = play([[2, 1], [6, 4], {"hold": 4}])  # Bob (1 throw, MN-4) loses, starts round 2
     assert g.view()["round"] == 2 and g.view()["table"] == []
     assert reasons(g) == ["mexen: the table is empty: there is no die to leave lying"]
+    after_31 = play([[3, 1], {"give": "Bob"}])
+    assert EventKind.HOLD not in after_31.allowed  # HOLD is not offered, then refused
+    assert state(after_31).holdable() == ()
     g = play([[3, 1], {"give": "Bob"}, {"hold": 1}])
     assert reasons(g) == ["mexen: nothing may be left lying from a 31; throw both dice"]
     g = play([[6, 3], {"hold": 4}])
