@@ -272,15 +272,27 @@ BAD: list[tuple[str, str]] = [
         '[game]\nplayers = ["Al", {name = "AI", cpu = "hard"}]',
         "game.players: 'Al' and 'AI' look the same in the display's small font",
     ),
-    ('[game]\nplayers = ["Ann", "Ann "]', "game: players: the name 'Ann' is used twice"),
+    ('[game]\nplayers = ["Ann", "Ann "]', "game.players: the name 'Ann' is used twice"),
     ('[game]\nplayers = [{nick = "A"}]', "game.players[1].nick: unknown key"),
-    ('[game]\nplayers = ["Ann"]', "game: players: mexico needs 2 to 6 players, got 1"),
+    ('[game]\nplayers = ["Ann"]', "game.players: mexico needs 2 to 6 players, got 1"),
+    (
+        '[game]\nplayers = ["Ann", {name = "Robo", cpu = "genius"}]',
+        'game.players[2].cpu: "genius" is not allowed (allowed: easy, normal, hard)',
+    ),
     (  # the table seats at least one person: one of them was made a person called P1
         '[game]\nplayers = [{name = "Robo", cpu = "hard"}, {name = "Hal", cpu = "easy"}]',
         "game.players: every player is a CPU player (allowed: at least one person",
     ),
-    ("[game.options]\nlives = 4", "game: option 'lives': 4 is not allowed (allowed: 2, 3, 6)"),
-    ("[game.options]\nturbo = true", "game: mexico: unknown option 'turbo'"),
+    ("[game.options]\nlives = 4", "game.options.lives: 4 is not allowed (allowed: 2, 3, 6)"),
+    (
+        "[game.options]\nturbo = true",
+        "game.options.turbo: unknown option (options: lives, max_throws, double_on_21)",
+    ),
+    (  # the rule set's own check of options together
+        '[game]\nrules = "mythical"\nplayers = ["A", "B", "C", "D", "E", "F"]\n'
+        "[game.options]\nrounds = 8",
+        "game.options.rounds: 8 rounds with 6 players need 48 dice in round 8, the bag holds 36",
+    ),
     ("[gpio]\nroll = 4", "gpio: unknown section (known: buttons, display, camera, table, game)"),
     ("buttons = 3", "buttons: must be a table ([buttons]), got 3"),
     ("[buttons\nroll = 4", "not valid TOML"),

@@ -422,6 +422,7 @@ def _game(raw: object) -> GameConfig:
     s = _Section("game", raw, ("rules", "players", "options"))
     r = s.raw
     rules = _str(s.key("rules"), r["rules"]) if s.has("rules") else d.rules
+    from table.game import CPU_LEVELS
     from table.service.referee import MENU_RULES
 
     if rules not in MENU_RULES:
@@ -444,6 +445,8 @@ def _game(raw: object) -> GameConfig:
                 if not ps.has("name"):
                     raise ConfigError(f"{where}: has no name (allowed: {allowed})")
                 cpu = _str(ps.key("cpu"), p["cpu"]) if ps.has("cpu") else None
+                if cpu is not None and cpu not in CPU_LEVELS:
+                    raise _bad(ps.key("cpu"), cpu, ", ".join(CPU_LEVELS))
                 if cpu is not None and not _has_cpu_players(rules):
                     raise ConfigError(
                         f"{ps.key('cpu')}: {rules} has no CPU players "
@@ -554,7 +557,25 @@ def _check_game(game: GameConfig) -> None:
     except ImportError:
         return  # that rule set is not installed here; the table says so when it is chosen
     except SetupError as exc:
-        raise ConfigError(f"game: {exc}") from None
+        raise ConfigError(_game_key(game, str(exc))) from None
+
+
+def _game_key(game: GameConfig, message: str) -> str:
+    """The rule set's message with the key it is about, as the file names it:
+    "option 'lives': 4 is not allowed" is about game.options.lives."""
+    from table.rules.base import shown
+
+    for key in game.options:
+        where = f"game.options.{_key(key)}"
+        for said in (f"option {key!r}: ", f"{game.rules}: option {key!r}: "):
+            if message.startswith(said):
+                return f"{where}: {message.removeprefix(said)}"
+        unknown = f"{game.rules}: unknown option {shown(key)} "
+        if message.startswith(unknown):
+            return f"{where}: unknown option {message.removeprefix(unknown)}"
+    if message.startswith("players: "):
+        return f"game.{message}"
+    return f"game: {message}"
 
 
 I2C1_PINS = {2: "SDA", 3: "SCL"}
