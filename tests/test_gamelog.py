@@ -145,6 +145,27 @@ def test_writer_appends_one_line_per_event_and_reads_back(tmp_path: Path) -> Non
         LogWriter.create(path, header)
 
 
+def _opener(disk: type[io.FileIO]) -> Any:
+    """``open`` for gamelog with files of the class ``disk`` (a disk that fails)."""
+
+    def disk_open(file: Any, mode: str = "r", buffering: int = -1) -> Any:
+        raw = disk(file, mode.replace("b", ""))
+        if buffering == 0:
+            return raw
+        return io.BufferedRandom(raw) if "+" in mode else io.BufferedWriter(raw)
+
+    return disk_open
+
+
+def _new_log(path: Path, opened: str) -> LogWriter:
+    """A new log of Ann and Bob, as created or as reopened after a restart."""
+    log = LogWriter.create(path, GameHeader("mexico", (Player("Ann"), Player("Bob"))))
+    if opened == "reopened":
+        log.close()
+        log = LogWriter.reopen(path)
+    return log
+
+
 @pytest.mark.parametrize("opened", ["created", "reopened"])
 def test_events_the_full_disk_refused_never_reach_the_log_later(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: str
@@ -159,19 +180,9 @@ def test_events_the_full_disk_refused_never_reach_the_log_later(
                 raise OSError(errno.ENOSPC, "No space left on device")
             return super().write(data)
 
-    def disk_open(file: Any, mode: str = "r", buffering: int = -1) -> Any:
-        raw = Disk(file, mode.replace("b", ""))
-        if buffering == 0:
-            return raw
-        return io.BufferedRandom(raw) if "+" in mode else io.BufferedWriter(raw)
-
-    monkeypatch.setattr(gamelog, "open", disk_open, raising=False)
+    monkeypatch.setattr(gamelog, "open", _opener(Disk), raising=False)
     path = tmp_path / "g.jsonl"
-    log = LogWriter.create(path, GameHeader("mexico", (Player("Ann"), Player("Bob"))))
-    if opened == "reopened":
-        log.close()
-        log = LogWriter.reopen(path)
-    with log:
+    with _new_log(path, opened) as log:
         full = True
         with pytest.raises(OSError):
             log.append_all([Throw((6, 3)), Stand()])
@@ -199,12 +210,6 @@ def test_an_append_whose_cut_back_failed_is_not_written_twice(
                 raise OSError(errno.EIO, "Input/output error")
             return super().truncate(size)
 
-    def disk_open(file: Any, mode: str = "r", buffering: int = -1) -> Any:
-        raw = Disk(file, mode.replace("b", ""))
-        if buffering == 0:
-            return raw
-        return io.BufferedRandom(raw) if "+" in mode else io.BufferedWriter(raw)
-
     real_fsync = gamelog.os.fsync
 
     def fsync(fd: int) -> None:
@@ -213,14 +218,10 @@ def test_an_append_whose_cut_back_failed_is_not_written_twice(
             raise OSError(errno.EIO, "Input/output error")
         real_fsync(fd)
 
-    monkeypatch.setattr(gamelog, "open", disk_open, raising=False)
+    monkeypatch.setattr(gamelog, "open", _opener(Disk), raising=False)
     monkeypatch.setattr(gamelog.os, "fsync", fsync)
     path = tmp_path / "g.jsonl"
-    log = LogWriter.create(path, GameHeader("mexico", (Player("Ann"), Player("Bob"))))
-    if opened == "reopened":
-        log.close()
-        log = LogWriter.reopen(path)
-    with log:
+    with _new_log(path, opened) as log:
         log.append_all([Throw((4, 1))])
         broken.update(fsync=1, truncate=2)  # the append's fsync, its cut and the next
         with pytest.raises(OSError):
