@@ -26,6 +26,7 @@ from vision.reader import (
     _refuse_overlapping,
     _shrink,
     _surely_not_a_die,
+    _touching,
     _views_could_read,
     _views_read,
 )
@@ -457,6 +458,21 @@ def test_a_non_die_inside_a_die_read_at_first_sight_is_its_side_face() -> None:
     bigger = _cand(184, 218, 120, [0.95, 0.0, 0, 0, 0, 0.05, 0], pips=5)
     assert not _surely_not_a_die(bigger, [die, bigger])
     assert not _surely_not_a_die(die, [die, face])
+
+
+def test_a_doubtful_die_is_touching_only_a_find_whose_box_it_meets() -> None:
+    """A smoky die lying apart (IMG_20191208_112116.jpg, byler's held-out photos) was
+    refused as "touching another die" because a stray find three dice wide lay within
+    1.15 times that find's side: the players were told to move dice that did not touch."""
+    die = _cand(446, 287, 45, [0.0, 0, 0, 0, 0.78, 0.22, 0])
+    stray = _cand(503, 387, 105, [0.6, 0, 0, 0, 0, 0.4, 0])  # 115 px away
+    assert not _touching(die, [die, stray])
+    assert _touching(stray, [stray, _cand(532, 395, 40, [0, 0, 0, 0, 0, 1.0, 0])])
+    side_by_side = _cand(446 + 44, 287, 42, [0, 0, 0, 0, 0, 1.0, 0])  # boxes meet
+    assert _touching(die, [die, side_by_side])
+    a_gap_apart = _cand(446 + 56, 287, 42, [0, 0, 0, 0, 0, 1.0, 0])  # 13 px between them
+    assert not _touching(die, [die, a_gap_apart])
+    assert not _touching(die, [die])
 
 
 def _die(c: _Candidate, value: int | None) -> DieReading:

@@ -494,13 +494,7 @@ class PipReader:
                 center = (fc[0] * back, fc[1] * back)
                 box = (center, box[1], box[2])
             return DieReading(k, center, box, conf)
-        near = [
-            o
-            for o in cands
-            if o is not c
-            and np.hypot(o.spot.x - s.x, o.spot.y - s.y) < 1.15 * max(s.size, o.spot.size)
-        ]
-        if near:
+        if _touching(c, cands):
             return refuse("touching another die")
         if float(p[0]) > 0.5:
             return refuse("unreadable")
@@ -512,6 +506,18 @@ class PipReader:
         if contradict:
             return refuse("unclear (pips and shape disagree)")
         return refuse("unclear")
+
+
+def _touching(c: _Candidate, cands: list[_Candidate]) -> bool:
+    """Whether another find lies against this one: their boxes, grown by 15 %, meet
+    (their centres are closer than 1.15 times their mean side). Not the bigger side: a
+    stray find three dice wide made every doubtful die within a die's width of its
+    edge "touching", a reason that sends the players to move dice that lie apart."""
+    s = c.spot
+    return any(
+        o is not c and np.hypot(o.spot.x - s.x, o.spot.y - s.y) < 1.15 * (s.size + o.spot.size) / 2
+        for o in cands
+    )
 
 
 def _shrink(frame: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], float]:
