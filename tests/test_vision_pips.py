@@ -41,6 +41,43 @@ def test_a_stray_pip_or_a_broken_pattern_is_no_value() -> None:
     assert layout_value([], C, SIDE) is None
 
 
+# The six faces written out here, not taken from PATTERNS: a wrong entry there must
+# not be what the test expects too. Cells on a 3 x 3 grid, (-1, -1) a corner.
+FACES = {
+    1: {(0, 0)},
+    2: {(-1, -1), (1, 1)},
+    3: {(-1, -1), (0, 0), (1, 1)},
+    4: {(-1, -1), (-1, 1), (1, -1), (1, 1)},
+    5: {(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)},
+    6: {(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)},
+}
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+@pytest.mark.parametrize("angle", [0.0, 0.7, math.pi / 2, 2.9])
+def test_each_face_as_a_die_shows_it_is_its_value(value: int, angle: float) -> None:
+    assert layout_value(_place(frozenset(FACES[value]), angle), C, SIDE) == value
+    mirrored = frozenset((-a, b) for a, b in FACES[value])  # the other diagonal of a 2 or 3
+    assert layout_value(_place(mirrored, angle), C, SIDE) == value
+
+
+def test_a_pip_off_its_place_breaks_the_pattern() -> None:
+    """A 4 whose pip lies 0.6 of the pip spacing along the edge from its corner is no 4
+    (the layout check takes a pip only near its grid place); at 0.3 it is a 4 seen a
+    little askew."""
+
+    def four(shift: float) -> list[tuple[float, float]]:
+        ca, sa = math.cos(0.3), math.sin(0.3)
+        out = []
+        for a, b in FACES[4]:
+            x, y = 0.28 * SIDE * a, 0.28 * SIDE * (b + shift if (a, b) == (1, -1) else b)
+            out.append((C[0] + ca * x - sa * y, C[1] + sa * x + ca * y))
+        return out
+
+    assert layout_value(four(0.3), C, SIDE) == 4
+    assert layout_value(four(0.6), C, SIDE) is None
+
+
 @pytest.mark.parametrize("value", [4, 5])
 def test_squeeze_is_one_square_on_and_drops_when_foreshortened(value: int) -> None:
     for angle in (0.0, 0.7, 2.0):

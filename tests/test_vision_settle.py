@@ -556,6 +556,30 @@ def test_readings_disagree_on_value_count_distance_and_status() -> None:
     assert readings_agree(refused, refused, 0.35)
 
 
+def test_readings_half_a_die_apart_on_a_still_picture_never_settle() -> None:
+    """With the default tolerance (0.35 of a die), a die read in two places half a die
+    apart, frame after frame, is no die lying still: the reader is unsure where it is."""
+    frame = _plain_tray(0)
+    _square_die(frame, 100, 100)
+    here, there = _frame(_die(3, 120, 120)), _frame(_die(3, 140, 120))
+    settler = Settler()
+    got = [settler.update(frame, here if k % 2 else there).state for k in range(8)]
+    assert SETTLED not in got, got
+    steady = Settler()
+    assert [steady.update(frame, here).state for _ in range(4)][-1] is SETTLED
+
+
+def test_readings_that_creep_on_a_still_picture_do_not_settle() -> None:
+    """Each reading 8 px (0.2 of a die) on from the one before, on a picture that does
+    not change: every step agrees with the last, but the stretch is held against its
+    first reading, and the die has left it."""
+    frame = _plain_tray(0)
+    _square_die(frame, 100, 100)
+    settler = Settler(SettleConfig(consistent_frames=4))
+    got = [settler.update(frame, _frame(_die(3, 120 + 8 * k, 120))).state for k in range(10)]
+    assert SETTLED not in got, got
+
+
 def test_config_rejects_nonsense() -> None:
     with pytest.raises(ValueError):
         SettleConfig(consistent_frames=0)
@@ -655,6 +679,24 @@ def test_a_hand_that_rested_long_enough_to_be_adopted_is_gone_once_it_leaves(
     # the frame it leaves is one big change; then the picture is still again
     assert states(after) == [HAND, MOVING, MOVING, SETTLED, SETTLED], states(after)
     assert all(e.foreign < 0.01 for e in after[1:])
+
+
+@needs_photos
+def test_dice_moved_under_a_hand_come_to_rest_anew(byler: Scene) -> None:
+    """A hand reaches in, turns a die over and is gone between two frames, with no
+    frame of dice in motion between: the dice's rest after it is a new one (``entered``),
+    or the table would never take the throw."""
+    dice = resting(byler)
+    moved = [replace(d, x=d.x + 60.0) if d.crop == 0 else d for d in dice]
+    settler = Settler(SettleConfig(consistent_frames=3))
+    before = [settler.update(byler.render(dice), byler.reading(dice)) for _ in range(3)]
+    assert states(before)[-1] is SETTLED and before[-1].entered
+    hand = byler.render(moved, hand=(moved[0].x, byler.height * 0.4))
+    under = [settler.update(hand, byler.reading(moved)) for _ in range(2)]
+    assert states(under) == [HAND, HAND]
+    after = [settler.update(byler.render(moved), byler.reading(moved)) for _ in range(5)]
+    settled = [e for e in after if e.settled]
+    assert settled and settled[0].entered, states(after)
 
 
 @needs_photos
