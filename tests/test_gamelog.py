@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -718,3 +719,57 @@ def test_property_a_logged_game_replays_to_the_game_played(rules: str, tmp_path:
         assert json.loads(json.dumps(again.view())) == again.view()
 
     check()
+
+
+def test_reopen_cuts_a_torn_line_after_lines_of_accented_names(tmp_path: Path) -> None:
+    """The cut is a byte offset: counted in characters, the lines before a torn one
+    written with "Zoë" or "→" cut into the last whole event, and the log held no game."""
+    path = tmp_path / "g.jsonl"
+    whole = (  # as an editor writes it: the names as they are, not \u escapes
+        '{"rules": "mexico", "players": [{"name": "Zoë→"}, {"name": "Bob"}]}\n'
+        '{"throw": [6, 3]}\n{"stand": true}\n'
+    ).encode()
+    path.write_bytes(whole + b'{"throw": [5,')
+    LogWriter.reopen(path).close()
+    assert path.read_bytes() == whole
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"throw": [5,'
+    assert load(path).events == (Throw((6, 3)), Stand())
+
+
+def test_what_must_survive_a_power_cut_is_on_disk_before_it_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test can cut the power, so the calls are recorded: the log's line, the .torn
+    bytes and the cut of a torn line are each fsynced before the call returns, and a
+    file replaced whole is fsynced, renamed into place, then its folder fsynced."""
+    calls: list[str] = []
+    real_fsync, real_replace = gamelog.os.fsync, gamelog.os.replace
+
+    def fsync(fd: int) -> None:
+        calls.append(f"fsync {Path(os.readlink(f'/proc/self/fd/{fd}')).name}")
+        real_fsync(fd)
+
+    def replace(src: Any, dst: Any) -> None:
+        calls.append(f"replace {Path(src).name} {Path(dst).name}")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(gamelog.os, "fsync", fsync)
+    monkeypatch.setattr(gamelog.os, "replace", replace)
+    path = tmp_path / "g.jsonl"
+    with LogWriter.create(path, GameHeader("mexico", (Player("Ann"), Player("Bob")))) as log:
+        assert calls == ["fsync g.jsonl", f"fsync {tmp_path.name}"]  # the line, its name
+        calls.clear()
+        log.append_all([Throw((6, 3))])
+        assert calls == ["fsync g.jsonl"]
+    with path.open("ab") as fh:
+        fh.write(b'{"thr')
+    calls.clear()
+    LogWriter.reopen(path).close()
+    assert calls == ["fsync g.jsonl.torn", "fsync g.jsonl"]
+    calls.clear()
+    gamelog.atomic_write(tmp_path / "settings.json", b"{}")
+    assert calls == [
+        "fsync .settings.json.tmp",
+        "replace .settings.json.tmp settings.json",
+        f"fsync {tmp_path.name}",
+    ]

@@ -361,3 +361,139 @@ def test_a_lock_file_made_by_another_user_still_locks(
         other.lock()
     service.unlock()
     other.lock()
+
+
+# -- what a mutation check of the log and the resume found unguarded ----------------
+
+
+def _game_log(data: Any, now: float | None = None) -> Path:
+    from table.game import GameHeader, Player
+    from table.rules.base import Throw
+
+    with data.new_log(GameHeader("mexico", (Player("Ann"), Player("Bob"))), now=now) as log:
+        log.append_all([Throw((6, 3))])
+    path: Path = log.path
+    return path
+
+
+def test_a_bad_log_that_cannot_be_set_aside_stays_the_game_in_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log that holds no game is renamed .bad; if the rename fails (a name too long
+    with .bad added, a read-only folder) it is still the game in progress, kept and
+    said, never forgotten."""
+    from table.service.resume import Unusable
+
+    data = DataDir(tmp_path / "data")
+    path = _game_log(data)
+    path.write_bytes(b'{"rules": "mexico", "pla')
+
+    def refuse(self: Path, target: Any) -> Path:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(Path, "rename", refuse)
+    unusable = data.unfinished()
+    assert isinstance(unusable, Unusable) and unusable.kept and unusable.path == path
+    assert data.current_path.exists() and data.current() == path
+
+
+def test_a_bad_log_set_aside_is_no_longer_the_game_in_progress(tmp_path: Path) -> None:
+    """Set aside, the log is forgotten: games/current is removed, not left naming a
+    log that is no longer there."""
+    from table.service.resume import Unusable
+
+    data = DataDir(tmp_path / "data")
+    path = _game_log(data)
+    path.write_bytes(b"not a game at all\n")
+    unusable = data.unfinished()
+    assert isinstance(unusable, Unusable) and not unusable.kept
+    assert unusable.path == path.with_name(path.name + ".bad")
+    assert not data.current_path.exists()
+
+
+def test_the_log_resumed_is_the_one_games_current_names_not_the_newest(tmp_path: Path) -> None:
+    from table.service.resume import Unfinished
+
+    data = DataDir(tmp_path / "data")
+    older = _game_log(data, now=1_780_000_000.0)
+    newer = _game_log(data, now=1_780_000_100.0)
+    assert data.logs() == [older, newer]
+    data.current_path.write_text(older.name + "\n", encoding="utf-8")
+    unfinished = data.unfinished()
+    assert isinstance(unfinished, Unfinished) and unfinished.path == older
+
+
+def test_a_name_set_aside_three_times_keeps_all_three(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    path = data.games / "x.jsonl"
+    for n in range(3):
+        path.write_bytes(f"bytes {n}".encode())
+        assert data.set_aside(path) != path
+    kept = sorted(data.games.glob("x.jsonl*.bad"))
+    assert len(kept) == 3
+    assert sorted(p.read_bytes() for p in kept) == [b"bytes 0", b"bytes 1", b"bytes 2"]
+
+
+def test_a_new_game_never_shares_the_torn_bytes_of_an_earlier_one(tmp_path: Path) -> None:
+    """Resumed, a log's torn line goes to its .torn; a new game started in the same
+    second (the clock can repeat after a cut) must not take that log's name, or its
+    own torn bytes would be added to the earlier game's."""
+    from table.gamelog import LogWriter
+
+    data = DataDir(tmp_path / "data")
+    path = _game_log(data, now=1_780_000_000.0)
+    with path.open("ab") as fh:
+        fh.write(b'{"thr')
+    LogWriter.reopen(path).close()
+    path.unlink()  # only its .torn is left of it
+    assert path.with_name(path.name + ".torn").exists()
+    again = _game_log(data, now=1_780_000_000.0)
+    assert again != path
+
+
+def test_a_current_that_names_a_folder_leaves_the_folder_alone(tmp_path: Path) -> None:
+    from table.service.resume import Unusable
+
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    folder = data.games / "20261203-120000.jsonl"
+    folder.mkdir()
+    (folder / "inside").write_text("kept", encoding="utf-8")
+    data.current_path.write_text(folder.name + "\n", encoding="utf-8")
+    unusable = data.unfinished()
+    assert isinstance(unusable, Unusable) and "not a log" in unusable.text()
+    assert (folder / "inside").read_text(encoding="utf-8") == "kept"
+    assert (data.games / "current.bad").exists()
+
+
+def test_read_small_takes_a_file_of_exactly_its_limit(tmp_path: Path) -> None:
+    from table.gamelog import read_small
+
+    path = tmp_path / "ten"
+    path.write_bytes(b"0123456789")
+    assert read_small(path, 10) == b"0123456789"
+    with pytest.raises(OSError, match="bigger than"):
+        read_small(path, 9)
+
+
+def test_a_mark_removed_or_a_log_set_aside_is_made_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Removing games/current (the game is over) and renaming a log .bad change the
+    folder: it is fsynced after each, or a power cut could bring the old names back."""
+    from table.service import resume
+
+    data = DataDir(tmp_path / "data")
+    path = _game_log(data)
+    calls: list[tuple[str, bool, bool]] = []
+
+    def fsync_dir(folder: Path) -> None:
+        calls.append((folder.name, data.current_path.exists(), path.exists()))
+
+    monkeypatch.setattr(resume, "fsync_dir", fsync_dir)
+    data.finish()
+    assert calls == [("games", False, True)]
+    calls.clear()
+    assert data.set_aside(path) != path
+    assert calls == [("games", False, False)]
