@@ -652,3 +652,70 @@ def test_the_end_of_the_keys_after_q_is_not_said() -> None:
         keys._thread.join(10)
         keys.close()
     assert said == []
+
+
+# -- what a mutation check of the buttons found unguarded ---------------------------
+
+
+def _buttons(
+    factory: MockFactory, cfg: ButtonsConfig
+) -> tuple[GpioButtons, queue.Queue[TableEvent], FakeClock]:
+    clock = FakeClock()
+    q: queue.Queue[TableEvent] = queue.Queue()
+    b = GpioButtons(cfg, pin_factory=factory, clock=clock)
+    b.start(q.put)
+    return b, q, clock
+
+
+def test_two_releases_that_rest_together_come_in_the_order_let_go(
+    factory: MockFactory,
+) -> None:
+    b, q, clock = _buttons(factory, ButtonsConfig())
+    try:
+        factory.pin(17).drive_low()
+        factory.pin(22).drive_low()
+        clock.advance(0.5)
+        assert events(q, b) == []
+        factory.pin(22).drive_high()  # STOP let go first
+        clock.advance(0.01)  # within the bounce window: nothing has rested yet
+        factory.pin(17).drive_high()  # then ROLL
+        clock.advance(0.1)  # both rest in the same pass
+        assert events(q, b) == [ButtonPress(Button.STOP), ButtonPress(Button.ROLL)]
+    finally:
+        b.close()
+
+
+def test_a_press_is_timed_from_the_first_edge_of_its_release_burst() -> None:
+    """Let go at 0.98 s with the contact chattering until 1.0 s: a short press, not a
+    long one timed from the last bounce."""
+    tracker = PressTracker(PressTiming(bounce_s=0.03, long_s=1.0, very_long_s=3.0))
+    tracker.edge(True, 0.0)
+    tracker.edge(False, 0.98)
+    tracker.edge(True, 0.99)
+    tracker.edge(False, 1.0)
+    assert tracker.rest(1.1) is Press.SHORT
+
+
+@pytest.mark.parametrize(
+    ("cfg", "held", "want"),
+    [
+        (ButtonsConfig(pull_up=False), 0.2, Press.SHORT),  # wired to 3.3 V: high is pressed
+        (ButtonsConfig(bounce_ms=0), 0.2, Press.SHORT),  # no bounce window: at once
+        (ButtonsConfig(long_press_s=0.5, very_long_press_s=2.0), 2.5, Press.VERY_LONG),
+    ],
+)
+def test_the_config_s_wiring_window_and_lengths_are_the_ones_used(
+    factory: MockFactory, cfg: ButtonsConfig, held: float, want: Press
+) -> None:
+    b, q, clock = _buttons(factory, cfg)
+    pressed, released = (factory.pin(22).drive_high, factory.pin(22).drive_low)
+    if cfg.pull_up:
+        pressed, released = released, pressed
+    try:
+        pressed()  # from the level the pin's pull gives it
+        clock.advance(held)
+        released()
+        clock.advance(0.2)
+        assert events(q, b) == [ButtonPress(Button.STOP, want)]
+    finally:
+        b.close()
