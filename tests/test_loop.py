@@ -445,8 +445,21 @@ def _read_by_a_broken_reader(tmp_path: Path, camera: Any) -> tuple[TableLoop, Ch
     return loop, display
 
 
+class CountingCamera(FramesCamera):
+    """Counts the frames the loop gives back (``frame_done``: the camera's slot free)."""
+
+    done = 0
+
+    def frame_done(self) -> None:
+        self.done += 1
+
+
 def test_a_fault_in_one_event_is_shown_and_the_table_goes_on(tmp_path: Path) -> None:
-    loop, display = _read_by_a_broken_reader(tmp_path, FramesCamera())
+    camera = CountingCamera()
+    loop, display = _read_by_a_broken_reader(tmp_path, camera)
+    # the frame the reader failed on is given back all the same: else the camera waits
+    # 30 s for its slot, longer than the watchdog's 20 s without a frame
+    assert camera.done == 1
     assert loop.faults == 1
     assert "could not read the dice" in display.texts[-1]
     assert "model file damaged" in loop.errors.getvalue()  # type: ignore[union-attr]
@@ -912,8 +925,11 @@ def test_a_full_disk_acknowledges_nothing_and_loses_nothing(tmp_path: Path) -> N
 
     LogWriter._write = write  # type: ignore[method-assign]
     try:
+        shown = len(display.texts)
         loop.handle(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
         assert loop.referee is before  # nothing was counted
+        # one screen: the throw is never shown before the log refused it
+        assert len(display.texts) == shown + 1, display.texts[shown:]
         assert "cannot save" in display.texts[-1] and "No space" in display.texts[-1]
         assert log_path.stat().st_size == size  # cut back: no half line on disk
         assert "63" not in display.texts[-1]
