@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -1252,3 +1253,73 @@ def test_cpu_decisions_owed_at_resume_that_cannot_be_saved_are_not_played(
         EndRound(True),
     )
     assert loop2.referee.game.count == len(events) + 1
+
+
+class QuietCamera:
+    """A camera that is there and delivers nothing unless a test hands in a frame."""
+
+    def start(self, put: Put) -> None:
+        pass
+
+    def want(self, flag: bool) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class StepClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _camera_timed(tmp_path: Path) -> tuple[TableLoop, StepClock]:
+    """A table at its menu whose clock the test moves, with a camera that sends nothing."""
+    from vision.settle import SettleConfig, Settler
+
+    clock = StepClock()
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.save_settings(DEMO_SETTINGS["mexico"])
+    loop = TableLoop(
+        data=data,
+        settings=Settings.from_json(DEMO_SETTINGS["mexico"]),
+        buttons=None,
+        display=CheckingDisplay([]),
+        camera=QuietCamera(),
+        reader=BrokenReader(),
+        settler=Settler(SettleConfig(consistent_frames=3)),
+        errors=io.StringIO(),
+        clock=clock,  # the table starts at 0
+    )
+    loop.boot()
+    return loop, clock
+
+
+def _to_the_dice(loop: TableLoop) -> None:
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):
+        loop.handle(ButtonPress(Button.ROLL))
+    assert loop.want_dice
+
+
+def test_a_camera_is_stalled_only_while_dice_are_wanted_and_none_come(tmp_path: Path) -> None:
+    """The watchdog is let lapse (systemd restarts the table) when the camera sends no
+    frame for 20 s while the dice are wanted: not for a long while at the menu, not as
+    soon as ROLL follows one, and not while frames come."""
+    loop, clock = _camera_timed(tmp_path)
+    clock.now = 100.0  # a long while at the menu: no frame was wanted
+    assert not loop.camera_stalled()
+    _to_the_dice(loop)  # ROLL: the camera's 20 s start now
+    clock.now = 105.0
+    assert not loop.camera_stalled()
+    loop.reader = None  # frames arrive, nothing is read
+    for t in (115.0, 130.0, 145.0):
+        clock.now = t
+        loop.handle(Frame(np.zeros((48, 64, 3), np.uint8), t))
+    clock.now = 160.0
+    assert not loop.camera_stalled()
+    clock.now = 166.0  # 21 s since the last frame
+    assert loop.camera_stalled()
