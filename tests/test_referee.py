@@ -492,6 +492,22 @@ def test_an_unrolled_die_is_one_within_a_little_of_where_it_lay(
     assert isinstance(out.screen, Refusal) != counted
 
 
+def test_MN_10_one_die_of_the_last_throw_left_lying_is_no_tie_break_throw() -> None:
+    """The last turn's two dice still lie in the tray; the tie-break wants one die each.
+    Taking one away and pressing ROLL without rolling the other was counted: the die
+    lying as thrown was scored as a tie-break throw nobody made."""
+    t = mexen(rounds=1)
+    t.throw(3, 2)  # 32 ends the turn at once (MN-3)
+    t.throw(3, 2, xs=(150.0, 420.0))  # a tie at 32: one die each (MN-10)
+    assert t.game.view()["phase"] == "tiebreak"
+    last = t.ref.last_roll
+    assert t.press(ROLL).want_dice
+    out = t.read(FrameReading(FrameStatus.OK, "", (last[1],)))  # the 2, where it lay
+    assert out.log == () and "lie as last thrown" in render_text(out.screen)
+    out = t.read(dice(2, xs=(250.0,)))  # rolled: a 2 again, elsewhere
+    assert out.log == (Throw((2,)),)
+
+
 def test_a_reroll_between_keeps_the_last_throw_to_hold_the_tray_against() -> None:
     t = start(Settings("mexico", 2))
     t.press(ROLL)

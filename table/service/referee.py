@@ -1768,10 +1768,11 @@ def _rest(chooser: Chooser) -> tuple[str, int, int, str]:
 
 
 def _unrolled(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> bool:
-    """Whether ``now`` are the dice ``before`` lying as they lay: as many, each showing
-    the face of one of them within ``UNROLLED_TOLERANCE`` of its size of where it was.
-    A die left lying (MN-5) may be among them; the thrown one must have moved."""
-    if not before or len(before) != len(now):
+    """Whether ``now`` are the dice ``before`` lying as they lay: as many or fewer (one
+    of a two-dice throw left for a one-die tie-break, MN-10), each showing the face of
+    one of them within ``UNROLLED_TOLERANCE`` of its size of where it was. A die left
+    lying (MN-5) may be among them; the thrown one must have moved."""
+    if not before or not now or len(now) > len(before):
         return False
     left = list(before)
     for d in now:
