@@ -2190,3 +2190,19 @@ def test_a_long_stop_before_anyone_threw_logs_no_end_round(rules: str) -> None:
     ref, out = ref.on_press(STOP_LONG)
     assert out.log == () and ref.game is not None and ref.game.refused == ()
     assert isinstance(out.screen, Message)
+
+
+def test_settings_never_seat_only_cpus() -> None:
+    """Saved settings or a config naming as many CPU players as seats keep one seat for
+    a person: the table is played by the people at it."""
+    assert normalize(Settings("mexico", 2, cpus=("easy", "hard"))).cpus == ("easy",)
+    assert normalize(Settings("mexico", 3, cpus=("easy", "hard"))).cpus == ("easy", "hard")
+
+
+def test_MY_3_bids_restored_after_a_restart_are_checked_against_the_round() -> None:
+    """Bids kept over a power cut (entry.json) are taken only if the rules could take
+    them: a bid of 9 in round 1 would make the whole round's bids refused at the end."""
+    t = start(Settings("mythical", 3))
+    assert t.ref.with_entry((1,)).bids == (1,)
+    assert t.ref.with_entry((9,)).bids == ()
+    assert t.ref.with_entry((0, 1)).bids == (0, 1)
