@@ -512,7 +512,7 @@ def _name(key: str, name: str) -> str:
             f"{key}: {name!r} holds a line break or another control character "
             "(allowed: letters, digits, spaces and punctuation)"
         )
-    from table.service.screens import drawable
+    from table.service.screens import drawable, single_spaced
 
     drawn = drawable(name)
     if drawn.count("?") > name.count("?") or (name.strip() and not drawn.strip()):
@@ -520,11 +520,11 @@ def _name(key: str, name: str) -> str:
             f"{key}: {name!r} cannot be drawn on the display (it shows {drawn!r}; "
             "allowed: Latin letters, with or without accents, digits and punctuation)"
         )
-    # The screens part a line's items at two spaces: "Bob  Smith" would be two items.
-    name = " ".join(name.split())
-    if len(drawable(name)) > MAX_NAME:
+    name = single_spaced(name)  # "Bob  Smith" would be two items of a line
+    shown = len(drawable(name))
+    if shown > MAX_NAME:
         raise ConfigError(
-            f"{key}: {name!r} is {len(drawable(name))} characters long (allowed: at most "
+            f"{key}: {name!r} is {shown} characters long (allowed: at most "
             f"{MAX_NAME}, so that the display can show it)"
         )
     return name

@@ -83,6 +83,7 @@ from table.service.screens import (
     Screen,
     Turn,
     overflow,
+    single_spaced,
 )
 from vision.types import DieReading, FrameReading
 
@@ -282,7 +283,7 @@ def seat_players(settings: Settings) -> tuple[Player, ...]:
     taken: set[str] = set()
 
     def name(given: tuple[str, ...], i: int, prefix: str) -> str:
-        wanted = " ".join(given[i].split()) if i < len(given) else ""
+        wanted = single_spaced(given[i]) if i < len(given) else ""
         if wanted and wanted not in taken:
             taken.add(wanted)
             return wanted

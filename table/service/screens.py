@@ -174,6 +174,12 @@ def drawable(text: str) -> str:
     )
 
 
+def single_spaced(name: str) -> str:
+    """``name`` with each run of spaces one space and none at either end: the screens
+    part a line's items at two spaces (``_first_parts``), so a name must hold none."""
+    return " ".join(name.split())
+
+
 # One-bit drawing lays text out without anti-aliasing, which makes it wider than
 # the font's own bounding box says: measure exactly as it will be drawn.
 _MEASURE = ImageDraw.Draw(Image.new("1", (1, 1), 0))
