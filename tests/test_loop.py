@@ -8,6 +8,8 @@ import io
 import json
 import math
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +72,10 @@ def make_loop(
     reader: Any,
     settings: dict[str, Any] | None = None,
     camera: Any = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> tuple[TableLoop, CheckingDisplay, ScriptButtons]:
-    """A table loop on the shipped frames (``camera``: another camera instead)."""
+    """A table loop on the shipped frames (``camera``: another camera instead), on
+    ``clock``."""
     from vision.settle import SettleConfig, Settler
 
     data = DataDir(tmp / "data")
@@ -94,6 +98,7 @@ def make_loop(
         settler=Settler(SettleConfig(consistent_frames=3)),
         seed=1,
         errors=io.StringIO(),
+        clock=clock,
     )
     ref.append(loop)
     buttons.wait_idle = loop.wait_idle
@@ -1278,23 +1283,10 @@ class StepClock:
 
 def _camera_timed(tmp_path: Path) -> tuple[TableLoop, StepClock]:
     """A table at its menu whose clock the test moves, with a camera that sends nothing."""
-    from vision.settle import SettleConfig, Settler
-
-    clock = StepClock()
-    data = DataDir(tmp_path / "data")
-    data.prepare()
-    data.save_settings(DEMO_SETTINGS["mexico"])
-    loop = TableLoop(
-        data=data,
-        settings=Settings.from_json(DEMO_SETTINGS["mexico"]),
-        buttons=None,
-        display=CheckingDisplay([]),
-        camera=QuietCamera(),
-        reader=BrokenReader(),
-        settler=Settler(SettleConfig(consistent_frames=3)),
-        errors=io.StringIO(),
-        clock=clock,  # the table starts at 0
-    )
+    clock = StepClock()  # the table starts at 0
+    camera = QuietCamera()
+    loop, _, _ = make_loop(tmp_path, "mexico", [], BrokenReader(), camera=camera, clock=clock)
+    loop.buttons = None
     loop.boot()
     return loop, clock
 
