@@ -557,6 +557,15 @@ def test_software_dice_leave_the_tray_as_it_was() -> None:
     assert out.log == () and "lie as last thrown" in render_text(out.screen)
 
 
+def test_a_reading_with_one_die_unread_is_not_a_throw() -> None:
+    t = start(Settings("mexico", 2))
+    assert t.press(ROLL).want_dice
+    unread = die(None, 300.0, reason="unclear")
+    out = t.read(FrameReading(FrameStatus.OK, "", (die(5, 100.0), unread)))
+    assert out.log == () and out.want_dice and isinstance(out.screen, Refusal)
+    assert out.screen.reason == "a die could not be read" and out.screen.hint == "P1: roll again"
+
+
 def test_wrong_number_of_dice_is_not_a_throw() -> None:
     t = start(Settings("mexico", 2))
     t.press(ROLL)
@@ -827,6 +836,7 @@ def test_refused_throw_is_logged_and_shows_the_rules_reason() -> None:
     assert out.log == (Throw((6, 4)),)  # refused, but logged
     # the rules' own words, without the "mexen: " the log keeps
     assert isinstance(out.screen, Refusal) and out.screen.reason == "the held die shows 5"
+    assert out.screen.title == "not counted"  # a throw, not a press, was refused
     assert len(r.game.refused) == 1 and r.game.refused[0].reason.startswith("mexen: ")
 
 
@@ -910,6 +920,18 @@ def test_menu_offers_cpu_players_when_the_module_is_there() -> None:
             break
         t.press(ROLL)
     assert "of them CPU" in titles
+
+
+def test_the_menu_leaves_at_least_one_seat_to_a_person() -> None:
+    t = Table.boot(Settings("mexico", 3))
+    for _ in range(30):
+        screen = t.out.screen
+        assert isinstance(screen, Menu) and screen.title != "start game"
+        if screen.title == "of them CPU":
+            assert offered_menu(t) == ["1 CPU", "2 CPU", "no CPU"]  # not "3 CPU"
+            return
+        t.press(ROLL)
+    pytest.fail("the menu never asked for CPU players")
 
 
 @pytest.mark.parametrize("rules", ["mexico", "mex", "mexen"])
@@ -1038,6 +1060,76 @@ def test_MC_6_cpu_dice_rolled_by_a_person_are_read_like_anyone_s() -> None:
     assert out.log == (Throw((5, 2)),)
     assert t.game.view()["pair"] == "52" and t.game.turn is not None
     assert t.game.turn.player == "CPU1" and t.game.turn.throw == 1
+
+
+def test_MX_7_a_long_stop_after_a_cpu_threw_last_is_said_and_not_logged() -> None:
+    """An end_round is the event of the player who threw last (GAME_LOG.md). The rules
+    refusing one is logged only when that player is a person: a CPU never pressed."""
+    t = start(Settings("mexico", 3, cpus=("easy",)))
+    for _ in range(60):
+        turn = t.game.turn
+        assert turn is not None and not t.out.game_over
+        kept = t.game.view().get("kept") or []
+        if turn.player != "CPU1" and turn.throw == 0 and kept:
+            if kept[-1]["name"] == "CPU1":
+                break
+            out = t.press(STOP_LONG)  # a person threw last: theirs, refused and logged
+            assert out.log == (EndRound(),) and isinstance(out.screen, Message)
+        if turn.player == "CPU1":
+            t.press(ROLL)
+        else:
+            t.throw(6, 5)
+            if t.game.turn is not None and t.game.turn.player == turn.player:
+                t.press(STOP)
+    else:
+        pytest.fail("no person came on turn after CPU1")
+    out = t.press(STOP_LONG)
+    assert out.log == ()
+    assert isinstance(out.screen, Message) and out.screen.text == "no ending a round in mexico"
+
+
+def cpu_throw_by_hand(t: Table, *values: int) -> Output:
+    """A person rolls a CPU's dice for it: ROLL lets it throw, ROLL reads the dice."""
+    out = t.press(ROLL)
+    assert isinstance(out.screen, Turn) and out.screen.header.endswith(" throws")
+    assert t.press(ROLL).want_dice
+    t.rolls += 1
+    return t.read(dice(*values, y=200.0 + LANDED * (t.rolls % 2)))
+
+
+def test_MX_7_MX_8_in_a_tie_break_a_long_stop_is_the_last_thrower_s() -> None:
+    t = start(Settings("mex", 3, cpus=("easy",), options=opts(lives=3)), by_hand=True)
+    t.throw(6, 5)
+    t.press(STOP)  # one throw each (MX-4)
+    t.throw(6, 5)
+    out = cpu_throw_by_hand(t, 3, 2)
+    assert isinstance(out.screen, RoundEnd) and out.screen.lost == "CPU1 loses 1 life"
+    cpu_throw_by_hand(t, 6, 5)  # the loser starts round 2 (MX-6)
+    assert t.press(ROLL).log == (Stand(),)
+    t.throw(6, 5)
+    out = t.throw(6, 5)
+    assert isinstance(out.screen, Result) and out.screen.hint == "tie-break: CPU1 first"
+    cpu_throw_by_hand(t, 6, 5)
+    assert t.game.turn is not None and t.game.turn.player == "P1"
+    out = t.press(STOP_LONG)  # CPU1 threw last: nothing of P1's to refuse
+    assert out.log == () and isinstance(out.screen, Message)
+    t.throw(6, 5)
+    assert t.game.turn is not None and t.game.turn.player == "P2"
+    out = t.press(STOP_LONG)  # P1 threw last, not the tie-break's first thrower CPU1
+    assert out.log == (EndRound(),) and isinstance(out.screen, Message)
+    assert t.game.refused[-1].event == EndRound()
+
+
+def test_MN_5_a_cpu_leaving_a_die_of_a_software_throw_lying_says_so() -> None:
+    t = start(Settings("mexen", 2, cpus=("normal",)))
+    for pair in ((5, 2), (4, 3), (6, 4)):
+        t.throw(*pair)
+    out = t.press(ROLL)  # CPU1 leaves P1's 6 lying
+    assert out.log == (Hold(6),)
+    assert isinstance(out.screen, Turn) and out.screen.header == "CPU1 leaves the 6"
+    out = t.press(ROLL)  # thrown in software: no die to set by hand, nothing to read
+    (throw,) = out.log
+    assert isinstance(throw, Throw) and 6 in throw.dice and not out.want_dice
 
 
 def test_cpu_dice_in_software_by_default() -> None:
