@@ -1097,7 +1097,9 @@ def cpu_throw_by_hand(t: Table, *values: int) -> Output:
     return t.read(dice(*values, y=200.0 + LANDED * (t.rolls % 2)))
 
 
-def test_MX_7_MX_8_in_a_tie_break_a_long_stop_is_the_last_thrower_s() -> None:
+def cpu_first_tie_break() -> Table:
+    """Mex with P1, P2 and CPU1 (its dice rolled by hand), all tied at 65 in round 2:
+    a tie-break CPU1 starts (MX-8)."""
     t = start(Settings("mex", 3, cpus=("easy",), options=opts(lives=3)), by_hand=True)
     t.throw(6, 5)
     t.press(STOP)  # one throw each (MX-4)
@@ -1109,6 +1111,11 @@ def test_MX_7_MX_8_in_a_tie_break_a_long_stop_is_the_last_thrower_s() -> None:
     t.throw(6, 5)
     out = t.throw(6, 5)
     assert isinstance(out.screen, Result) and out.screen.hint == "tie-break: CPU1 first"
+    return t
+
+
+def test_MX_7_MX_8_in_a_tie_break_a_long_stop_is_the_last_thrower_s() -> None:
+    t = cpu_first_tie_break()
     cpu_throw_by_hand(t, 6, 5)
     assert t.game.turn is not None and t.game.turn.player == "P1"
     out = t.press(STOP_LONG)  # CPU1 threw last: nothing of P1's to refuse
@@ -1244,12 +1251,19 @@ def test_MX_8_the_tie_break_s_own_throws_are_the_ones_to_beat() -> None:
     assert isinstance(screen, Turn) and "to beat: MEX P1" in screen.info
 
 
-@pytest.mark.parametrize("rules", ["mex", "mexen"])
+@pytest.mark.parametrize("rules", ["mex", "mexen", "mex, a CPU first"])
 def test_a_tie_break_tied_again_says_so(rules: str) -> None:
+    first = "P1"
     if rules == "mex":  # MX-8: the tied players repeat
         t = mex_tie_break(pips=False)
         t.throw(5, 2)
         out = t.throw(2, 5)
+    elif rules == "mex, a CPU first":  # the hint fits with a CPU's name in it
+        t = cpu_first_tie_break()
+        cpu_throw_by_hand(t, 6, 5)
+        t.throw(6, 5)
+        out = t.throw(6, 5)
+        first = "CPU1"
     else:  # MN-10: tied again, only those throw again
         t = start(Settings("mexen", 2, options=opts(rounds=1, variant="extreme")))
         for pair in ((5, 3), (6, 5), (4, 2), (4, 1), (6, 5), (4, 2)):
@@ -1258,7 +1272,7 @@ def test_a_tie_break_tied_again_says_so(rules: str) -> None:
         out = t.throw(6)
     assert t.game.view()["phase"] == "tiebreak"
     assert isinstance(out.screen, Result)
-    assert "again" in out.screen.header and out.screen.hint == "tie-break again: P1 first"
+    assert out.screen.header == "tied again!" and out.screen.hint == f"tie-break: {first} first"
 
 
 def test_MN_6_after_a_31_the_turn_shows_the_throw_that_counts() -> None:

@@ -1180,9 +1180,9 @@ class Referee:
         if view.get("phase") == "tiebreak" and was.get("phase") != "tiebreak":
             return Result(thrower, shown, "tie-break!", f"tie-break: {now} first", besides)
         if view.get("phase") == "tiebreak" and not _tiebreak_thrown(view):
-            # MX-8, MN-10: still tied for lowest, those players throw again
-            hint = f"tie-break again: {now} first"
-            return Result(thrower, shown, "tied again!", hint, besides)
+            # MX-8, MN-10: still tied for lowest, those players throw again (the header
+            # says "again": "tie-break again: CPU1 first" was too wide for the line)
+            return Result(thrower, shown, "tied again!", f"tie-break: {now} first", besides)
         hint = f"next: {now}"
         turn, was_turn = game.turn, before.turn
         if turn is not None and was_turn is not None and turn.max_throws < was_turn.max_throws:
