@@ -418,6 +418,81 @@ def test_camera_failure_is_shown_not_raised(tmp_path: Path, vision: Any) -> None
         loop.put(ButtonPress(Button.ROLL))
     assert loop.run() == "done"
     assert any("camera" in t and "unplugged" in t for t in display.texts)
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert "dicetable: camera: usb:0: camera stopped sending frames (unplugged?)" in said
+
+
+class Recorder:
+    """A notifier that keeps what it was told (systemd's status line)."""
+
+    watchdog_interval: float | None = None
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def ready(self) -> None:
+        self.said.append("ready")
+
+    def status(self, text: str) -> None:
+        self.said.append(f"status: {text}")
+
+    def watchdog(self) -> None:
+        pass
+
+    def stopping(self) -> None:
+        self.said.append("stopping")
+
+
+class ClosedPart:
+    """Buttons or a camera that only count being closed; ``fails``: closing raises."""
+
+    def __init__(self, closed: list[str], name: str, fails: bool = False) -> None:
+        self.closed, self.name, self.fails = closed, name, fails
+
+    def start(self, put: Put) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed.append(self.name)
+        if self.fails:
+            raise OSError(5, "Input/output error")
+
+
+def test_a_part_that_fails_to_close_is_said_and_the_rest_are_closed(
+    tmp_path: Path, vision: Any
+) -> None:
+    closed: list[str] = []
+    loop, display, _ = make_loop(tmp_path, "mexico", [], vision)
+    loop.buttons = ClosedPart(closed, "buttons", fails=True)  # type: ignore[assignment]
+    loop.camera = ClosedPart(closed, "camera", fails=True)  # type: ignore[assignment]
+    display.close = lambda: closed.append("display")  # type: ignore[method-assign]
+    loop.notifier = Recorder()
+    loop.boot()
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"])):
+        loop.handle(ButtonPress(Button.ROLL))
+    writer = loop.writer
+    assert writer is not None
+    loop.close()
+    assert closed == ["buttons", "camera", "display"]
+    assert writer._fh.closed and loop.writer is None
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert "closing ClosedPart: [Errno 5] Input/output error" in said
+    assert loop.notifier.said[-1] == "stopping"
+
+
+def test_at_the_end_the_state_file_names_the_log_and_the_ticker_stops(
+    tmp_path: Path, vision: Any
+) -> None:
+    steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"]) + ["quit"]
+    loop, _, _ = make_loop(tmp_path, "mexico", steps, vision)
+    loop.state_path = tmp_path / "state.json"
+    assert loop.run() == "end of script"  # no time limit: only the loop can end the ticker
+    state = json.loads(loop.state_path.read_text())
+    (log,) = loop.data.logs()
+    assert state["log"] == log.name and state["mode"] == "play" and state["events"] == 0
+    assert loop._timer is not None
+    loop._timer.join(timeout=30)
+    assert not loop._timer.is_alive()
 
 
 class FramesCamera(FailingCamera):
@@ -930,10 +1005,12 @@ def test_a_full_disk_acknowledges_nothing_and_loses_nothing(tmp_path: Path) -> N
         real_write(self, data)
 
     LogWriter._write = write  # type: ignore[method-assign]
+    loop.notifier = notifier = Recorder()
     try:
         shown = len(display.texts)
         loop.handle(Frame(np.zeros((48, 64, 3), np.uint8), 0.0))
         assert loop.referee is before  # nothing was counted
+        assert notifier.said == ["status: cannot save the game: No space left on device"]
         # one screen: the throw is never shown before the log refused it
         assert len(display.texts) == shown + 1, display.texts[shown:]
         assert "cannot save" in display.texts[-1] and "No space" in display.texts[-1]
