@@ -363,3 +363,57 @@ def test_a_device_given_as_the_game_file_is_not_read(capsys: pytest.CaptureFixtu
     """replay /dev/zero read until memory ran out (7 GB in 10 s)."""
     assert main(["replay", "/dev/zero"]) == 2
     assert "/dev/zero: cannot read (not a regular file (a device))" in capsys.readouterr().err
+
+
+def test_the_summary_escapes_the_winner_the_pirate_and_the_rules_reasons(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every name from the file is escaped where the summary prints it, not only in the
+    standings: the winner's, the pirate's, and those a refusal's reason repeats."""
+    game = json.loads((GAMES / "mexen_pirate.json").read_text())
+    del game["expect"]
+    game["players"] = [{"name": "A\x1bn"}, {"name": "Bob"}, {"name": "Ci\nd"}]
+    assert main(["replay", str(_write(tmp_path, game))]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "mexen, round 2: game over, winner A\\u001bn"
+    assert "pirate: Ci\\nd (x1)" in lines and len(lines) == 9
+    assert "\x1b" not in out
+    myth = {**_MYTH, "events": [{"bids": {"\u009b": 1}}]}
+    assert main(["replay", str(_write(tmp_path, myth))]) == 0
+    out = capsys.readouterr().out
+    assert "\u009b" not in out
+    assert '  event 0 {"bids": {"\\u009b": 1}}: mythical: "\\u009b" is not playing' in out
+
+
+def test_the_summary_lines_names_up_and_cuts_only_past_40_characters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    players = ["Al", "Bartholomew", "A" * 40, "Zoë", "B" * 41]
+    events = [
+        {"throw": [3, 1]},
+        {"give": "Zoë"},
+        {"give": "Bartholomew-Smith-Jones-the-Third-of-Aberdeen"},
+    ]
+    game = {"rules": "mexico", "players": players, "events": events}
+    assert main(["replay", str(_write(tmp_path, game))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:6] == [
+        f"  {name:<40}  lives 3" for name in ["Al", "Bartholomew", "A" * 40, "Zoë"]
+    ] + ["  " + "B" * 37 + "...  lives 3"]
+    # refused events as the file has them: "Zoë", not "Zo\u00eb"; 57 characters whole
+    assert lines[-2].startswith('  event 1 {"give": "Zoë"}: ')
+    assert lines[-1].startswith(
+        '  event 2 {"give": "Bartholomew-Smith-Jones-the-Third-of-Aberdeen"}: '
+    )
+
+
+def test_games_current_naming_itself_is_no_pointer_to_a_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    current = _write(games, "current\n", "current")
+    assert main(["replay", str(current)]) == 2
+    err = capsys.readouterr().err
+    assert "not valid JSON" in err and "game in progress" not in err

@@ -340,7 +340,86 @@ BAD: list[tuple[str, str]] = [
         '[camera]\nsource = "video:/x\\ny.mp4"',
         "camera.source: 'video:/x\\ny.mp4' holds a control character (allowed: ",
     ),
+    # Each of these, let through, ended in "internal error" (KeyError, TypeError) and
+    # exit 1, which systemd restarts again and again, instead of exit 2 and one line.
+    ('[game]\nplayers = [{cpu = "hard"}, "Ann"]', "game.players[1]: has no name (allowed: "),
+    ("[game]\noptions = 3", "game.options: 3 is not allowed (allowed: a table of the rule"),
+    ("[game]\noptions = []", "game.options: a list is not allowed (allowed: a table of the"),
+    ('[display]\ndriver = ["ssd1306"]', "display.driver: a list is not allowed (allowed: ssd130"),
+    ("[table]\ncpu_dice = {a = 1}", "table.cpu_dice: a table is not allowed (allowed: software"),
+    # true is no number, though Python counts it as 1
+    ("[buttons]\nbounce_ms = true", "buttons.bounce_ms: true is not an integer (allowed: an "),
+    ("[display]\ni2c_port = true", "display.i2c_port: true is not an integer"),
+    ("[camera]\nfps = true", "camera.fps: true is not a number (allowed: a number from 1 to 60)"),
+    ("[buttons]\nlong_press_s = true", "buttons.long_press_s: true is not a number"),
+    ("[display]\nrotate = 3", "display.rotate: 3 is not allowed (allowed: 0 or 2; the screens"),
+    (  # a long press could then never be made: held that long, it is a very long one
+        "[buttons]\nlong_press_s = 2\nvery_long_press_s = 2",
+        "buttons.very_long_press_s: 2 is not longer than buttons.long_press_s (2)",
+    ),
+    ("[buttons]\nvery_long_press_s = 45", "buttons.very_long_press_s: 45 is out of range (all"),
+    ('[camera]\nsource = "folder:"', 'camera.source: "folder:" is not allowed (allowed: pic'),
+    ('[camera]\nsource = "video:  "', 'camera.source: "video:  " is not allowed (allowed: pic'),
+    (
+        '[camera]\nsource = "picamera:640x99999"',
+        'camera.source: "picamera:640x99999" is out of range (allowed: picamera:WIDTHxHEIGHT',
+    ),
+    ('[camera]\nsource = "usb:256"', 'camera.source: "usb:256" is out of range (allowed: usb:N'),
+    (
+        '[display]\ndriver = "' + "x" * 200 + '"',
+        'display.driver: "' + "x" * 40 + '"... (200 characters) is not allowed',
+    ),
 ]
+
+
+def test_the_edge_values_load_as_written() -> None:
+    """Each error says "allowed: 0-100", "at most 12" and so on: those edges load."""
+    cfg = loads_config(
+        "[buttons]\nbounce_ms = 100\nlong_press_s = 0.1\n"
+        "[camera]\nwidth = 4056\nheight = 3040\nfps = 1\n[display]\ni2c_address = 0x77\n"
+        '[game]\nplayers = ["Alexandra Bo", "Who?"]\n',
+        env={},
+    )
+    assert (cfg.buttons.bounce_ms, cfg.buttons.long_press_s) == (100, 0.1)
+    assert (cfg.camera.width, cfg.camera.height, cfg.camera.fps) == (4056, 3040, 1.0)
+    assert cfg.display.i2c_address == 0x77
+    assert [p.name for p in cfg.game.players] == ["Alexandra Bo", "Who?"]  # a real "?"
+    cfg = loads_config(
+        "[buttons]\nvery_long_press_s = 30\n[camera]\nsettle_frames = 30\n"
+        "[display]\ni2c_port = 22\ni2c_address = 0x03\n",
+        env={},
+    )
+    assert cfg.buttons.very_long_press_s == 30.0 and cfg.camera.settle_frames == 30
+    assert (cfg.display.i2c_port, cfg.display.i2c_address) == (22, 0x03)
+
+
+def test_an_odd_address_is_not_called_an_8_bit_form() -> None:
+    with pytest.raises(ConfigError) as err:
+        loads_config("[display]\ni2c_address = 0x79", env={})
+    assert "8-bit" not in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        loads_config("[display]\ni2c_address = 0x78", env={})
+    assert str(err.value).endswith("0x78 is the 8-bit form of 0x3C)")
+
+
+def test_a_folder_given_as_the_config_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path, env={})
+    assert str(err.value) == f"{tmp_path}: is a folder, not a config file"
+
+
+def test_the_data_folder_from_the_environment_without_a_config_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from table.service import config
+
+    monkeypatch.setattr(config, "SYSTEM_CONFIG", tmp_path / "none.toml")
+    assert load_config(None, env={"DICETABLE_DATA": "/srv/games"}).table.data_dir == Path(
+        "/srv/games"
+    )
+    # set but empty: the default, not the working directory (the service's is emptied
+    # when it stops)
+    assert loads_config("", env={"DICETABLE_DATA": ""}).table.data_dir == Path("/var/lib/dicetable")
 
 
 @pytest.mark.parametrize(("text", "message"), BAD, ids=[m.split(":")[0] for _, m in BAD])
@@ -436,7 +515,15 @@ def test_i2c_pins_are_buttons_when_no_oled_uses_bus_1() -> None:
 
 
 def test_camera_sources_in_every_allowed_form() -> None:
-    for source in ("picamera", "picamera:640x480", "usb:0", "usb:/dev/video2", "folder:/x"):
+    for source in (
+        "picamera",
+        "picamera:640x480",
+        "usb:0",
+        "usb:255",
+        "usb:/dev/video2",
+        "folder:/x",
+        "video:/x.mp4",
+    ):
         assert loads_config(f'[camera]\nsource = "{source}"', env={}).camera.source == source
 
 
@@ -491,6 +578,7 @@ def test_a_whole_number_of_hundreds_of_digits_is_out_of_range_in_one_short_line(
         ('[display]\ndriver = "' + "x" * 5000 + '"', '"' + "x" * 40 + '"... (5000 characters)'),
         ("[display]\n" + "k" * 3000 + " = 1", "k" * 30 + "... (3000 characters): unknown key"),
         ("[display]\ni2c_address = " + "9" * 4000, "999999999999... (4000 digits) is not an"),
+        ('[camera]\nsource = "usb:' + "9" * 5000 + '"', "(5004 characters) is out of range"),
     ],
 )
 def test_a_config_made_to_break_the_reader_is_one_short_line(text: str, said: str) -> None:
