@@ -1084,7 +1084,7 @@ def test_a_games_folder_the_table_cannot_write_is_refused_at_the_start(
         ("--gif", "{tmp}/screens.txt", "a GIF's name ends in .gif"),
         ("--gif", "{tmp}", "a GIF's name ends in .gif"),
         ("--state-json", "{tmp}", "not a file (a folder or a device)"),
-        ("--state-json", "/dev/full", "not a file (a folder or a device)"),
+        ("--state-json", "{tmp}/pipe", "not a file (a folder or a device)"),
     ],
 )
 def test_an_output_file_the_run_could_not_write_is_refused_at_the_start(
@@ -1096,12 +1096,16 @@ def test_an_output_file_the_run_could_not_write_is_refused_at_the_start(
     said: str,
 ) -> None:
     """--gif x.txt (or a folder) ran the whole game, then said "unknown file extension"
-    and exited 0, with no GIF; --state-json /dev/full replaced the device with a file."""
+    and exited 0, with no GIF; --state-json /dev/full replaced the device with a file.
+    The device here is a named pipe of the test's own: a run that got past the check
+    replaces only that, never one of the machine's devices."""
     monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
     where = path.format(tmp=tmp_path)
     err = _run_fails(tmp_path, capsys, option, where, "--seconds", "1")
     assert f"{option} {where}: {said}" in err, err
-    assert Path("/dev/full").is_char_device()
+    assert pipe.is_fifo()
 
 
 def test_a_games_folder_that_is_a_file_is_named_as_no_folder(
