@@ -403,3 +403,160 @@ def test_a_chooser_s_note_is_drawn_beside_its_place_in_the_list() -> None:
     # a note too long for the line is cut, and the place in the list stays
     long = replace(plain, note=LONG)
     assert overflow(long) and render(long).crop((110, 12, 128, 24)) == a.crop((110, 12, 128, 24))
+
+
+def _ink_bands(image: Image.Image, top: int, bottom: int) -> int:
+    """How many runs of inked rows, parted by empty rows, rows top..bottom hold."""
+    bands, inked_before = 0, False
+    for y in range(top, bottom):
+        inked = image.crop((0, y, image.width, y + 1)).getbbox() is not None
+        bands += inked and not inked_before
+        inked_before = inked
+    return bands
+
+
+def _ink(image: Image.Image, box: tuple[int, int, int, int]) -> Image.Image:
+    """The part of ``box`` that holds ink, cropped to it."""
+    part = image.crop(box)
+    inked = part.getbbox()
+    assert inked is not None, f"nothing drawn in {box}"
+    return part.crop(inked)
+
+
+def test_a_name_too_long_for_the_line_is_cut_where_the_line_ends() -> None:
+    """A name too long for the line is cut only where the line ends; cut after sixteen
+    letters with "..", a quarter of the line would stay empty."""
+    turn = Turn(LONG, "round 1  throw 1/3", "roll, then press ROLL")
+    assert overflow(turn) == (LONG,)
+    drawn = _ink(render(turn), (0, 12, 128, 24))
+    assert drawn.width >= 128 - 10  # no room left for one more letter
+
+
+def test_the_wrapped_lines_of_a_message_stand_apart() -> None:
+    """The lines of a message stand a row apart: drawn with no row between them, the "p"
+    and "g" of one line would run into the brackets of the next, and three lines would
+    read as two blurred ones."""
+    text = "no picture from the camera (usb:0): plug it in firmly, then try again"
+    message = Message("camera", text, "ROLL: try again")
+    assert overflow(message) == ()
+    assert len(render_text(message).splitlines()) == 3
+    assert _ink_bands(render(message), 13, 52) == 3  # three lines of text, each apart
+
+
+def test_a_title_too_long_for_its_band_is_said_to_be_cut() -> None:
+    """A title cut to fit the bar at the top is among the texts that do not fit: left out,
+    the checks that every screen of a game fits would pass with a title cut short."""
+    for screen in (Message(LONG), Menu(LONG, "mexico"), Refusal("tilted", title=LONG)):
+        assert overflow(screen) == (LONG,)
+    assert overflow(Resumed(LONG, "round 3")) == (f"resumed: {LONG}",)
+    assert overflow(Message("camera")) == ()
+
+
+def test_a_throw_s_note_of_several_parts_is_centred_under_the_value() -> None:
+    """The value of a throw is centred, and so is the note below it, even a note of two
+    parts: drawn against the left edge, it would sit askew under a value in the middle."""
+    result = Result("P1", "300", "turn over", "next: P2", "pirate P1  pot +3 = 7")
+    assert overflow(result) == ()
+    note = render(result).crop((0, 36, 128, 48)).getbbox()
+    assert note is not None
+    left, right = note[0], 128 - note[2]
+    assert left > 4 and abs(left - right) <= 2
+
+
+def test_the_place_in_a_list_of_two_is_shown() -> None:
+    """A choice between two things says which of the two is shown: without the "1/2"
+    beside the title, nobody could tell the first from the second."""
+    first = render(Choose("P1's die", "keep", 0, 2))
+    second = render(Choose("P1's die", "keep", 1, 2))
+    corner = (96, 12, 128, 24)
+    assert first.crop(corner).getbbox() is not None
+    assert first.crop(corner).tobytes() != second.crop(corner).tobytes()
+    assert render(Choose("P1's die", "keep", 0, 1)).crop(corner).getbbox() is None
+
+
+@pytest.mark.parametrize(("index", "count", "place"), [(0, 3, "1/3"), (2, 3, "3/3"), (6, 7, "7/7")])
+def test_the_place_in_a_list_counts_from_one(index: int, count: int, place: str) -> None:
+    """The place beside the title counts from one, as people do: the first of three rules
+    reads "1/3" and the last "3/3"; counted from nought, they would read "0/3" and "2/3"."""
+    shown = _ink(render(Menu("rules", "mexico", index, count)), (64, 12, 128, 24))
+    alone = _ink(render(Message("x", place)), (0, 13, 64, 26))  # the same text, drawn alone
+    assert shown.size == alone.size and shown.tobytes() == alone.tobytes()
+
+
+def test_a_turn_shows_the_counts_single_spaced_when_that_is_what_fits() -> None:
+    """A turn with no note for the foot shows everyone's count there, one space apart when
+    two spaces do not fit: otherwise three players with longer names would leave the line
+    empty, though one space apart they fit."""
+    rows = (("Bob", "6"), ("Dmitri", "6"), ("Maximilian", "3"))
+    turn = Turn("Bob", "round 2  throw 1/3", "roll, then press ROLL", "", None, rows)
+    assert overflow(turn) == ()
+    foot = (0, 52, 128, 64)
+    assert render(turn).crop(foot).getbbox() is not None
+    assert render(turn).tobytes() != render(replace(turn, standings=())).tobytes()
+
+
+def test_a_long_corner_leaves_the_throw_s_player_their_name() -> None:
+    """A corner too long for its half of the line is cut, not the player's name beside it:
+    taking the whole line, it would cut the name to nothing, and nobody could tell whose
+    throw it was."""
+    result = Result("Ann", "63", LONG, "ROLL again  STOP stand")
+    assert overflow(result) == (LONG,)  # the corner is cut, not the name
+    assert render(result).crop((0, 0, 40, 11)).getbbox() is not None
+
+
+def test_five_players_standings_go_in_columns_before_a_round_end_s_extra_line() -> None:
+    """Five players with a throw on the extra line: the extra line gives way so that the
+    standings go in two columns. Squeezed into one line of the smallest letters, they
+    would read "Christopher 0  Robo 96  Bob..", two of the five never shown."""
+    rows = (("Christopher", "0"), ("Robo", "96"), ("Bob", "600"), ("Cy", "1344"))
+    rows += (("Charlotte", "159"),)
+    end = RoundEnd("round 3 over", "Cy takes 1344", rows, "HAL 9000 32", "next: Robo")
+    image = render(end)
+    assert image.tobytes() == render(replace(end, extra="")).tobytes()
+    assert image.crop((64, 27, 128, 64)).getbbox() is not None  # a second column
+
+
+def test_a_game_end_s_detail_gives_way_to_its_hint() -> None:
+    """Four players and the last round's detail: the detail (there only if there is room)
+    gives way, and "any button: menu" stays. Kept, the detail would push the standings
+    down over the place of the hint, and the hint would be left out."""
+    rows = (("P1", "3"), ("P2", "2"), ("P3", "0"), ("P4", "1"))
+    end = GameEnd("P1 wins!", rows, detail="last round: P2 lost 2")
+    assert overflow(end) == ()
+    assert render(end).tobytes() == render(replace(end, detail="")).tobytes()
+    assert render(end).tobytes() != render(replace(end, hint="")).tobytes()
+
+
+def test_a_message_starting_with_a_word_wider_than_the_screen_starts_below_the_title() -> None:
+    """A camera's message starting with its long device path starts right below the
+    title: begun one line down, under an empty line, the words after the path would be
+    lost below."""
+    path = "/dev/v4l/by-id/usb-046d_HD_Pro_Webcam_C920-video-index0"
+    message = Message("camera", f"{path} is not there: plug the camera in", "ROLL: try again")
+    assert overflow(message) == (path,)  # only the path, cut to the width
+    image = render(message)
+    assert image.crop((0, 13, 128, 25)).getbbox() is not None  # right below the title
+
+
+def _ends_in_two_dots(image: Image.Image, top: int, bottom: int) -> bool:
+    """The last two marks in rows top..bottom are dots (one pixel each): a line cut ".."."""
+    band = image.crop((0, top, image.width, bottom))
+    inked = [x for x in range(band.width) if band.crop((x, 0, x + 1, band.height)).getbbox()]
+    last, before = inked[-1], inked[-2]
+    dots = [band.crop((x, 0, x + 1, band.height)) for x in (last, before)]
+    return last - before > 1 and all(ink(d) == 1 for d in dots)
+
+
+def test_a_message_longer_than_the_screen_ends_in_dots_and_is_said_to_be_cut() -> None:
+    """A message longer than three lines ends in ".." and is said not to fit: otherwise
+    its last words would be lost with no sign, the third line ending in a whole word as if
+    the message ended there, and the texts that did not fit said to be none."""
+    text = (
+        "not in mexico: keep both dice, then roll them again and press ROLL once they "
+        "lie still in the tray; the table reads them"
+    )
+    message = Message("HOLD", text, "roll, then press ROLL")
+    assert overflow(message)
+    assert _ends_in_two_dots(render(message), 36, 51)
+    short = Message("HOLD", "not in mexico: keep both dice", "roll, then press ROLL")
+    assert overflow(short) == () and not _ends_in_two_dots(render(short), 13, 26)
