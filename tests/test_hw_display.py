@@ -804,3 +804,315 @@ def test_a_button_pin_held_by_another_program_is_named(
         assert "no GPIO" not in err and "--keys" not in err
     finally:
         other.close()
+
+
+def test_a_screen_in_grey_is_shown_as_the_same_black_and_white_picture(tmp_path: Path) -> None:
+    """A screen handed over in grey (mode "L", as an image editor saves it) is the same
+    picture in black and white on the OLED and in the recording: handed on as it is,
+    luma's device would refuse it, and the GIF would read its bytes as one bit a pixel,
+    as noise."""
+    image = screens.render(SCREENS[2])
+    grey = image.convert("L")
+    oled = dummy_display()
+    oled.show(grey)
+    assert same(oled.device.image, image)
+    gif = tmp_path / "d.gif"
+    term = TerminalDisplay(out=None, png_dir=tmp_path / "png", gif_path=gif)
+    term.show(grey)
+    term.show(image)  # the same picture again: kept once
+    assert term.shown == 1
+    term.close()
+    with Image.open(term.pngs[0]) as png:
+        assert png.mode == "1" and same(png, image)
+    with Image.open(gif) as anim:
+        frame = anim.convert("1").resize(DISPLAY_SIZE, Image.Resampling.NEAREST)
+    assert same(frame, image)
+
+
+def test_a_luma_device_that_takes_colour_is_given_the_screen_in_its_mode() -> None:
+    """A luma device whose pictures are in colour (mode "RGB": a colour OLED, the dummy
+    device in RGB) refuses a one-bit image: it is given the screen in its own mode."""
+    from luma.core.device import dummy
+
+    from table.hw.display import LumaDisplay
+
+    device = dummy(width=DISPLAY_SIZE[0], height=DISPLAY_SIZE[1], mode="RGB")
+    display = LumaDisplay(device)
+    image = screens.render(SCREENS[0])
+    display.show(image)
+    assert device.image.mode == "RGB" and same(device.image, image)
+
+
+def test_stopping_the_table_with_the_oled_s_wire_loose_still_ends_cleanly() -> None:
+    """With the OLED's wire loose, stopping the table still ends cleanly: an OLED that does
+    not answer cannot be turned off, and closing it says nothing. Otherwise turning it off
+    would raise an I2C error out of the display's close, said in the journal as a fault
+    of stopping."""
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import ssd1306
+
+    from table.hw.display import LumaDisplay
+
+    bus = FlakyBus()
+    oled = LumaDisplay(ssd1306(i2c(bus=bus, address=0x3C), width=128, height=64))
+    oled.show(screens.render(SCREENS[0]))
+    bus.fail = True
+    oled.close()  # no error
+
+
+def test_an_sh1106_in_the_config_is_driven_as_an_sh1106(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``display.driver = "sh1106"`` is driven as an SH1106, written page by page. Driven
+    as an SSD1306, whose way of writing a picture (one run over the whole memory) an
+    SH1106 does not have, the picture would come out shifted, with a stripe of noise."""
+    from luma.oled.device import sh1106, ssd1306
+
+    from table.hw.display import open_oled
+    from table.service.config import DisplayConfig, DisplayDriver
+
+    bus = RecordingBus()
+    _oled_on(bus, monkeypatch, tmp_path)
+    sh = open_oled(DisplayConfig(driver=DisplayDriver.SH1106))
+    assert isinstance(sh.device, sh1106)
+    bus.commands.clear()
+    sh.show(screens.render(SCREENS[0]))
+    assert set(range(0xB0, 0xB8)) <= set(bus.commands)  # each of the eight pages
+    assert isinstance(open_oled(DisplayConfig()).device, ssd1306)
+
+
+class _NothingAnswers:
+    """luma's i2c interface on a bus where nothing answers; says when it is closed."""
+
+    opened: list[_NothingAnswers] = []
+
+    def __init__(self, port: int, address: int) -> None:
+        self.closed = False
+        _NothingAnswers.opened.append(self)
+
+    def command(self, *cmd: int) -> None:
+        raise OSError(121, "Remote I/O error")
+
+    def cleanup(self) -> None:
+        self.closed = True
+
+
+def test_an_oled_that_does_not_answer_leaves_no_bus_open(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An OLED that does not answer is tried again every few seconds all evening: each
+    try closes the I2C bus it opened; left open, there would be one more open file every
+    few seconds."""
+    from table.hw import display
+    from table.service.config import DisplayConfig
+
+    (tmp_path / "i2c-1").touch()
+    monkeypatch.setattr(display, "I2C_DEV", str(tmp_path / "i2c-{port}"))
+    monkeypatch.setattr("luma.core.interface.serial.i2c", _NothingAnswers)
+    monkeypatch.setattr(_NothingAnswers, "opened", [])
+    for _ in range(3):
+        with pytest.raises(display.DisplayError, match="not answering"):
+            display.open_oled(DisplayConfig())
+    assert len(_NothingAnswers.opened) == 3
+    assert all(bus.closed for bus in _NothingAnswers.opened)
+
+
+def test_an_oled_missing_at_the_start_is_not_asked_at_every_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An OLED missing at the start is asked again every few seconds, as the note at the
+    start says, not at every screen and tick: otherwise a new I2C bus would be opened and
+    a set-up sent to nothing at every button pressed."""
+    from table.hw import display
+    from table.service.config import DisplayConfig
+
+    tries: list[float] = []
+    clock = Clock()
+
+    def missing(cfg: DisplayConfig) -> Any:
+        tries.append(clock.t)
+        raise display.DisplayError("display: ssd1306 at I2C bus 1 address 0x3C not answering")
+
+    monkeypatch.setattr(display, "open_oled", missing)
+    oled = display.OledDisplay(DisplayConfig(), clock=clock, retry_s=5.0)
+    picture = screens.render(SCREENS[0])
+    for t in (0.0, 1.0, 2.0, 4.5, 6.0, 7.0):
+        clock.t = t
+        with pytest.raises(display.DisplayError, match="^ssd1306 at I2C bus 1 .*not answering"):
+            oled.show(picture)
+    assert tries == [0.0, 6.0]
+
+
+class _Panel:
+    """A luma device that takes pictures until ``fail`` holds the error of a loose wire."""
+
+    mode = "1"
+
+    def __init__(self) -> None:
+        self.fail: BaseException | None = None
+        self.image: Image.Image | None = None
+
+    def display(self, image: Image.Image) -> None:
+        if self.fail is not None:
+            raise self.fail
+        self.image = image
+
+    def cleanup(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (OSError(121, "Remote I/O error"), "not answering ([Errno 121] Remote I/O error)"),
+        (TimeoutError(), "not answering (TimeoutError)"),
+        (
+            RuntimeError("I2C transfer failed:\n" + "0x3C " * 40),
+            "not answering (" + ("I2C transfer failed: " + "0x3C " * 40)[:77] + "...)",
+        ),
+    ],
+    ids=["errno", "no-message", "long"],
+)
+def test_an_oled_that_cannot_be_set_up_again_says_why_in_one_short_line(
+    error: BaseException, said: str
+) -> None:
+    """An OLED that stopped answering and then failed its set-up is said in the journal in
+    one short line, as not answering and why. Otherwise it would read as the bare error
+    ("display: DisplayError: [Errno 121] Remote I/O error", with no word of the OLED not
+    answering), as nothing at all for an error with no message, or as a whole screen of
+    text."""
+    from table.hw.display import DisplayError, LumaDisplay, OledDisplay
+    from table.service.config import DisplayConfig
+
+    def set_up_again() -> Any:
+        raise error
+
+    panel = _Panel()
+    clock = Clock()
+    oled = OledDisplay(
+        DisplayConfig(), oled=LumaDisplay(panel, wake=set_up_again), clock=clock, retry_s=5.0
+    )
+    picture = screens.render(SCREENS[0])
+    oled.show(picture)
+    panel.fail = OSError(121, "Remote I/O error")
+    with pytest.raises(OSError):
+        oled.show(picture)
+    clock.t += 6.0
+    with pytest.raises(DisplayError) as err:
+        oled.show(picture)
+    assert str(err.value) == said
+    assert len(said) <= len("not answering ()") + 80 and "\n" not in said
+
+
+def test_closing_the_table_turns_the_oled_off(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Closing the display turns the panel off: left on, the OLED would go on showing its
+    last screen after the table stopped, as if the table were still playing."""
+    from table.hw.display import OledDisplay, open_oled
+    from table.service.config import DisplayConfig
+
+    bus = RecordingBus()
+    _oled_on(bus, monkeypatch, tmp_path)
+    cfg = DisplayConfig()
+    oled = OledDisplay(cfg, oled=open_oled(cfg))
+    oled.show(screens.render(SCREENS[0]))
+    bus.commands.clear()
+    oled.close()
+    assert 0xAE in bus.commands  # display off
+
+
+def test_the_terminal_box_is_square_whatever_its_lines(tmp_path: Path) -> None:
+    """The terminal's box around a screen is square, whatever its lines: otherwise short
+    lines would end early, and a line longer than the box would run through its border."""
+    out = io.StringIO()
+    term = TerminalDisplay(out=out)
+    term.show_text("[rules] (1/3)\n  > Bartholomew-Maximilian the Magnificent\nHOLD next")
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 5
+    assert len({len(line) for line in lines}) == 1
+    assert lines[0] == lines[-1] and set(lines[0][1:-1]) == {"-"}
+    assert all(line.startswith("|") and line.endswith("|") for line in lines[1:-1])
+    assert "|  > Bartholomew-Maximilian the Magnificent|" in lines
+
+
+def test_a_picture_drawn_again_in_the_same_image_is_recorded_again(tmp_path: Path) -> None:
+    """A screen drawn into the same image as the one before it is recorded: the display
+    keeps the picture, not the image itself. Keeping the image, it would see the new
+    screen as the same as the last one kept and not record it, and the first PNG would
+    show the second screen."""
+    term = TerminalDisplay(out=None, png_dir=tmp_path / "png")
+    image = screens.render(SCREENS[0])
+    first = image.copy()
+    term.show(image)
+    image.paste(screens.render(SCREENS[1]))
+    term.show(image)
+    assert term.shown == 2 and len(term.pngs) == 2
+    with Image.open(term.pngs[0]) as png:
+        assert same(png, first)
+
+
+def _gif_of(tmp_path: Path, times: list[float], name: str = "d.gif") -> TerminalDisplay:
+    """A terminal display that was shown one distinct screen at each of ``times``."""
+    clock = iter(times)
+    term = TerminalDisplay(out=None, gif_path=tmp_path / name, clock=lambda: next(clock))
+    for i in range(len(times)):
+        image = screens.render(SCREENS[i % len(SCREENS)])
+        image.putpixel((127, 63), 1)
+        image.putpixel((i, 63), 1)
+        term.show(image)
+    return term
+
+
+def _durations(gif: Path) -> list[int]:
+    with Image.open(gif) as anim:
+        out = []
+        for i in range(anim.n_frames):
+            anim.seek(i)
+            out.append(int(anim.info["duration"]))
+        return out
+
+
+def test_the_gif_passes_over_a_screen_left_for_long_and_holds_the_last_one(
+    tmp_path: Path,
+) -> None:
+    """A screen left for long (the players away from the table for ten minutes) passes in
+    a few seconds in the GIF, and its last screen (who won) is held long enough to read:
+    otherwise the GIF would hold that screen ten minutes too, and the last would flash by
+    before it started over."""
+    term = _gif_of(tmp_path, [0.0, 600.0, 601.0, 601.1])
+    term.close()
+    durations = _durations(tmp_path / "d.gif")
+    assert len(durations) == 4
+    assert durations[0] <= 3000  # ten minutes: a few seconds
+    assert durations[1] == 1000 and durations[2] == 400  # at their own pace, or a glance
+    assert durations[-1] >= 1000  # the last: long enough to read
+
+
+def test_the_gif_is_written_into_a_folder_not_there_yet(tmp_path: Path) -> None:
+    """``--gif recordings/evening.gif`` with no folder ``recordings`` yet: the folder is
+    made; otherwise the GIF would not be written when the table stopped."""
+    term = _gif_of(tmp_path, [0.0, 1.0], name="recordings/evening.gif")
+    term.close()
+    assert (tmp_path / "recordings" / "evening.gif").is_file()
+
+
+def test_a_terminal_display_that_showed_nothing_closes_without_a_gif(tmp_path: Path) -> None:
+    """A table stopped before its first screen closes without a GIF: making a GIF of no
+    screens would end with an IndexError."""
+    term = TerminalDisplay(out=None, gif_path=tmp_path / "d.gif")
+    term.close()
+    assert not (tmp_path / "d.gif").exists()
+
+
+def test_the_gif_shows_the_screen_s_pixels_sharp(tmp_path: Path) -> None:
+    """The GIF, four times the OLED's size, shows each pixel of the screen as a square of
+    four by four, black or white: smoothed, the letters would come out blurred in grey."""
+    term = _gif_of(tmp_path, [0.0])
+    picture = Image.frombytes("1", DISPLAY_SIZE, term.frames[0][1])
+    term.close()
+    big = (DISPLAY_SIZE[0] * 4, DISPLAY_SIZE[1] * 4)
+    with Image.open(tmp_path / "d.gif") as anim:
+        frame = anim.convert("L")
+    assert set(frame.get_flattened_data()) <= {0, 255}
+    assert same(frame, picture.convert("L").resize(big, Image.Resampling.NEAREST))
