@@ -146,7 +146,7 @@ def test_load_image_errors_are_one_line(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     for path, words in [
         (tmp_path / "missing.jpg", "no such file"),
-        (empty, "empty"),
+        (empty, "file is empty"),
         (tmp_path, "folder"),
     ]:
         with pytest.raises(CameraError, match=words) as info:
@@ -757,3 +757,393 @@ def test_a_link_to_nothing_is_said_to_be_one(tmp_path: Path) -> None:
         assert said in str(info.value)
     with pytest.raises(CameraError, match="no such file"):
         load_image(tmp_path / "never.jpg")
+
+
+# -- what a person at the table, or running dicetable read, would notice --------------
+
+
+def test_frames_taken_from_a_camera_that_stops_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``iter_frames`` ends quietly at the end of a video or a folder; a webcam pulled
+    out while its frames are taken says so ("stopped sending"): ending as quietly, it
+    would look as if the throw were over."""
+
+    class Unplugged:
+        def __init__(self, device: Any) -> None:
+            self.frames = [_frame(33)]
+
+        def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+            return True
+
+        def read(self) -> tuple[bool, Any]:
+            frame = self.frames.pop(0) if self.frames else None
+            return frame is not None, frame
+
+        def release(self) -> None:
+            pass
+
+    monkeypatch.setattr(cv2, "VideoCapture", Unplugged)
+    taken: list[np.ndarray] = []
+    with open_source("usb:0") as src, pytest.raises(CameraError, match="stopped sending"):
+        taken.extend(iter_frames(src))
+    assert len(taken) == 1
+
+
+def test_a_16_bit_picture_keeps_its_brightness() -> None:
+    """A camera giving 16 bits a channel: its low byte alone is noise, the picture a
+    mess of speckles the reader finds no dice in. The high byte is the picture."""
+    grey = np.arange(0, 65536, 256, dtype=np.uint16).reshape(16, 16) + 0x7F
+    out = as_bgr(grey, "picamera")
+    assert out.dtype == np.uint8 and out.shape == (16, 16, 3)
+    assert np.array_equal(out[:, :, 0], np.arange(256, dtype=np.uint8).reshape(16, 16))
+    colour = np.full((4, 4, 3), 0x12AB, np.uint16)
+    assert int(as_bgr(colour, "picamera")[0, 0, 1]) == 0x12
+
+
+def test_a_socket_is_not_read_as_a_photo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A socket named like a photo is no file: said so, as a device is, rather than
+    "cannot open (No such device or address)"."""
+    import socket
+
+    monkeypatch.chdir(tmp_path)  # a short name: a socket's path has a small limit
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind("throw.jpg")
+        with pytest.raises(CameraError, match=r"throw\.jpg: not a file \(a device or a socket\)"):
+            load_image(tmp_path / "throw.jpg")
+    finally:
+        sock.close()
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd on this system")
+@pytest.mark.parametrize("over", [1, 2])
+def test_a_photo_piped_past_the_limit_is_refused_not_read_short(
+    over: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pipe gives more than MAX_PIPED_BYTES: refused, however little more. Read up to
+    the limit and taken, it would be the photo cut short, its end missing."""
+    import vision.sources as sources
+
+    ok, png = cv2.imencode(".png", _frame(40))
+    data = png.tobytes()
+    assert ok and len(data) < 4096  # fits the pipe's buffer: written before it is read
+    monkeypatch.setattr(sources, "MAX_PIPED_BYTES", len(data) - over)
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+        os.close(write_end)
+        with pytest.raises(CameraError, match="from a pipe"):
+            load_image(f"/dev/fd/{read_end}")
+    finally:
+        os.close(read_end)
+
+
+def test_a_photo_just_past_the_pixel_limit_is_refused_and_one_at_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MAX_IMAGE_PIXELS is where refusing starts: a header claiming a little more is
+    refused by its header, not decoded into that much memory."""
+    import vision.sources as sources
+
+    monkeypatch.setattr(sources, "MAX_IMAGE_PIXELS", 200 * 50)
+    at_limit, past = tmp_path / "at.png", tmp_path / "past.png"
+    at_limit.write_bytes(_png_claiming(200, 50))
+    past.write_bytes(_png_claiming(201, 50))
+    assert load_image(at_limit).shape == (50, 200, 3)
+    with pytest.raises(CameraError, match=r"past\.png: says it is 201 x 50 pixels"):
+        load_image(past)
+
+
+def test_a_jpeg_with_its_huffman_tables_before_its_frame_header_has_its_own_size(
+    tmp_path: Path,
+) -> None:
+    """Some cameras write the Huffman tables (DHT) before the frame header (SOF): the size
+    is still read from the frame header; taken from the tables' bytes, it would be a size
+    the photo does not have."""
+    ok, enc = cv2.imencode(".jpg", _frame(40)[:37, :53])
+    data = enc.tobytes()
+    dht = data.index(b"\xff\xc4")
+    assert ok and data.index(b"\xff\xc0") < dht  # OpenCV writes them after the frame
+    end = dht + 2 + int.from_bytes(data[dht + 2 : dht + 4], "big")
+    moved = data[:2] + data[dht:end] + data[2:dht] + data[end:]
+    assert claimed_size(moved) == (53, 37)
+    path = tmp_path / "tables_first.jpg"
+    path.write_bytes(moved)
+    assert load_image(path).shape == (37, 53, 3)
+
+
+def _big_endian_tiff(width: int, height: int, level: int) -> bytes:
+    """An uncompressed grey TIFF in Motorola byte order ("MM"), its sizes SHORTs, as
+    scanners and older Macs write: a SHORT's two bytes come first in its 4-byte field."""
+    entries = [  # tag, type (3 SHORT, 4 LONG), value
+        (256, 3, width),
+        (257, 3, height),
+        (258, 3, 8),
+        (259, 3, 1),
+        (262, 3, 1),
+        (273, 4, 8 + 2 + 12 * 9 + 4),
+        (277, 3, 1),
+        (278, 3, height),
+        (279, 4, width * height),
+    ]
+    ifd = len(entries).to_bytes(2, "big")
+    for tag, kind, value in entries:
+        field = value.to_bytes(2, "big") + b"\0\0" if kind == 3 else value.to_bytes(4, "big")
+        ifd += tag.to_bytes(2, "big") + kind.to_bytes(2, "big") + (1).to_bytes(4, "big") + field
+    return b"MM\x00*" + (8).to_bytes(4, "big") + ifd + bytes(4) + bytes([level]) * (width * height)
+
+
+def test_a_big_endian_tiff_is_read_at_its_size(tmp_path: Path) -> None:
+    """A TIFF in Motorola byte order with its sizes as SHORTs is read at its size: read
+    with the two padding bytes, 53 x 37 would become 3473408 x 2424832, and the photo
+    would be refused as more than 200 megapixels."""
+    path = tmp_path / "scan.tif"
+    path.write_bytes(_big_endian_tiff(53, 37, 90))
+    assert claimed_size(path.read_bytes()) == (53, 37)
+    image = load_image(path)
+    assert image.shape == (37, 53, 3) and int(image[5, 5, 0]) == 90
+
+
+def test_a_folder_of_photos_closed_gives_no_more_photos(tmp_path: Path) -> None:
+    """As a camera or a video closed: a closed source gives no frame."""
+    _write_folder(tmp_path, ["a.png", "b.png"])
+    for src in (FolderSource(tmp_path), open_source(str(tmp_path / "a.png"))):
+        src.close()
+        with pytest.raises(CameraError, match="source is closed"):
+            src.read()
+
+
+def test_a_file_given_as_a_folder_is_said_to_be_no_folder(tmp_path: Path) -> None:
+    """``folder:`` naming a photo is said to be no folder: "cannot list (Not a
+    directory)" would read as if the folder were there and could not be read."""
+    _write_folder(tmp_path, ["a.png"])
+    with pytest.raises(CameraError, match=r"a\.png: not a folder$"):
+        open_source(f"folder:{tmp_path / 'a.png'}")
+
+
+def test_a_folder_that_cannot_be_listed_is_a_camera_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder the table may not read (left by a copy as root) is a camera error, said
+    in one line: a bare PermissionError would be said by the camera's thread as a driver
+    fault."""
+    _write_folder(tmp_path, ["a.png"])
+
+    def denied(self: Path) -> Any:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "iterdir", denied)
+    with pytest.raises(CameraError, match=r"cannot list \(Permission denied\)") as info:
+        open_source(f"folder:{tmp_path}")
+    assert str(info.value).startswith(f"folder:{tmp_path}: ")
+
+
+class _Capture:
+    """A stand-in for ``cv2.VideoCapture``: gives ``script``'s frames (None: a frame not
+    delivered), remembers what it was asked and whether it was let go."""
+
+    made: list[_Capture] = []
+    script: list[Any] = []
+    opens = True
+    seeks = True
+
+    def __init__(self, device: Any) -> None:
+        self.device = device
+        self.frames = list(_Capture.script)
+        self.asked: dict[int, float] = {}
+        self.released = False
+        _Capture.made.append(self)
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return _Capture.opens
+
+    def set(self, prop: int, value: float) -> bool:
+        self.asked[prop] = value
+        if prop == cv2.CAP_PROP_POS_FRAMES and _Capture.seeks:
+            self.frames = list(_Capture.script)
+        return True
+
+    def grab(self) -> bool:
+        return True
+
+    def read(self) -> tuple[bool, Any]:
+        frame = self.frames.pop(0) if self.frames else None
+        if frame is not None and cv2.CAP_PROP_FRAME_WIDTH in self.asked:  # as the driver
+            width = int(self.asked[cv2.CAP_PROP_FRAME_WIDTH])
+            frame = cv2.resize(frame, (width, int(self.asked[cv2.CAP_PROP_FRAME_HEIGHT])))
+        return frame is not None, frame
+
+    def release(self) -> None:
+        self.released = True
+
+
+@pytest.fixture
+def capture(monkeypatch: pytest.MonkeyPatch) -> type[_Capture]:
+    monkeypatch.setattr(_Capture, "made", [])
+    monkeypatch.setattr(_Capture, "script", [_frame(33)] * 3)
+    monkeypatch.setattr(_Capture, "opens", True)
+    monkeypatch.setattr(_Capture, "seeks", True)
+    monkeypatch.setattr(cv2, "VideoCapture", _Capture)
+    return _Capture
+
+
+def test_a_webcam_closed_is_let_go(capture: type[_Capture]) -> None:
+    """A webcam closed but not released stays busy: opened again at the next ROLL, or by
+    the next run, it is "in use"."""
+    with open_source("usb:0") as src:
+        src.read()
+    (cam,) = capture.made
+    assert cam.released
+
+
+def test_a_webcam_or_video_that_cannot_be_opened_is_let_go(
+    capture: type[_Capture], tmp_path: Path
+) -> None:
+    """A device OpenCV half opened, or a video it opened but could read no frame of, is
+    let go: otherwise it would be held for as long as the error was kept."""
+    capture.opens = False
+    with pytest.raises(CameraError, match="cannot open camera"):
+        open_source("usb:0")
+    capture.opens, capture.script = True, []
+    clip = tmp_path / "clip.avi"
+    clip.write_bytes(b"\0" * 16)
+    with pytest.raises(CameraError, match="video has no readable frames"):
+        open_source(f"video:{clip}")
+    assert len(capture.made) == 2 and all(c.released for c in capture.made)
+
+
+def test_a_looping_video_holds_one_file_open(capture: type[_Capture], tmp_path: Path) -> None:
+    """A video of one frame is opened again at each loop (OpenCV cannot seek back in
+    it): the file opened before is let go each time, not kept open loop after loop."""
+    capture.script, capture.seeks = [_frame(60)], False
+    clip = tmp_path / "still.avi"
+    clip.write_bytes(b"\0" * 16)
+    with VideoFileSource(clip, loop=True) as src:
+        levels = [int(src.read()[0, 0, 0]) for _ in range(4)]
+        assert levels == [60] * 4
+        assert len(capture.made) == 4
+        assert [c.released for c in capture.made] == [True, True, True, False]
+    assert capture.made[-1].released
+
+
+def test_a_webcam_is_asked_for_the_size_given(capture: type[_Capture]) -> None:
+    """``camera.width`` x ``camera.height`` = 1280 x 960 asks the webcam for 1280 x 960:
+    asked for 1280 x 1280, it would give frames of another shape than the config's, dice
+    of another size."""
+    with DeviceSource("0", size=(1280, 960)) as src:
+        assert src.read().shape == (960, 1280, 3)
+    (cam,) = capture.made
+    assert cam.asked == {cv2.CAP_PROP_FRAME_WIDTH: 1280, cv2.CAP_PROP_FRAME_HEIGHT: 960}
+
+
+def test_a_webcam_that_drops_one_frame_is_not_taken_for_unplugged(
+    capture: type[_Capture],
+) -> None:
+    """A webcam may drop a frame while it adjusts its exposure: one frame missed is not
+    "camera stopped sending frames (unplugged?)", which would cost a ROLL; two missed in
+    a row are."""
+    capture.script = [_frame(10), None, _frame(20), None, None]
+    with open_source("usb:0") as src:
+        assert int(src.read()[0, 0, 0]) == 10
+        assert int(src.read()[0, 0, 0]) == 20
+        with pytest.raises(CameraError, match="stopped sending frames"):
+            src.read()
+
+
+class _StartFails(_FakePicamera2):
+    """A Pi camera that is found but will not start (a libcamera fault); letting go of it
+    fails too."""
+
+    def start(self) -> None:
+        raise RuntimeError(
+            "Failed to start camera: pipeline handler in use by another process\n"
+            + "libcamera detail " * 20
+        )
+
+    def close(self) -> None:
+        super().close()
+        raise RuntimeError("Camera __del__ failed")
+
+
+def test_a_pi_camera_that_will_not_start_is_let_go_and_said_in_one_short_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Pi camera that fails to start is let go, and why is said in one short line: left
+    acquired, it would be "in use" at every later try (the display's "ROLL: try again"
+    never working), and a libcamera message of several lines and hundreds of characters
+    would be the line shown."""
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _StartFails  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    monkeypatch.setattr(_FakePicamera2, "instances", [])
+    with pytest.raises(CameraError, match=r"^picamera: cannot start camera \[") as info:
+        open_source("picamera")
+    (cam,) = _FakePicamera2.instances
+    assert cam.calls == ["configure", "close"]
+    said = str(info.value)
+    assert "\n" not in said and len(said) < 120 and said.endswith("...]")
+    assert "pipeline handler in use" in said
+
+
+@pytest.mark.parametrize("size", ["0x960", "1280x0", "0x0"])
+def test_a_pi_camera_size_of_nothing_is_refused(size: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """picamera:0x960 is refused, naming the size: handed to libcamera, its error would
+    say nothing of the size."""
+    monkeypatch.setitem(sys.modules, "picamera2", _fake_picamera2_module())
+    monkeypatch.setattr(_FakePicamera2, "instances", [])
+    with pytest.raises(CameraError, match="size must look like 1280x960"):
+        open_source(f"picamera:{size}")
+    assert _FakePicamera2.instances == []
+
+
+@pytest.mark.parametrize("spec", ["picamera", "PiCamera", " PICAMERA "])
+def test_the_pi_camera_however_written_opens_at_the_tables_size(
+    spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "PiCamera", in capitals or not, is the Pi camera, not a file name ("no such file
+    or folder"); opened without a size, it gives frames of the config's default camera
+    size."""
+    from table.service.config import CameraConfig
+
+    monkeypatch.setitem(sys.modules, "picamera2", _fake_picamera2_module())
+    default = CameraConfig()
+    with open_source(spec) as cam:
+        assert isinstance(cam, PiCameraSource)
+        assert cam.read().shape == (default.height, default.width, 3)
+
+
+def test_a_bare_dev_video_path_is_a_webcam() -> None:
+    """``/dev/video2`` (as ``v4l2-ctl --list-devices`` prints it) is the webcam there:
+    a missing one is said as a webcam not plugged in, not as a file not found."""
+    with pytest.raises(CameraError, match=r"usb:/dev/video97: no camera at /dev/video97"):
+        open_source("/dev/video97")
+
+
+def test_a_photo_named_in_capitals_is_a_photo(tmp_path: Path) -> None:
+    """Cameras name their photos DSC_0001.JPG: given alone, such a name is read as a
+    photo, not opened as a video."""
+    path = tmp_path / "DSC_0001.JPG"
+    assert cv2.imwrite(str(path.with_suffix(".jpg")), _frame(90))
+    path.with_suffix(".jpg").rename(path)
+    with open_source(str(path)) as src:
+        assert isinstance(src, ImageFilesSource) and src.name == f"image:{path}"
+        assert abs(int(src.read()[0, 0, 0]) - 90) <= 3
+        with pytest.raises(SourceExhausted):
+            src.read()
+
+
+@pytest.mark.parametrize("spec", ["c:photos", "C:\\photos\\throw1"])
+def test_one_letter_before_a_colon_is_a_path(spec: str) -> None:
+    """A drive letter (``C:\\photos``, copied from another machine) or a file named
+    ``c:photos`` is a path not there, not an unknown kind of camera."""
+    with pytest.raises(CameraError, match="no such file or folder") as info:
+        open_source(spec)
+    assert "unknown camera" not in str(info.value)
+
+
+def test_a_folder_spec_replays_round_and_round_when_asked(tmp_path: Path) -> None:
+    """``folder:PATH`` with ``loop``: the table's camera replays the photos again after
+    the last, rather than saying "no more images" at the end of the folder."""
+    _write_folder(tmp_path, ["a.png", "b.png"])
+    with open_source(f"folder:{tmp_path}", loop=True) as src:
+        levels = [int(src.read()[0, 0, 0]) for _ in range(5)]
+    assert levels == [10, 20, 10, 20, 10]
