@@ -823,8 +823,6 @@ def test_a_reader_slower_than_the_camera_gets_no_backlog_of_old_frames() -> None
 
     import numpy as np
 
-    from table.hw.camera import IN_FLIGHT
-
     class LiveSource:
         def read(self) -> Any:
             return np.zeros((8, 8, 3), np.uint8)
@@ -835,7 +833,7 @@ def test_a_reader_slower_than_the_camera_gets_no_backlog_of_old_frames() -> None
     cam, q = _webcam_started(LiveSource())
     try:
         cam.want(True)
-        got = [q.get(timeout=10) for _ in range(IN_FLIGHT)]
+        got = [q.get(timeout=10) for _ in range(2)]
         assert all(isinstance(e, Frame) for e in got)
         with pytest.raises(queue.Empty):
             q.get(timeout=2.5)  # the reader is still on them: no third
@@ -1392,3 +1390,361 @@ def test_a_camera_is_stalled_only_while_dice_are_wanted_and_none_come(tmp_path: 
     assert not loop.camera_stalled()
     clock.now = 166.0  # 21 s since the last frame
     assert loop.camera_stalled()
+
+
+# -- the camera's thread, throw by throw ------------------------------------------
+
+
+def _throws(cam: Any, q: Any, n: int, before: Callable[[int], None] = lambda i: None) -> list[Any]:
+    """The first event the camera gives at each of ``n`` throws (``before(i)`` runs
+    first). The two frames of a throw in flight are given back only once the next throw
+    is wanted: the camera waits on them meanwhile, and shows nothing of a throw before
+    the table wants it."""
+    firsts: list[Any] = []
+    held = 0
+    for i in range(n):
+        cam.want(False)
+        before(i)
+        cam.want(True)
+        for _ in range(held):
+            cam.frame_done()
+        first = q.get(timeout=10)
+        held = 0
+        if isinstance(first, Frame):
+            assert isinstance(q.get(timeout=10), Frame)  # the second frame in flight
+            held = 2
+        firsts.append(first)
+    return firsts
+
+
+def _started(cam: Any) -> Any:
+    import queue
+
+    from table.service.ports import TableEvent
+
+    q: queue.Queue[TableEvent] = queue.Queue()
+    cam.start(q.put)
+    return q
+
+
+def _photos(folder: Path, *throws: str) -> list[Any]:
+    """``folder`` holding the shipped frames of ``throws`` as throw1.jpg, throw2.jpg ...;
+    their pictures."""
+    import shutil
+
+    from vision.sources import load_image
+
+    folder.mkdir()
+    for i, name in enumerate(throws, start=1):
+        shutil.copy(FRAMES / f"{name}.jpg", folder / f"throw{i}.jpg")
+    return [load_image(FRAMES / f"{name}.jpg") for name in throws]
+
+
+def test_a_folder_in_the_config_replays_its_photos_again_after_the_last(tmp_path: Path) -> None:
+    """``camera.source = "folder:PATH"`` with two photos replays them round and round:
+    without that, the third throw would get "no more images", and every ROLL after it the
+    same, the game stuck at its third throw."""
+    from table.hw.camera import SourceCamera
+
+    first, second = _photos(tmp_path / "photos", "dice_63", "dice_42")
+    cam = SourceCamera(f"folder:{tmp_path / 'photos'}", fps=50)
+    q = _started(cam)
+    try:
+        shown = _throws(cam, q, 4)
+    finally:
+        cam.close()
+    assert all(isinstance(e, Frame) for e in shown), shown
+    for event, photo in zip(shown, [first, second, first, second], strict=True):
+        assert np.array_equal(event.image, photo)
+
+
+def test_photos_that_ran_out_start_over_at_the_next_roll(tmp_path: Path) -> None:
+    """Photos replayed without looping run out: that is said once, and the next ROLL
+    ("ROLL: try again") opens the folder afresh; otherwise it would say "no more images"
+    for good."""
+    from table.hw.camera import SourceCamera
+
+    (photo,) = _photos(tmp_path / "photos", "dice_63")
+    cam = SourceCamera(f"folder:{tmp_path / 'photos'}", fps=50, loop=False)
+    q = _started(cam)
+    try:
+        shown = _throws(cam, q, 3)
+    finally:
+        cam.close()
+    assert isinstance(shown[1], CameraFailed) and "no more images" in shown[1].reason
+    for event in (shown[0], shown[2]):
+        assert isinstance(event, Frame) and np.array_equal(event.image, photo)
+
+
+def test_the_same_throw_three_times_is_shown_moved_each_time(tmp_path: Path) -> None:
+    """The replayed camera shows the same dice thrown again moved, as rolled dice would
+    lie, each time: shown the third time where the second left them, they would read as
+    "dice lie as last thrown", the throw not counted."""
+    cam = ScriptedCamera(FRAMES, fps=50)
+    q = _started(cam)
+    try:
+        shown = _throws(cam, q, 3, before=lambda i: cam.throw((6, 3)))
+    finally:
+        cam.close()
+    assert all(isinstance(e, Frame) for e in shown), shown
+    for before, after in zip(shown, shown[1:], strict=False):
+        assert not np.array_equal(before.image, after.image)
+
+
+def test_the_table_asking_again_for_the_dice_it_waits_for_is_no_new_throw() -> None:
+    """The loop says "dice wanted" at every step while it waits for them: that is no new
+    throw. Taken as one, in keyboard play each time would be a new random throw, the dice
+    changing under the reader."""
+    picks = iter([(6, 3), (5, 2), (4, 1)])
+    camera = ScriptedCamera(FRAMES)
+    camera.pick = lambda: next(picks)
+    camera.want(True)
+    camera.want(True)
+    assert camera._dice == (6, 3)
+    camera.want(False)
+    camera.want(True)
+    assert camera._dice == (5, 2)
+
+
+def test_a_throw_given_is_shown_once_and_the_next_roll_picks_again() -> None:
+    """A throw given (``throw``) is the dice of the next throw wanted only: after it, each
+    ROLL picks again; otherwise the given dice would be shown at every ROLL after."""
+    picks = iter([(6, 3), (5, 2), (4, 1)])
+    camera = ScriptedCamera(FRAMES)
+    camera.pick = lambda: next(picks)
+    camera.throw((2, 2))
+    camera.want(True)
+    assert camera._dice == (2, 2)
+    camera.rolled()
+    assert camera._dice == (6, 3)
+
+
+def test_a_missing_frame_is_said_once_until_dice_are_wanted_again(tmp_path: Path) -> None:
+    """A throw with no frame in the folder: said once ("ROLL: try again"), then nothing
+    until the table wants dice again; otherwise it would be said again and again, fifty
+    times a second, the fault screen drawn over and over."""
+    import queue
+    import shutil
+
+    cam = ScriptedCamera(tmp_path, fps=50)
+    cam.throw((6, 3))
+    q = _started(cam)
+    try:
+        cam.want(True)
+        event = q.get(timeout=10)
+        assert isinstance(event, CameraFailed) and "no frame dice_63.jpg" in event.reason
+        with pytest.raises(queue.Empty):
+            q.get(timeout=0.5)
+        shutil.copy(FRAMES / "dice_63.jpg", tmp_path / "dice_63.jpg")
+        cam.want(False)
+        cam.want(True)
+        assert isinstance(q.get(timeout=10), Frame)
+    finally:
+        cam.close()
+
+
+@pytest.mark.parametrize("what", ["a file", "a folder it may not list"])
+def test_a_frames_folder_that_cannot_be_listed_is_no_frame(
+    what: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--frames`` naming a file, or a folder it may not read, gives no frame, said as
+    such: a NotADirectoryError or PermissionError would end the camera's thread, and the
+    table would wait for dice for good."""
+    from vision.sources import CameraError
+
+    folder = tmp_path / "frames"
+    if what == "a file":
+        folder.write_text("x")
+    else:
+        folder.mkdir()
+
+        def denied(self: Path) -> Any:
+            raise PermissionError(13, "Permission denied", str(self))
+
+        monkeypatch.setattr(Path, "iterdir", denied)
+    with pytest.raises(CameraError, match="no frame dice_63.jpg"):
+        ScriptedCamera(folder).image_for((6, 3))
+
+
+def test_a_frame_the_loop_never_dealt_with_does_not_stop_the_camera(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Frames the loop never says it dealt with (lost in a fault) are taken as dealt with
+    after a while: the camera goes on. Otherwise it would stop for good, and the table
+    would wait for dice it would never see."""
+    from table.hw import camera as camera_module
+
+    class LiveSource:
+        def read(self) -> Any:
+            return np.zeros((8, 8, 3), np.uint8)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(camera_module, "SLOT_WAIT_S", 0.4)
+    cam, q = _webcam_started(LiveSource())
+    try:
+        cam.want(True)
+        for _ in range(4):  # no frame_done at all
+            assert isinstance(q.get(timeout=10), Frame)
+    finally:
+        cam.close()
+
+
+def test_a_camera_closed_has_let_go_of_its_source() -> None:
+    """A camera closed has let go of its source: still held when the table stopped (closed
+    later, or never), the webcam would be "in use" at the next start. A source whose own
+    close fails does not stop the camera from closing."""
+    import threading
+
+    closed = threading.Event()
+
+    class LiveSource:
+        def read(self) -> Any:
+            return np.zeros((8, 8, 3), np.uint8)
+
+        def close(self) -> None:
+            closed.set()
+            raise OSError("VIDIOC_STREAMOFF: No such device")
+
+    cam, q = _webcam_started(LiveSource())
+    cam.want(True)
+    assert isinstance(q.get(timeout=10), Frame) and isinstance(q.get(timeout=10), Frame)
+    cam.close()  # the camera waits on its frames in flight meanwhile
+    assert closed.is_set()
+    assert cam.source is None
+
+
+def _still_camera(kind: str, picture: Any) -> Any:
+    """A live camera of ``kind`` ("usb" or "picamera") whose driver hands out ``picture``
+    at every read."""
+    from vision.sources import DeviceSource, PiCameraSource
+
+    base = DeviceSource if kind == "usb" else PiCameraSource
+
+    class Still(base):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            self.name = kind
+
+        def read(self) -> Any:
+            return picture.copy()
+
+        def drop_stale(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    return Still()
+
+
+def _first_fault(cam: Any, q: Any, most: int) -> Any:
+    """The first event of ``cam`` that is no frame, within ``most`` frames (else None)."""
+    for _ in range(most):
+        event = q.get(timeout=10)
+        if not isinstance(event, Frame):
+            return event
+        cam.frame_done()
+    return None
+
+
+def test_a_pi_camera_whose_picture_froze_is_a_camera_fault(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As a webcam's: the Pi camera's driver handing out one picture again and again is a
+    camera fault, said; unsaid, the table would wait on dice it would never see thrown."""
+    from table.hw import camera as camera_module
+
+    monkeypatch.setattr(camera_module, "FROZEN_S", 0.0)
+    picture = np.random.default_rng(0).integers(0, 256, (64, 64, 3), dtype=np.uint8)
+    cam, q = _webcam_started(_still_camera("picamera", picture))
+    try:
+        cam.want(True)
+        fault = _first_fault(cam, q, 20)
+    finally:
+        cam.close()
+    assert isinstance(fault, CameraFailed) and "has not changed" in fault.reason
+
+
+def test_a_dark_tray_standing_still_is_not_a_stuck_camera(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A dark tray whose faint noise, a few grey levels above black, comes out the same
+    every time is the reader's "too dark", not "camera stuck?"; a picture with something
+    in it that stands still is the camera's fault."""
+    from table.hw import camera as camera_module
+
+    monkeypatch.setattr(camera_module, "FROZEN_S", 0.0)
+    rng = np.random.default_rng(0)
+    dark = rng.integers(0, 12, (64, 64, 3), dtype=np.uint8)
+    lit = dark.copy()
+    lit[16:48, 16:48] = 200  # a die in the light
+    for picture, stuck in ((dark, False), (lit, True)):
+        cam, q = _webcam_started(_still_camera("usb", picture))
+        try:
+            cam.want(True)
+            fault = _first_fault(cam, q, 20)
+        finally:
+            cam.close()
+        if stuck:
+            assert isinstance(fault, CameraFailed) and "has not changed" in fault.reason
+        else:
+            assert fault is None, fault
+
+
+def test_after_a_pause_the_camera_keeps_its_pace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a minute of not being wanted the camera keeps its pace, the first frame at
+    once: otherwise it would read as fast as the loop took its frames, catching up the 600
+    frames of the pause it never took."""
+    import queue
+    import threading
+
+    from table.hw import camera as camera_module
+
+    now = [1000.0]  # the camera's clock: it moves by the camera's own waits, and the pause
+
+    class Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return now[0]
+
+    waits: queue.Queue[float] = queue.Queue()
+
+    class PacedStop(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            if timeout is None:
+                return super().wait()
+            now[0] += timeout
+            waits.put(timeout)
+            return super().wait(0)
+
+    class LiveSource:
+        def read(self) -> Any:
+            return np.zeros((8, 8, 3), np.uint8)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(camera_module, "time", Clock)
+    from table.hw.camera import SourceCamera
+
+    cam = SourceCamera("usb:0", fps=10)
+    cam.source = LiveSource()
+    cam._stop = PacedStop()
+    q = _started(cam)
+    try:
+        cam.want(True)
+        for _ in range(2):  # two frames in flight: the camera waits on them
+            assert isinstance(q.get(timeout=10), Frame)
+            assert waits.get(timeout=10) == pytest.approx(0.1)
+        cam.want(False)
+        now[0] += 60.0
+        cam.want(True)
+        after: list[float] = []
+        for _ in range(4):
+            cam.frame_done()
+            assert isinstance(q.get(timeout=10), Frame)
+            after.append(waits.get(timeout=10))
+    finally:
+        cam.close()
+    assert after[1:] == [pytest.approx(0.1)] * 3, after
