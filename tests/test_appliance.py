@@ -899,6 +899,8 @@ def test_run_seconds_must_be_a_finite_length(
         ("x" * 5000, "--seed: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... (5000 characters) is not"),
         ("9" * 5000, "--seed: a number of 5000 digits is too long"),
         ("1.5", "--seed: '1.5' is not a whole number"),
+        ("-" + "9" * 5000, "--seed: a number of 5000 digits is too long"),
+        ("\u00b2", "--seed: '\u00b2' is not a whole number"),  # a digit to str, not to int()
     ],
 )
 def test_run_a_bad_seed_is_one_short_line(
@@ -1201,3 +1203,67 @@ def test_a_game_in_progress_that_had_ended_is_not_said_to_be_resumed(
     err = capsys.readouterr().err
     assert "resumed the unfinished game" not in err
     assert f"the game {log.path.name} had ended (8 events): its end is shown" in err
+
+
+def test_a_service_waiting_for_its_data_folder_says_so_once(
+    notify_socket: socket.socket,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The service waiting for a data folder another table holds says why once, in the
+    journal and on the OLED: said at every look, every 5 s, it would fill the journal with
+    the one line and draw the OLED again and again."""
+    from table.service import cli_run
+    from table.service.resume import DataInUse
+
+    class HeldData:
+        root = tmp_path / "data"
+        looks = 0
+
+        def lock(self) -> None:
+            self.looks += 1
+            if self.looks <= 3:
+                raise DataInUse("4242")
+
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
+    monkeypatch.setattr(cli_run, "DATA_WAIT_S", 0.0)
+    shown: list[str] = []
+    data = HeldData()
+    assert cli_run._take_data(data, lambda: shown.append("waiting")) is None  # type: ignore[arg-type]
+    assert data.looks == 4
+    assert shown == ["waiting"]
+    err = capsys.readouterr().err
+    assert err.count("waiting until it stops") == 1, err
+    assert "(process 4242)" in err
+
+
+@pytest.mark.parametrize(
+    ("options", "gif"),
+    [
+        (["--png-dir", "{tmp}/png"], "png/display.gif"),
+        (["--gif", "{tmp}/screens.GIF"], "screens.GIF"),
+    ],
+)
+def test_the_screens_gif_is_written_where_asked(
+    options: list[str],
+    gif: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--png-dir alone saves the screens as a GIF beside the PNGs too; --gif SCREENS.GIF
+    (a name in capitals) is a GIF's name: refused, it would be told "a GIF's name ends in
+    .gif"."""
+    from PIL import Image
+
+    from table.cli import main
+
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    script = tmp_path / "script.json"
+    script.write_text('["quit"]')
+    given = [o.format(tmp=tmp_path) for o in options]
+    args = ["run", "--stand-ins", "--script", str(script), "--data", str(tmp_path / "data")]
+    assert main([*args, *given]) == 0, capsys.readouterr().err
+    with Image.open(tmp_path / gif) as image:
+        assert image.format == "GIF"

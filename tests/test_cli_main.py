@@ -129,3 +129,23 @@ def test_the_screen_of_a_service_waiting_for_its_data_folder_fits_the_oled() -> 
     from table.service.screens import Message, overflow
 
     assert overflow(Message(*WAITING)) == ()
+
+
+@pytest.mark.parametrize("option", ["--png-dir", "--frames", "--data", "--gif", "--state-json"])
+@pytest.mark.parametrize("blank", [" ", "\t", "  \n"], ids=["space", "tab", "newline"])
+def test_a_blank_path_is_no_folder_and_no_file(
+    option: str, blank: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A path of spaces (``--png-dir "$DIR "`` with DIR unset) is refused as no path: taken
+    as one, a folder named " " would be made in the current folder and filled with the
+    PNGs."""
+    import argparse
+
+    from table.service.cli_run import add_arguments
+
+    parser = argparse.ArgumentParser(prog="dicetable run")
+    add_arguments(parser)
+    with pytest.raises(SystemExit) as info:
+        parser.parse_args([option, blank])
+    assert info.value.code == 2
+    assert f"{option}: an empty path is no" in capsys.readouterr().err
