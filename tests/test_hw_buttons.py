@@ -719,3 +719,44 @@ def test_the_config_s_wiring_window_and_lengths_are_the_ones_used(
         assert events(q, b) == [ButtonPress(Button.STOP, want)]
     finally:
         b.close()
+
+
+def test_closing_the_keys_while_their_thread_checks_the_terminal_ends_it_cleanly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """close() that came while the keys' thread was reading the terminal's mode (to set
+    single keys again after a suspend) ended that thread with a TypeError traceback on
+    the way out of the table. The thread ends without one, and the terminal is left in
+    line mode with echo, as the shell wants it."""
+    import os
+    import pty
+    import termios
+    import threading
+
+    from table.hw.keys import KeyButtons
+
+    raised = _key_thread_errors(monkeypatch)
+    master, slave = pty.openpty()
+    real_tcgetattr = termios.tcgetattr
+    armed = threading.Event()
+    with os.fdopen(slave, "r", closefd=True) as stream:
+        keys = KeyButtons(stream)
+
+        def tcgetattr(fd: int) -> Any:
+            attrs = real_tcgetattr(fd)
+            if armed.is_set() and threading.current_thread() is keys._thread:
+                armed.clear()
+                keys.close()  # the table closing the keys at this very moment
+            return attrs
+
+        keys.start(queue.Queue().put)
+        monkeypatch.setattr(termios, "tcgetattr", tcgetattr)
+        armed.set()
+        assert keys._thread is not None
+        keys._thread.join(10)
+        assert not keys._thread.is_alive() and not armed.is_set()
+        keys.close()
+        modes = real_tcgetattr(slave)[3]
+    os.close(master)
+    assert raised == []
+    assert modes & termios.ICANON and modes & termios.ECHO

@@ -211,7 +211,8 @@ class KeyButtons:
         """After Ctrl-Z and ``fg`` the shell has put the terminal back into line mode
         (keys echoed, nothing read before Enter): single keys again, once this process
         is in the foreground (setting it from the background would stop the process)."""
-        if self._cbreak is None or self._stop.is_set():
+        cbreak = self._cbreak  # close() may set it to None meanwhile
+        if cbreak is None or self._stop.is_set():
             return
         import termios
 
@@ -222,8 +223,8 @@ class KeyButtons:
             except OSError:
                 pass  # not this process's controlling terminal: no job control on it
             now = termios.tcgetattr(fd)
-            if now[3] != self._cbreak[3]:  # the local modes: ICANON, ECHO
-                termios.tcsetattr(fd, termios.TCSANOW, self._cbreak)
+            if now[3] != cbreak[3]:  # the local modes: ICANON, ECHO
+                termios.tcsetattr(fd, termios.TCSANOW, cbreak)
 
     def _restore(self) -> None:
         if self._saved is None or self.stream is None:
