@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -719,6 +720,383 @@ def test_the_config_s_wiring_window_and_lengths_are_the_ones_used(
         assert events(q, b) == [ButtonPress(Button.STOP, want)]
     finally:
         b.close()
+
+
+# -- more rules of the buttons and the keys ------------------------------------------
+
+
+def test_a_press_is_timed_from_the_first_edge_of_the_burst_that_pressed_it() -> None:
+    """The contact chatters for 20 ms as it closes; the press lasts from its first touch.
+    Timed from the last bounce instead, a ROLL held exactly the long-press time would be
+    a short press, and the table would roll instead of opening what a long press opens."""
+    tracker = PressTracker(PressTiming(bounce_s=0.03, long_s=1.0, very_long_s=3.0))
+    tracker.edge(True, 0.0)
+    tracker.edge(False, 0.01)
+    tracker.edge(True, 0.02)
+    assert tracker.rest(0.1) is None and tracker.is_down
+    tracker.edge(False, 1.0)
+    assert tracker.rest(1.1) is Press.LONG
+
+
+class _WatchedClock(FakeClock):
+    """A fake clock that tells when the buttons' own thread has read it while every
+    contact was still bouncing (so moving it on then is what that thread has to wait for)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.buttons: GpioButtons | None = None
+        self.all_bouncing_seen = threading.Event()
+
+    def __call__(self) -> float:
+        b = self.buttons
+        if (
+            b is not None
+            and threading.current_thread() is b._rester
+            and not any(t.is_resting for t in b.trackers.values())
+        ):
+            self.all_bouncing_seen.set()
+        return self.t
+
+
+def test_all_three_buttons_pressed_and_let_go_together_are_three_presses(
+    factory: MockFactory,
+) -> None:
+    """A hand across all three buttons, pressed and let go within a few ms: each is a
+    press, in the order let go, as soon as the contacts rest. If a moment with every
+    contact bouncing at once left nothing to wait for, the three presses would hang
+    until some button was touched again."""
+    clock = _WatchedClock()
+    q: queue.Queue[TableEvent] = queue.Queue()
+    buttons = GpioButtons(ButtonsConfig(), pin_factory=factory, clock=clock)
+    clock.buttons = buttons
+    buttons.start(q.put)
+    pins = [factory.pin(17), factory.pin(27), factory.pin(22)]  # ROLL, HOLD, STOP
+    try:
+        for pin in pins:
+            pin.drive_low()
+        assert clock.all_bouncing_seen.wait(10)
+        clock.advance(0.5)
+        assert events(q, buttons) == []
+        clock.all_bouncing_seen.clear()
+        pins[2].drive_high()  # STOP, HOLD, ROLL, 10 ms apart
+        clock.advance(0.01)
+        pins[1].drive_high()
+        clock.advance(0.01)
+        pins[0].drive_high()
+        assert clock.all_bouncing_seen.wait(10)
+        clock.advance(0.1)
+        assert events(q, buttons) == [
+            ButtonPress(Button.STOP),
+            ButtonPress(Button.HOLD),
+            ButtonPress(Button.ROLL),
+        ]
+    finally:
+        buttons.close()
+
+
+class _LateThreadClock(FakeClock):
+    """A fake clock that the buttons' own thread reads as stopped at ``late`` (a thread
+    that has not run for a while, on a busy machine), while the pins' edges see it go on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.buttons: GpioButtons | None = None
+        self.late: float | None = None
+
+    def __call__(self) -> float:
+        b = self.buttons
+        if self.late is not None and b is not None and threading.current_thread() is b._rester:
+            return self.late
+        return self.t
+
+
+def test_presses_come_in_the_order_let_go_even_when_the_resting_thread_is_late(
+    factory: MockFactory,
+) -> None:
+    """ROLL and STOP held, ROLL let go, then STOP, then STOP pressed again: ROLL comes
+    first even if the thread that takes rested contacts has not run meanwhile (each
+    edge first sends what had rested before it). Otherwise the STOP, completed by its
+    own next edge, would overtake the ROLL, and the table would take them the other way
+    round."""
+    clock = _LateThreadClock()
+    q: queue.Queue[TableEvent] = queue.Queue()
+    buttons = GpioButtons(ButtonsConfig(), pin_factory=factory, clock=clock)
+    clock.buttons = buttons
+    buttons.start(q.put)
+    roll, stop = factory.pin(17), factory.pin(22)
+    try:
+        clock.late = clock.t  # the thread sees nothing rest from here on
+        roll.drive_low()
+        stop.drive_low()
+        clock.advance(0.5)
+        roll.drive_high()
+        clock.advance(0.1)
+        stop.drive_high()
+        clock.advance(0.1)
+        stop.drive_low()
+        clock.advance(0.1)
+        clock.late = None  # the thread runs again
+        assert events(q, buttons) == [ButtonPress(Button.ROLL), ButtonPress(Button.STOP)]
+    finally:
+        buttons.close()
+
+
+def test_closing_the_buttons_ends_their_thread(
+    rig: tuple[GpioButtons, queue.Queue[TableEvent]], factory: MockFactory, clock: FakeClock
+) -> None:
+    """close() ends the thread that takes the contacts' levels, also while it waits,
+    idle, for the next edge. If it did not, each table started again in the same
+    process (a restart after a settings change) would leave one more thread behind."""
+    buttons, q = rig
+    press(factory, clock, 17, 0.1)
+    assert events(q, buttons) == [ButtonPress(Button.ROLL)]  # every contact at rest
+    buttons.close()
+    buttons._rester.join(10)
+    assert not buttons._rester.is_alive()
+
+
+def test_a_pin_that_will_not_close_stops_neither_the_shutdown_nor_puts_presses_after_it(
+    rig: tuple[GpioButtons, queue.Queue[TableEvent]],
+    factory: MockFactory,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pin whose close fails (a stuck pin) is left as it is: the others are let go,
+    close() returns, and that pin's presses go nowhere. If the error went on, the table
+    would end with a traceback instead of its shutdown; if the pin's presses were still
+    put, a table already stopped would be sent presses."""
+    buttons, q = rig
+
+    def stuck() -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(buttons.devices[Button.ROLL], "close", stuck)
+    buttons.close()
+    assert buttons.devices == {}
+    press(factory, clock, 17, 0.1)  # the stuck pin's callbacks still run
+    press(factory, clock, 17, 0.1)
+    assert events(q) == []
+
+
+def test_a_pin_error_without_a_message_is_named_by_its_kind(
+    factory: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pin refused with an error that says nothing is reported by the error's kind.
+    Otherwise the journal would say "buttons.roll = 17:" and nothing more."""
+    import gpiozero
+
+    from table.hw.buttons import PinUnusable
+
+    class PinBroken(Exception):
+        pass
+
+    def refuse(*args: Any, **kw: Any) -> Any:
+        raise PinBroken()
+
+    monkeypatch.setattr(gpiozero, "Button", refuse)
+    with pytest.raises(PinUnusable) as err:
+        GpioButtons(ButtonsConfig(), pin_factory=factory)
+    assert str(err.value) == "buttons.roll = 17: PinBroken"
+
+
+def test_every_key_is_its_button_and_its_length() -> None:
+    """r h s are a short press of ROLL HOLD STOP, R H S a long one, 1 2 3 a very long one,
+    as the help line says. A key mapped wrong would give a player at the keyboard
+    another button or another length than the one pressed."""
+    from table.hw.keys import HELP, key_event
+
+    want = {
+        "r": ButtonPress(Button.ROLL),
+        "h": ButtonPress(Button.HOLD),
+        "s": ButtonPress(Button.STOP),
+        "R": ButtonPress(Button.ROLL, Press.LONG),
+        "H": ButtonPress(Button.HOLD, Press.LONG),
+        "S": ButtonPress(Button.STOP, Press.LONG),
+        "1": ButtonPress(Button.ROLL, Press.VERY_LONG),
+        "2": ButtonPress(Button.HOLD, Press.VERY_LONG),
+        "3": ButtonPress(Button.STOP, Press.VERY_LONG),
+    }
+    assert {k: key_event(k) for k in want} == want
+    assert "r h s" in HELP and "R H S" in HELP and "1 2 3" in HELP
+
+
+@pytest.mark.parametrize("key", ["q", "Q", "\x03", "\x04"])
+def test_q_with_or_without_shift_ctrl_c_and_ctrl_d_quit(key: str) -> None:
+    """q quits, and so do Q (Caps Lock on), Ctrl-C and Ctrl-D (read as characters in
+    single-key mode). Without this, a player's usual ways out would do nothing."""
+    from table.hw.keys import key_event
+    from table.service.ports import Quit
+
+    assert isinstance(key_event(key), Quit)
+
+
+def test_an_escape_sequence_after_a_second_escape_is_still_skipped_whole() -> None:
+    """ESC ESC starts a sequence as one ESC does (Alt+F2 is ESC ESC O Q on some
+    terminals, Escape pressed twice then Insert is ESC ESC [ 2 ~): the sequence is
+    skipped. If the second ESC ended the first, F2's Q would quit the table and
+    Insert's 2 would be a very long HOLD."""
+    from table.hw.keys import KeyDecoder
+
+    decoder = KeyDecoder()
+    assert decoder.feed("\x1b\x1bOQ") == []
+    assert decoder.feed("\x1b\x1b[2~") == []
+    assert decoder.feed("r") == [ButtonPress(Button.ROLL)]
+
+
+def _held(keys: Any, key: ButtonPress, start: float, rate: float, n: int) -> list[object]:
+    """``key`` repeated ``n`` times by the keyboard from ``start``, ``rate`` a second,
+    each read as it comes; what is given out meanwhile."""
+    given: list[object] = []
+    for k in range(n):
+        now = start + k / rate
+        given += keys.due(now)
+        given += keys.feed([key], now)
+    return given
+
+
+@pytest.mark.parametrize("repeats", [30, 31, 32])
+def test_a_key_held_is_one_press_however_many_repeats_come_before_it_is_let_go(
+    repeats: int,
+) -> None:
+    """A held key is one press whatever the number of repeats before it is let go. If a
+    stream of repeats were cut into runs of a fixed length, letting go after a run's
+    first repeat would give one more press: a held r would roll twice."""
+    from table.hw.keys import HeldKeys
+
+    r = ButtonPress(Button.ROLL)
+    keys = HeldKeys(gap=0.08, hold=1.0)
+    assert keys.feed([r], 0.0) == [] and keys.due(0.1) == [r]
+    given = _held(keys, r, 0.5, 30.0, repeats)
+    given += keys.due(3.0) + keys.flush()
+    assert given == []
+
+
+def test_a_long_held_key_read_late_once_is_still_one_press() -> None:
+    """A key held for seconds, its repeats read late once (the machine busy for 0.2 s,
+    the repeats meanwhile read together): still the one press. If "still held" were
+    reckoned from the start of the hold rather than its last repeat, the repeats after
+    the pause would be a second press: a held STOP would stop twice."""
+    from table.hw.keys import HeldKeys
+
+    s = ButtonPress(Button.STOP)
+    keys = HeldKeys(gap=0.08, hold=1.0)
+    assert keys.feed([s], 0.0) == [] and keys.due(0.1) == [s]
+    given = _held(keys, s, 0.5, 30.0, 46)  # repeats until 2.0 s
+    given += keys.due(2.2)  # then nothing read for 0.2 s
+    given += keys.feed([s] * 6, 2.2)  # the repeats meanwhile, in one read
+    given += _held(keys, s, 2.2 + 1 / 30, 30.0, 10)
+    given += keys.due(3.0) + keys.flush()
+    assert given == []
+
+
+def test_a_double_key_read_together_after_another_key_is_one_press() -> None:
+    """h r r read together (a machine too busy to read between them) is HOLD, then one
+    ROLL. If a recent HOLD counted as ROLL still held, the ROLL would be lost; a first
+    key read twice at once is one press too, not an error that ends the keys."""
+    from table.hw.keys import HeldKeys
+
+    h, r = ButtonPress(Button.HOLD), ButtonPress(Button.ROLL)
+    keys = HeldKeys(gap=0.08, hold=1.0)
+    assert keys.feed([r, r], 0.0) == [] and keys.due(0.1) == [r]
+    keys = HeldKeys(gap=0.08, hold=1.0)
+    assert keys.feed([h, r, r], 0.0) == [h] and keys.due(0.1) == [r]
+
+
+def _piped_keys(data: bytes) -> list[TableEvent]:
+    """What the keys give for ``data`` piped in, to its end."""
+    import os
+
+    from table.hw.keys import KeyButtons
+
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    q: queue.Queue[TableEvent] = queue.Queue()
+    with os.fdopen(r) as pipe_in:
+        keys = KeyButtons(pipe_in)
+        keys.start(q.put)
+        assert keys._thread is not None
+        keys._thread.join(10)
+        assert not keys._thread.is_alive()
+        keys.close()
+    return events(q)
+
+
+def test_keys_from_a_pipe_are_each_a_press_even_the_same_key_at_once() -> None:
+    """From a pipe (a script of keys), each key is a press, the same key three times
+    in a row too: a pipe has no auto-repeat to hold back. If it were taken as a held
+    key, "rrr" would be one ROLL and a scripted game would go wrong from there."""
+    assert _piped_keys(b"rrrhh") == [ButtonPress(Button.ROLL)] * 3 + [ButtonPress(Button.HOLD)] * 2
+
+
+def test_closing_the_keys_ends_their_thread_while_no_key_comes() -> None:
+    """close() ends the keys' thread even when no key comes and the input stays open.
+    If the thread sat in a read, it would outlive the table and take the next keys."""
+    import os
+
+    from table.hw.keys import KeyButtons
+
+    r, w = os.pipe()
+    try:
+        with os.fdopen(r) as pipe_in:
+            keys = KeyButtons(pipe_in)
+            keys.start(queue.Queue().put)
+            keys.close()
+            assert keys._thread is not None
+            keys._thread.join(10)
+            assert not keys._thread.is_alive()
+    finally:
+        os.close(w)
+
+
+def test_an_escape_sequence_read_one_character_at_a_time_is_still_skipped() -> None:
+    """A stream with no file number (read one character at a time) sees F2 as ESC,
+    then O, then Q: still one sequence, skipped. If each read ended the sequence, F2
+    would quit the table."""
+    import io
+
+    from table.hw.keys import KeyButtons
+
+    q: queue.Queue[TableEvent] = queue.Queue()
+    keys = KeyButtons(io.StringIO("\x1bOQ\x1b[2~r"))
+    keys.start(q.put)
+    assert keys._thread is not None
+    keys._thread.join(10)
+    keys.close()
+    assert events(q) == [ButtonPress(Button.ROLL)]
+
+
+def test_the_escape_key_alone_in_one_read_lets_the_next_key_through(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Escape pressed alone arrives as a lone ESC in its own read; the key after it, in
+    the next read, is read as itself. If it were taken as the rest of a sequence, a
+    STOP pressed after Escape would be lost."""
+    import os
+
+    import table.hw.keys as keys_mod
+    from table.hw.keys import KeyButtons
+
+    r, w = os.pipe()
+    os.write(w, b"x")  # the pipe is ready to read; what is read comes from the chunks
+    chunks = [b"\x1b", b"s", b""]
+    real_read = os.read
+
+    def read(fd: int, n: int) -> bytes:
+        return chunks.pop(0) if fd == r else real_read(fd, n)
+
+    monkeypatch.setattr(keys_mod.os, "read", read)
+    q: queue.Queue[TableEvent] = queue.Queue()
+    try:
+        with os.fdopen(r) as pipe_in:
+            keys = KeyButtons(pipe_in)
+            keys.start(q.put)
+            assert keys._thread is not None
+            keys._thread.join(10)
+            keys.close()
+    finally:
+        os.close(w)
+    assert events(q) == [ButtonPress(Button.STOP)]
 
 
 def test_closing_the_keys_while_their_thread_checks_the_terminal_ends_it_cleanly(
