@@ -363,7 +363,7 @@ def test_a_lock_file_made_by_another_user_still_locks(
     other.lock()
 
 
-# -- what a mutation check of the log and the resume found unguarded ----------------
+# -- the log and the resume: cases held nowhere else --------------------------------
 
 
 def _game_log(data: Any, now: float | None = None) -> Path:
@@ -497,3 +497,196 @@ def test_a_mark_removed_or_a_log_set_aside_is_made_durable(
     calls.clear()
     assert data.set_aside(path) != path
     assert calls == [("games", False, False)]
+
+
+# -- the lock, the bids entered and a pointer that cannot be set aside -------------
+
+
+def test_a_lock_file_that_held_a_longer_process_id_holds_only_this_tables_after_locking(
+    tmp_path: Path,
+) -> None:
+    """Taking the data folder replaces whatever ``.lock`` held with this table's process
+    id alone. If digits of an earlier, longer id were left after it, a second table would
+    read no process id (or a wrong one) and could not say which table holds the folder."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / ".lock").write_text("9" * 30 + "\n", encoding="utf-8")
+    first = DataDir(data_dir)
+    first.lock()
+    assert (data_dir / ".lock").read_text(encoding="utf-8") == f"{os.getpid()}\n"
+    with pytest.raises(DataInUse) as refused:
+        DataDir(data_dir).lock()
+    assert str(refused.value) == str(os.getpid())
+    first.unlock()
+
+
+def test_a_held_lock_file_that_holds_no_number_is_no_process_id_in_the_refusal(
+    tmp_path: Path,
+) -> None:
+    """A second table is told the holder's process id only when ``.lock`` holds a number.
+    If any text there were passed on, the refusal would read "in use by another dicetable
+    (process <whatever the file said>)", sending a person to look for a process that is
+    not there."""
+    data_dir = tmp_path / "data"
+    first = DataDir(data_dir)
+    first.lock()
+    (data_dir / ".lock").write_text("held by hand\n", encoding="utf-8")
+    with pytest.raises(DataInUse) as refused:
+        DataDir(data_dir).lock()
+    assert str(refused.value) == ""
+    first.unlock()
+
+
+def test_a_table_that_locks_its_data_folder_again_still_holds_it_and_lets_it_go_once(
+    tmp_path: Path,
+) -> None:
+    """Locking a folder the same table already holds is no refusal: if it were, the
+    table would be told its data folder is in use by another dicetable, its own process.
+    One unlock then lets the folder go for the next table."""
+    data_dir = tmp_path / "data"
+    table = DataDir(data_dir)
+    table.lock()
+    table.lock()
+    with pytest.raises(DataInUse):
+        DataDir(data_dir).lock()
+    table.unlock()
+    DataDir(data_dir).lock()
+
+
+@pytest.mark.parametrize("count", [2, True])
+def test_bids_remembered_at_another_moment_of_the_same_game_are_not_restored(
+    tmp_path: Path, count: int
+) -> None:
+    """entry.json's bids belong to the game's log at the length it had when they were
+    entered. A cut after a round's bids were logged, before entry.json was emptied,
+    leaves the last round's bids there with the log one event longer: if they were
+    restored, the next round would start with bids nobody entered for it. A length that
+    is no whole number (``true``) is no length either."""
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.save_entry("20261203-120000.jsonl", 1, (1, 0))
+    assert data.load_entry("20261203-120000.jsonl", 1) == (1, 0)
+    data.entry_path.write_text(
+        json.dumps({"log": "20261203-120000.jsonl", "events": count, "bids": [1, 0]}),
+        encoding="utf-8",
+    )
+    assert data.load_entry("20261203-120000.jsonl", 1) == ()
+
+
+def test_a_pointer_naming_no_log_that_cannot_be_set_aside_is_said_to_be_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """games/current naming no log is set aside as current.bad; if the rename fails (a
+    file system gone read-only) it stays where it is and the display says it is kept for
+    the next start. If it were said to be set aside, a person would look for a
+    current.bad that is not there, and not know the next start tries again."""
+    from table.service.resume import Unusable
+
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.current_path.write_bytes(b"20261203-120000.jsonl\n")
+
+    def refuse(self: Path, target: Any) -> Path:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(Path, "rename", refuse)
+    unusable = data.unfinished()
+    assert isinstance(unusable, Unusable)
+    assert unusable.kept and unusable.path == data.current_path
+    assert (
+        unusable.brief()
+        == 'log kept for the next start: names "20261203-120000.jsonl", no such log'
+    )
+    assert "kept, tried again at the next start" in unusable.text()
+    assert data.current_path.read_bytes() == b"20261203-120000.jsonl\n"
+
+
+def test_a_link_set_aside_before_whose_target_is_gone_is_not_replaced(tmp_path: Path) -> None:
+    """A log set aside is never renamed over anything already set aside, a link whose
+    target is gone included (it does not "exist", yet it is there). If it were, the link
+    would vanish without a word and nobody could tell later what had been set aside."""
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    earlier = data.games / "20261203-120000.jsonl.bad"
+    earlier.symlink_to(tmp_path / "gone.jsonl")
+    path = data.games / "20261203-120000.jsonl"
+    path.write_bytes(b"not a game\n")
+    aside = data.set_aside(path)
+    assert aside == data.games / "20261203-120000.jsonl-2.bad"
+    assert aside.read_bytes() == b"not a game\n"
+    assert earlier.is_symlink() and os.readlink(earlier) == str(tmp_path / "gone.jsonl")
+
+
+@pytest.mark.parametrize("frame", [[0, 480], [640, 0]])
+def test_a_tray_frame_with_a_side_of_zero_is_no_frame(tmp_path: Path, frame: list[int]) -> None:
+    """tray.json's frame size is used only when both sides are above zero; its dice are
+    kept either way. If a side of zero were taken, placing the dice in the camera's frame
+    after the restart would divide by zero at the first frame, and the table would stop
+    instead of checking the dice left lying."""
+    from vision.types import DieReading
+
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    die = DieReading(3, (100.0, 80.0), ((100.0, 80.0), (40.0, 40.0), 0.0), 1.0)
+    data.save_tray((die,), frame=(640, 480))
+    assert data.load_tray() == ((die,), (640, 480), None)
+    saved = json.loads(data.tray_path.read_text(encoding="utf-8"))
+    data.tray_path.write_text(json.dumps(dict(saved, frame=frame)), encoding="utf-8")
+    assert data.load_tray() == ((die,), None, None)
+
+
+@pytest.mark.parametrize("content", ["[1, 0]", '"bids"', "3"])
+def test_small_files_holding_json_that_is_no_object_are_forgotten(
+    tmp_path: Path, content: str
+) -> None:
+    """settings.json and entry.json that hold JSON, but no object (a cut write, an edit
+    by hand), are forgotten: the config's choices are used and no bids are restored. If
+    they were read as they are, looking up a setting or the entry's log in a list would
+    stop the start with an internal error, at every boot."""
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.settings_path.write_text(content, encoding="utf-8")
+    data.entry_path.write_text(content, encoding="utf-8")
+    assert data.load_settings() is None
+    assert data.load_entry("20261203-120000.jsonl", 1) == ()
+
+
+@pytest.mark.parametrize("end", [".unfinished", ".original"])
+def test_a_new_game_never_takes_the_name_of_a_log_kept_as_unfinished_or_original(
+    tmp_path: Path, end: str
+) -> None:
+    """A log that could not be resumed is set aside as ``.unfinished``; a game copied in
+    as one object is kept as ``.original``. A new game started in the same second (the
+    clock can repeat after a cut) takes another name: if it took that log's, one name
+    would stand for two games, and nobody auditing them could tell which files are
+    whose."""
+    data = DataDir(tmp_path / "data")
+    first = _game_log(data, now=1_780_000_000.0)
+    kept = first.with_name(first.name + end)
+    first.rename(kept)
+    again = _game_log(data, now=1_780_000_000.0)
+    assert again != first and not again.with_name(again.name + end).exists()
+    assert kept.exists()
+
+
+def test_a_pointer_naming_a_file_outside_the_games_folder_leaves_that_file_alone(
+    tmp_path: Path,
+) -> None:
+    """games/current names a log in the games folder only. If a name with a folder in it
+    ("../settings.json", an edit by hand) were followed, the file it reaches would be
+    loaded as the game in progress and, holding no game, renamed .bad: the menu's
+    remembered choices would be gone, and settings.json.bad would be all a person
+    found."""
+    from table.service.resume import Unusable
+
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.save_settings(DEMO_SETTINGS["mexico"])
+    before = data.settings_path.read_bytes()
+    data.current_path.write_bytes(b"../settings.json\n")
+    unusable = data.unfinished()
+    assert isinstance(unusable, Unusable) and not unusable.kept
+    assert 'names "../settings.json", not a log' in unusable.text()
+    assert data.settings_path.read_bytes() == before
+    assert data.load_settings() == DEMO_SETTINGS["mexico"]
+    assert (data.games / "current.bad").read_bytes() == b"../settings.json\n"
