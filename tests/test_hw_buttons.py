@@ -655,7 +655,7 @@ def test_the_end_of_the_keys_after_q_is_not_said() -> None:
     assert said == []
 
 
-# -- what a mutation check of the buttons found unguarded ---------------------------
+# -- the buttons: cases held nowhere else ------------------------------------------
 
 
 def _buttons(
