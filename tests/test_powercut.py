@@ -690,3 +690,28 @@ def test_a_pointer_naming_a_file_outside_the_games_folder_leaves_that_file_alone
     assert data.settings_path.read_bytes() == before
     assert data.load_settings() == DEMO_SETTINGS["mexico"]
     assert (data.games / "current.bad").read_bytes() == b"../settings.json\n"
+
+
+def test_a_lock_file_naming_a_process_that_is_gone_names_no_process_in_the_refusal(
+    tmp_path: Path,
+) -> None:
+    """A table that may not write ``.lock`` (left by a run as root) holds the folder
+    without writing its process id there, so the id in the file is that of a run long
+    gone. A second table is told no process id then, not one to look for in vain."""
+    import subprocess
+
+    child = subprocess.Popen(["true"])
+    child.wait()  # ended and reaped: its id names no process
+    pid = str(child.pid)
+    data_dir = tmp_path / "data"
+    first = DataDir(data_dir)
+    first.lock()
+    (data_dir / ".lock").write_text(f"{pid}\n", encoding="utf-8")
+    with pytest.raises(DataInUse) as refused:
+        DataDir(data_dir).lock()
+    assert str(refused.value) == ""
+    (data_dir / ".lock").write_text(f"{os.getpid()}\n", encoding="utf-8")
+    with pytest.raises(DataInUse) as refused:
+        DataDir(data_dir).lock()
+    assert str(refused.value) == str(os.getpid())
+    first.unlock()

@@ -117,6 +117,21 @@ class DataInUse(Exception):
     """Another process holds the data folder; ``str()`` is its process id, or ""."""
 
 
+def _running(pid: str) -> bool:
+    """Whether ``pid`` (as ``.lock`` holds it) names a process that is running. A table
+    that may not write ``.lock`` (made by a run as root) holds the lock without writing
+    its id there, and the id left in it is that of a run long gone."""
+    if not (pid.isascii() and pid.isdigit()) or len(pid) > 10 or int(pid) <= 0:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
 class DataDir:
     """Where the table keeps its files (``table.data_dir`` in the config)."""
 
@@ -158,7 +173,7 @@ class DataDir:
             holder = held.read(32).strip()
             held.close()
             if exc.errno in (errno.EAGAIN, errno.EACCES):
-                raise DataInUse(holder if holder.isdigit() else "") from None
+                raise DataInUse(holder if _running(holder) else "") from None
             raise
         if held.writable():
             held.seek(0)
