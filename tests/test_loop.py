@@ -1748,3 +1748,502 @@ def test_after_a_pause_the_camera_keeps_its_pace(monkeypatch: pytest.MonkeyPatch
     finally:
         cam.close()
     assert after[1:] == [pytest.approx(0.1)] * 3, after
+
+
+# -- the parts built from the config: which button, display and camera the table gets
+
+
+def _machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, pi: bool) -> None:
+    """Make the build see a Raspberry Pi (its device-tree model) or a laptop."""
+    from table.hw import build as build_module
+
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00" if pi else b"Some Laptop\x00")
+    monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
+
+
+class _GpioRefused:
+    """GPIO buttons whose opening fails with ``error``; every attempt is kept."""
+
+    tried: list[object] = []
+    error: Exception = RuntimeError("no GPIO")
+
+    def __init__(self, cfg: object) -> None:
+        type(self).tried.append(cfg)
+        raise type(self).error
+
+
+def _gpio_fails(monkeypatch: pytest.MonkeyPatch, error: Exception) -> list[object]:
+    """GPIO buttons that fail to open with ``error``: the list of attempts made."""
+    tried: list[object] = []
+    monkeypatch.setattr(_GpioRefused, "tried", tried)
+    monkeypatch.setattr(_GpioRefused, "error", error)
+    monkeypatch.setattr("table.hw.buttons.GpioButtons", _GpioRefused)
+    return tried
+
+
+def _close_parts(parts: Any) -> None:
+    parts.display.close()
+    if parts.camera is not None:
+        parts.camera.close()
+
+
+def test_random_throws_give_the_number_of_dice_wanted_and_keep_the_held_die() -> None:
+    """Each throw picked for keyboard play has as many dice as the table waits for, the
+    die left lying first and as it lay: otherwise a one-die tie-break would be thrown two
+    dice, and a held 5 would come back as some other value."""
+    from table.hw.build import RandomThrows
+    from table.service.referee import DiceWanted
+
+    pick = RandomThrows(seed=3)
+    assert all(len(pick()) == 2 for _ in range(20))  # nothing asked: two dice
+    wanted: list[DiceWanted | None] = [DiceWanted(1)]
+    pick.ask = lambda: wanted[0]
+    ones = [pick() for _ in range(30)]
+    assert all(len(t) == 1 and 1 <= t[0] <= 6 for t in ones)
+    wanted[0] = DiceWanted(2, held=5)
+    pairs = [pick() for _ in range(30)]
+    assert all(len(t) == 2 and t[0] == 5 and 1 <= t[1] <= 6 for t in pairs)
+    assert {t[1] for t in pairs} != {5}  # the other die is thrown, not held too
+    wanted[0] = None
+    assert len(pick()) == 2
+
+
+def test_the_same_seed_picks_the_same_random_throws(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--seed`` makes keyboard play repeatable: two tables built with one seed pick the
+    same throws. If the seed were not passed on, each run would throw other dice."""
+    from table.hw.build import build
+    from table.service.config import Config, DisplayConfig, DisplayDriver
+
+    _machine(monkeypatch, tmp_path, pi=False)
+    cfg = Config(display=DisplayConfig(driver=DisplayDriver.NONE))
+    throws = []
+    for _ in range(2):
+        parts = build(cfg, keys=True, frames=FRAMES, seed=11, text_out=io.StringIO())
+        try:
+            scripted = parts.scripted_camera
+            assert scripted is not None and scripted.pick is not None
+            throws.append([scripted.pick() for _ in range(12)])
+        finally:
+            _close_parts(parts)
+    assert throws[0] == throws[1]
+
+
+def test_stand_ins_show_replayed_photos_in_place_of_a_webcam_the_config_names(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--stand-ins`` touches no device: a ``usb:N`` webcam in the config is replaced by
+    the shipped photos, as the Pi camera is. Otherwise a laptop with a webcam would have
+    it switched on, and one without would say "ROLL: try again" at every throw."""
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    opened: list[str] = []
+
+    class Webcam:
+        def __init__(self, device: str, *, size: tuple[int, int] | None = None) -> None:
+            opened.append(device)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr("vision.sources.DeviceSource", Webcam)
+    _machine(monkeypatch, tmp_path, pi=False)
+    cfg = Config(
+        camera=CameraConfig(source="usb:3"), display=DisplayConfig(driver=DisplayDriver.NONE)
+    )
+    parts = build(cfg, force_stand_ins=True, text_out=io.StringIO())
+    try:
+        assert isinstance(parts.camera, ScriptedCamera)
+        assert parts.camera is parts.scripted_camera
+        assert "camera replays frames from" in parts.summary
+        assert opened == []
+    finally:
+        _close_parts(parts)
+
+
+def test_a_pi_camera_is_used_off_a_pi_where_picamera2_is_installed_at_the_size_configured(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Where picamera2 is installed the config's ``picamera`` is the camera used, asked
+    for ``camera.width`` x ``camera.height``, even if the board is not known as a Pi. If
+    not, the table would replay photos in place of the dice in the tray, or read the
+    camera at a size nobody chose."""
+    from table.hw import build as build_module
+    from table.hw.camera import SourceCamera
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    _machine(monkeypatch, tmp_path, pi=False)
+    monkeypatch.setattr(build_module, "_has_picamera", lambda: True)
+    cfg = Config(
+        camera=CameraConfig(source="picamera", width=800, height=600),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+    parts = build_module.build(cfg, keys=True, text_out=io.StringIO())
+    try:
+        assert isinstance(parts.camera, SourceCamera) and parts.scripted_camera is None
+        assert parts.camera.spec == "picamera:800x600"
+        assert "replays" not in parts.summary and "no camera" not in parts.summary
+    finally:
+        _close_parts(parts)
+
+
+def test_stand_ins_never_try_the_gpio_buttons(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--stand-ins`` plays with the keyboard without opening the GPIO: on a Pi whose
+    service holds the buttons, trying them would fail the run or take the pins."""
+    from table.hw.build import build
+    from table.hw.keys import KeyButtons
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    tried = _gpio_fails(monkeypatch, RuntimeError("the GPIO was tried"))
+    _machine(monkeypatch, tmp_path, pi=True)
+    cfg = Config(
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+    parts = build(cfg, force_stand_ins=True, text_out=io.StringIO())
+    try:
+        assert isinstance(parts.buttons, KeyButtons)
+        assert tried == []
+        assert "keyboard buttons (" in parts.summary
+    finally:
+        _close_parts(parts)
+
+
+def test_off_a_pi_a_button_pin_that_cannot_be_had_is_named_in_the_note(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """When the GPIO is there but one button's pin is not (taken by another program), the
+    note names that pin and setting. If it said "no GPIO here", a person would look for a
+    missing GPIO instead of the program holding the pin."""
+    from table.hw.build import build
+    from table.hw.buttons import PinUnusable
+    from table.hw.keys import KeyButtons
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    why = "buttons.hold = 27: GPIO27 is in use by another program"
+    _gpio_fails(monkeypatch, PinUnusable(why))
+    _machine(monkeypatch, tmp_path, pi=False)
+    cfg = Config(
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+    parts = build(cfg, text_out=io.StringIO())
+    try:
+        assert isinstance(parts.buttons, KeyButtons)
+        assert f"pin {why}: keyboard buttons (" in parts.summary
+        assert "no GPIO here" not in parts.summary
+    finally:
+        _close_parts(parts)
+
+
+def test_a_gpio_fault_without_gpiozero_warnings_is_named_by_its_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A GPIO that fails without gpiozero's "Falling back from" warnings is said by its
+    own error, type and message, on one line. If not, the note would give no reason for
+    the keyboard, or break the journal's one line in two."""
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    _gpio_fails(monkeypatch, PermissionError("cannot open\n  /dev/gpiochip0"))
+    _machine(monkeypatch, tmp_path, pi=False)
+    cfg = Config(
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+    parts = build(cfg, text_out=io.StringIO())
+    try:
+        assert (
+            "no GPIO here (PermissionError: cannot open /dev/gpiochip0): keyboard buttons ("
+            in parts.summary
+        )
+    finally:
+        _close_parts(parts)
+
+
+def test_on_a_pi_buttons_that_stop_the_table_let_go_of_the_camera_opened(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The camera is opened before the buttons: when the buttons stop the table on a Pi,
+    that camera is closed again. If it were not, the folder or video it reads would stay
+    open in a process that goes on to draw the fault on the OLED."""
+    from table.hw import build as build_module
+    from table.hw.camera import SourceCamera
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    closed: list[str] = []
+
+    class KeptCamera(SourceCamera):
+        def close(self) -> None:
+            closed.append(self.spec)
+            super().close()
+
+    monkeypatch.setattr(build_module, "SourceCamera", KeptCamera)
+    _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
+    _machine(monkeypatch, tmp_path, pi=True)
+    spec = f"folder:{FRAMES}"
+    cfg = Config(camera=CameraConfig(source=spec), display=DisplayConfig(driver=DisplayDriver.NONE))
+    with pytest.raises(build_module.GpioUnavailable, match="no GPIO"):
+        build_module.build(cfg, text_out=io.StringIO())
+    assert closed == [spec]
+
+
+def _picture() -> Image.Image:
+    return screens.render(screens.Message("recorded", "a screen", "for the test"))
+
+
+def _bits(image: Image.Image) -> bytes:
+    return image.convert("1").tobytes()
+
+
+def test_an_oled_missing_off_a_pi_prints_the_screens_and_still_records_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Off a Pi with no OLED the screens go to the terminal, and the PNGs and GIF asked
+    for are still written. If the recording were dropped with the OLED, ``--png-dir`` and
+    ``--gif`` would leave empty folders on a laptop."""
+    from table.hw import build as build_module
+    from table.hw.display import DisplayError, TerminalDisplay
+    from table.service.config import CameraConfig, Config
+
+    def no_oled(cfg: object) -> Any:
+        raise DisplayError("display: no I2C bus here")
+
+    monkeypatch.setattr(build_module, "open_oled", no_oled)
+    _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
+    _machine(monkeypatch, tmp_path, pi=False)
+    out = io.StringIO()
+    gif = tmp_path / "d.gif"
+    cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"))
+    parts = build_module.build(cfg, png_dir=tmp_path / "png", gif_path=gif, text_out=out)
+    try:
+        assert isinstance(parts.display, TerminalDisplay) and parts.recorder is parts.display
+        assert "display: no I2C bus here: display in the terminal" in parts.summary
+        parts.display.show_text("ROLL to start")
+        parts.display.show(_picture())
+        assert "ROLL to start" in out.getvalue()
+        assert [p.name for p in parts.recorder.pngs] == ["frame_0001.png"]
+    finally:
+        _close_parts(parts)
+    assert gif.is_file()
+
+
+def test_a_working_oled_and_a_recording_both_get_every_screen(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With the OLED answering and ``--gif`` (no PNG folder) given, each screen is drawn
+    on the OLED and kept in the recording. If either were left out, the table would be
+    dark or the GIF empty."""
+    from table.hw import build as build_module
+    from table.hw.display import LumaDisplay, dummy_display
+    from table.service.config import CameraConfig, Config
+
+    oleds: list[LumaDisplay] = []
+
+    def oled(cfg: object) -> LumaDisplay:
+        oleds.append(dummy_display())
+        return oleds[-1]
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
+    _machine(monkeypatch, tmp_path, pi=False)
+    out = io.StringIO()
+    gif = tmp_path / "d.gif"
+    cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"))
+    parts = build_module.build(cfg, gif_path=gif, text_out=out)
+    try:
+        picture = _picture()
+        parts.display.show(picture)
+        assert len(oleds) == 1 and _bits(oleds[0].device.image) == _bits(picture)
+        assert parts.recorder is not None and parts.recorder.shown == 1
+        assert "display" not in parts.summary and out.getvalue() == ""
+    finally:
+        _close_parts(parts)
+    with Image.open(gif) as anim:
+        assert anim.n_frames == 1
+
+
+def test_a_display_set_to_none_records_the_screens_asked_for_and_prints_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``display.driver = "none"`` with ``--png-dir`` keeps the PNGs and prints no screen:
+    the terminal stays for the table's own lines. If it printed, a headless recording
+    would fill the journal with text boxes; if it dropped the PNGs, the folder stayed
+    empty."""
+    from table.hw.build import build
+    from table.hw.display import TerminalDisplay
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
+    _machine(monkeypatch, tmp_path, pi=False)
+    out = io.StringIO()
+    cfg = Config(
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+    parts = build(cfg, png_dir=tmp_path / "png", text_out=out)
+    try:
+        assert isinstance(parts.display, TerminalDisplay) and parts.recorder is parts.display
+        parts.display.show_text("ROLL to start")
+        parts.display.show(_picture())
+        assert out.getvalue() == "" and "display in the terminal" not in parts.summary
+        assert [p.name for p in parts.recorder.pngs] == ["frame_0001.png"]
+    finally:
+        _close_parts(parts)
+
+
+def test_a_scripts_throw_is_the_photo_the_replayed_camera_shows(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A script's ``throw 6 3`` puts those dice in the replayed camera: its next frame is
+    the photo of a 6 and a 3. If the throw steps did not reach the camera, a scripted
+    demo would wait for dice that never come."""
+    import queue
+
+    from table.hw.build import build
+    from table.service.config import Config, DisplayConfig, DisplayDriver
+    from table.service.ports import TableEvent
+
+    _machine(monkeypatch, tmp_path, pi=False)
+    cfg = Config(display=DisplayConfig(driver=DisplayDriver.NONE))
+    script = parse_script('["throw 6 3", "quit"]')
+    parts = build(cfg, script=script, frames=FRAMES, text_out=io.StringIO())
+    scripted = parts.scripted_camera
+    assert parts.script is not None and scripted is not None
+    assert "camera replays frames from" in parts.summary and "the script's throws)" in parts.summary
+    pressed: queue.Queue[TableEvent] = queue.Queue()
+    parts.script.start(pressed.put)
+    assert parts.script.done.wait(10)
+    parts.script.close()
+    assert isinstance(pressed.get(timeout=10), Quit)
+    frames: queue.Queue[TableEvent] = queue.Queue()
+    scripted.start(frames.put)
+    try:
+        scripted.want(True)
+        frame = frames.get(timeout=30)
+        assert isinstance(frame, Frame)
+        assert np.array_equal(frame.image, scripted.image_for((6, 3)))
+    finally:
+        _close_parts(parts)
+
+
+def test_a_script_of_presses_only_says_nothing_of_unused_throws(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With a camera named in the config, a script of presses alone gets no word about
+    throws not being used: it has none. If the note were said anyway, a person would look
+    for throw steps that are not in the script."""
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    _machine(monkeypatch, tmp_path, pi=False)
+    cfg = Config(
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+    parts = build(cfg, script=parse_script('["roll", "quit"]'), text_out=io.StringIO())
+    try:
+        assert parts.scripted_camera is None
+        assert "throws" not in parts.summary
+        assert parts.summary == "buttons from a script (2 steps)"
+    finally:
+        _close_parts(parts)
+
+
+def test_a_frames_folder_given_is_the_one_the_camera_replays(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--frames DIR`` replays that folder's photos, and the note names it. If the
+    shipped frames were used instead, photos of another set of dice would be read."""
+    import shutil
+
+    from table.hw.build import build
+    from table.service.config import Config, DisplayConfig, DisplayDriver
+
+    own = tmp_path / "my-frames"
+    own.mkdir()
+    shutil.copy(next(FRAMES.glob("dice_63.*")), own)
+    _machine(monkeypatch, tmp_path, pi=False)
+    cfg = Config(display=DisplayConfig(driver=DisplayDriver.NONE))
+    parts = build(cfg, keys=True, frames=own, text_out=io.StringIO())
+    try:
+        scripted = parts.scripted_camera
+        assert scripted is not None and scripted.frames_dir == own
+        assert f"camera replays frames from {own} (a random throw per ROLL)" in parts.summary
+        assert scripted.image_for((3, 6)) is not None
+    finally:
+        _close_parts(parts)
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
+def test_an_oled_in_the_config_is_opened_with_its_own_settings(
+    driver: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An SSD1306 or an SH1106 in the config is opened as the table's OLED, with the
+    config's bus, address and rotation, and the screens go to it. If one kind were not
+    taken for an OLED, its screens would be printed and the table stay dark."""
+    from table.hw import build as build_module
+    from table.hw.display import LumaDisplay, OledDisplay, dummy_display
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    opened: list[DisplayConfig] = []
+    oleds: list[LumaDisplay] = []
+
+    def oled(cfg: DisplayConfig) -> LumaDisplay:
+        opened.append(cfg)
+        oleds.append(dummy_display())
+        return oleds[-1]
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
+    _machine(monkeypatch, tmp_path, pi=False)
+    display = DisplayConfig(driver=DisplayDriver(driver), i2c_port=3, i2c_address=0x3D, rotate=2)
+    cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"), display=display)
+    out = io.StringIO()
+    parts = build_module.build(cfg, text_out=out)
+    try:
+        assert isinstance(parts.display, OledDisplay) and opened == [display]
+        picture = _picture()
+        parts.display.show(picture)
+        assert _bits(oleds[0].device.image) == _bits(picture) and out.getvalue() == ""
+        assert "display" not in parts.summary
+    finally:
+        _close_parts(parts)
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
+def test_a_fault_that_stops_the_table_is_left_on_either_kind_of_oled(
+    driver: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault that stops the table is drawn on the config's OLED, SSD1306 or SH1106, and
+    kept there after the process ends; with no OLED answering, nothing is said to be
+    shown. If one kind were passed over, a person at that table would see a blank screen
+    and not know why it does not start."""
+    from table.hw import build as build_module
+    from table.hw.display import DisplayError, LumaDisplay, dummy_display
+    from table.service.config import DisplayConfig, DisplayDriver
+
+    oleds: list[LumaDisplay] = []
+
+    def oled(cfg: DisplayConfig) -> LumaDisplay:
+        oleds.append(dummy_display())
+        oleds[-1].device.persist = False
+        return oleds[-1]
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    cfg = DisplayConfig(driver=DisplayDriver(driver))
+    assert build_module.show_fault(cfg, "cannot start", "buttons: no GPIO", "fix it, restart")
+    want = screens.render(screens.Message("cannot start", "buttons: no GPIO", "fix it, restart"))
+    assert len(oleds) == 1 and oleds[0].device.persist is True
+    assert _bits(oleds[0].device.image) == _bits(want)
+
+    def no_oled(cfg: DisplayConfig) -> LumaDisplay:
+        raise DisplayError("display: not answering")
+
+    monkeypatch.setattr(build_module, "open_oled", no_oled)
+    assert build_module.show_fault(cfg, "cannot start", "why", "fix it") is False
