@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,20 @@ from PIL import Image
 from table.cli import main
 from table.game import replay
 from table.gamelog import load
+from table.hw.script import (
+    PressStep,
+    QuitStep,
+    ScriptButtons,
+    ScriptError,
+    Step,
+    ThrowStep,
+    WaitStep,
+    load_script,
+    parse_script,
+    parse_step,
+)
 from table.service.demo import DEMO_PLAYS
+from table.service.ports import Button, ButtonPress, Press, Quit, TableEvent
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -87,3 +102,182 @@ def test_demo_of_no_game_is_a_bad_argument(
         err = capsys.readouterr().err
         assert err == "dicetable demo: --games names no game (demos: mex, mexico, mexen)\n"
     assert not (tmp_path / "o").exists()
+
+
+# -- the script a demo plays: its steps read, and played in order
+
+
+def _played(script: ScriptButtons, *, wait_s: float = 10.0) -> list[TableEvent]:
+    """Everything ``script`` put, played to its end."""
+    got: queue.Queue[TableEvent] = queue.Queue()
+    script.start(got.put)
+    assert script.done.wait(wait_s)
+    script.close()
+    events: list[TableEvent] = []
+    while not got.empty():
+        events.append(got.get_nowait())
+    return events
+
+
+@pytest.mark.parametrize(
+    ("text", "press"),
+    [
+        ("stop", ButtonPress(Button.STOP)),
+        ("Roll short", ButtonPress(Button.ROLL)),
+        ("HOLD Long", ButtonPress(Button.HOLD, Press.LONG)),
+        ("stop very_long", ButtonPress(Button.STOP, Press.VERY_LONG)),
+        ("stop verylong", ButtonPress(Button.STOP, Press.VERY_LONG)),
+        ("stop very-long", ButtonPress(Button.STOP, Press.VERY_LONG)),
+        ("stop very long", ButtonPress(Button.STOP, Press.VERY_LONG)),
+    ],
+)
+def test_a_press_step_is_read_in_any_case_and_spelling_of_its_length(
+    text: str, press: ButtonPress
+) -> None:
+    """Each way a script may write a button and its press length is that press. If one
+    were misread, a demo would hold where it should open the menu, or stop on a word."""
+    assert parse_step(text) == PressStep(press)
+
+
+@pytest.mark.parametrize(
+    ("text", "step"),
+    [
+        ("throw 1", ThrowStep((1,))),
+        ("throw 6 6", ThrowStep((6, 6))),
+        ("wait 0", WaitStep(0.0)),
+        ("wait 3600", WaitStep(3600.0)),
+        ("QUIT", QuitStep()),
+    ],
+)
+def test_the_edges_of_each_step_are_steps(text: str, step: Step) -> None:
+    """A die of 1 or 6, a wait of none or of an hour, and quit in capitals are steps. If
+    an edge were refused, a script that plays at a real table would not load."""
+    assert parse_step(text) == step
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("throw 1 2 3", "a throw is one or two dice 1-6"),
+        ("throw 0 4", "a throw is one or two dice 1-6"),
+        ("throw", "a throw is one or two dice 1-6"),
+        ("wait 3601", "wait needs seconds"),
+        ("wait -1", "wait needs seconds"),
+        ("wait 1 2", "wait needs seconds"),
+        ("quit now", "is not a step"),
+    ],
+)
+def test_a_step_out_of_its_range_is_refused_by_name(text: str, said: str) -> None:
+    """Three dice, a die of 0, a wait of more than an hour or two waits in one, and quit
+    with words after it are refused with the step named. If one were taken, the replayed
+    camera would be asked for a photo it cannot have, or the demo would stall."""
+    with pytest.raises(ScriptError) as err:
+        parse_step(text, "line 4")
+    assert str(err.value).startswith(f"line 4: '{text}'") and said in str(err.value)
+
+
+def test_a_text_script_names_the_line_of_a_bad_step_counting_comments_and_blanks() -> None:
+    """A bad step in a text script is named by its line in the file, comments and blank
+    lines counted. If not, a person would look for the mistake on the wrong line."""
+    text = "# a game\n\nroll\nthrow 9\n"
+    with pytest.raises(ScriptError, match=r"^line 4: 'throw 9': a throw is"):
+        parse_script(text)
+
+
+def test_a_script_file_with_a_bad_step_is_named_with_the_step(tmp_path: Path) -> None:
+    """A bad step in a script file is said with the file's path and the step's place. If
+    the path were left out, a run given several files would not say which one is wrong."""
+    path = tmp_path / "game.json"
+    path.write_text('["roll", "jump"]')
+    with pytest.raises(ScriptError) as err:
+        load_script(path)
+    assert str(err.value).startswith(f"{path}: step 2: 'jump' is not a step")
+
+
+def test_a_script_stops_at_its_quit_step() -> None:
+    """Steps after ``quit`` are not played, and the table is told to stop once. If they
+    were played, presses would reach a table that is stopping."""
+    events = _played(ScriptButtons(parse_script('["roll", "quit", "stop"]')))
+    assert events == [ButtonPress(Button.ROLL), Quit("end of script")]
+
+
+def test_a_script_that_is_not_to_quit_at_its_end_leaves_the_table_running() -> None:
+    """With ``quit_at_end`` off, the script's end stops nothing. If it did, a test that
+    plays a few presses and then goes on by hand would find the table gone."""
+    events = _played(ScriptButtons(parse_script('["roll"]'), quit_at_end=False))
+    assert events == [ButtonPress(Button.ROLL)]
+
+
+def test_a_wait_step_waits_its_seconds_and_a_close_cuts_it_short() -> None:
+    """``wait S`` waits S seconds on the script's stop: closing the script ends the wait
+    and nothing after it is played. If the wait were skipped, a demo would rush on."""
+    waited: list[float | None] = []
+
+    class Stop(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            waited.append(timeout)
+            self.set()  # closed while it waits
+            return True
+
+    script = ScriptButtons(parse_script('["roll", "wait 2.5", "stop"]'))
+    script._stop = Stop()
+    events = _played(script)
+    assert waited == [2.5]
+    assert events == [ButtonPress(Button.ROLL)]
+
+
+def test_a_script_closed_by_the_table_plays_no_further_step() -> None:
+    """When the table closes the script (it quit on a press), the steps after are not
+    played and no quit is added. If they were, presses would reach a closed table."""
+    got: queue.Queue[TableEvent] = queue.Queue()
+    script = ScriptButtons(parse_script('["roll", "stop", "hold"]'))
+
+    def put(event: TableEvent) -> None:
+        got.put(event)
+        script.close()  # from the script's own thread, as the table's quit does
+
+    script.start(put)
+    assert script.done.wait(10)
+    script.close()
+    assert got.get_nowait() == ButtonPress(Button.ROLL)
+    assert got.empty()
+
+
+def test_a_busy_table_is_waited_on_before_each_step_and_the_end_and_each_wait_is_said() -> None:
+    """Before each step and before the script's end the table is given ``step_timeout_s``
+    to settle, and each time it stays busy a line names where. If the end were not waited
+    on, the table would be told to stop before it dealt with the last press."""
+    asked: list[float] = []
+    said: list[str] = []
+
+    def busy(timeout: float) -> bool:
+        asked.append(timeout)
+        return False
+
+    script = ScriptButtons(parse_script('["roll"]'), wait_idle=busy, step_timeout_s=7.5)
+    script.note = said.append
+    events = _played(script)
+    assert asked == [7.5, 7.5]
+    assert [s.split(":")[0] for s in said] == ["script step 1", "the script's end"]
+    assert all("still busy after 7.5 s" in s for s in said)
+    assert events == [ButtonPress(Button.ROLL), Quit("end of script")]
+
+
+def test_a_script_closed_while_the_table_is_busy_says_nothing_of_it() -> None:
+    """A script closed while it waits on a busy table ends without a word: the table is
+    stopping, not stuck. If it were said, every stop would end on a false alarm."""
+    said: list[str] = []
+    calls: list[float] = []
+    script = ScriptButtons(parse_script('["roll"]'), step_timeout_s=1)
+
+    def busy(timeout: float) -> bool:
+        calls.append(timeout)
+        if len(calls) == 1:
+            return True
+        script.close()  # the table stops while the script waits for its end
+        return False
+
+    script.wait_idle = busy
+    script.note = said.append
+    assert _played(script) == [ButtonPress(Button.ROLL)]
+    assert said == [] and len(calls) == 2
