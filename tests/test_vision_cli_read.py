@@ -455,3 +455,42 @@ def test_real_reader_under_the_right_expect_reads_and_under_another_rerolls() ->
         wrong = json.loads(dicetable("--json", "--expect", str(n + 1), str(photo.path)).stdout)
         assert wrong["status"] == "reroll", (photo.name, wrong)
         assert wrong["reason"] == f"saw {n} {'die' if n == 1 else 'dice'}, expected {n + 1}"
+
+
+def test_an_input_named_like_a_drawn_picture_is_not_written_over(tmp_path: Path) -> None:
+    """An input named ``b.read.jpg`` beside ``b.png`` was written over by the drawn
+    picture of ``b.png`` before it was read, so the photo was lost and its line gave
+    the reading of the other one. The drawn picture takes a numbered name instead."""
+    photos = tmp_path / "photos"
+    wide = write(photos / "b.png", 64, 48)
+    tall = write(photos / "b.read.jpg", 48, 64)  # someone's own photo, by that name
+    reader = FakeReader()
+    code, lines, err = run(["--json", "--annotate", str(photos), wide, tall], reader)
+    assert code == 0 and err == ""
+    assert [json.loads(line)["status"] for line in lines] == ["ok", "reroll"]
+    assert load_image(photos / "b.read.jpg").shape == (64, 48, 3)
+    assert [shape for shape, _ in reader.calls] == [(48, 64, 3), (64, 48, 3)]
+    assert sorted(p.name for p in photos.iterdir()) == [
+        "b-2.read.jpg",
+        "b.png",
+        "b.read.jpg",
+        "b.read.read.jpg",
+    ]
+
+
+def test_an_input_reached_by_a_link_is_not_written_over_either(tmp_path: Path) -> None:
+    """A photo given by a link of another name (``shots/latest.jpg`` pointing at
+    ``out/b.read.jpg``) is the same file as a drawn picture's name: the drawn picture
+    takes a numbered name, and the photo is read as it was."""
+    out = tmp_path / "out"
+    wide = write(tmp_path / "b.png", 64, 48)
+    tall = write(out / "b.read.jpg", 48, 64)
+    link = tmp_path / "shots" / "latest.jpg"
+    link.parent.mkdir()
+    link.symlink_to(tall)
+    reader = FakeReader()
+    code, lines, _ = run(["--json", "--annotate", str(out), wide, str(link)], reader)
+    assert code == 0
+    assert [json.loads(line)["status"] for line in lines] == ["ok", "reroll"]
+    assert load_image(tall).shape == (64, 48, 3)
+    assert (out / "b-2.read.jpg").is_file()

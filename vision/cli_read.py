@@ -117,14 +117,17 @@ ANNOTATED = ".read.jpg"
 
 def _annotated_path(folder: Path, file: str, taken: set[Path]) -> tuple[Path, bool]:
     """``DIR/<name>.read.jpg`` (a name too long for a file cut), and whether it had to be
-    numbered because an earlier input had the same name."""
+    numbered because an earlier input had the same name. ``taken`` holds real paths
+    (links followed): those already written, and the inputs (an input named
+    ``x.read.jpg`` beside ``x.png`` was written over by the picture of ``x.png`` before
+    it was read)."""
     stem = _cut(Path(file).stem) or "image"
     candidate = folder / f"{stem}{ANNOTATED}"
     n = 2
-    while candidate in taken:
+    while Path(os.path.realpath(candidate)) in taken:
         candidate = folder / f"{stem}-{n}{ANNOTATED}"
         n += 1
-    taken.add(candidate)
+    taken.add(Path(os.path.realpath(candidate)))
     return candidate, n > 2
 
 
@@ -204,8 +207,9 @@ def run(
             return 1
 
     failed = False
-    taken: set[Path] = set()
-    for file, why_not in _inputs(list(args.images)):
+    inputs = _inputs(list(args.images))
+    taken = {Path(os.path.realpath(f)) for f, why_not in inputs if not why_not}
+    for file, why_not in inputs:
         if why_not:
             failed = True
             _emit(stdout, _error_line(file, why_not, args.json))
