@@ -8,7 +8,14 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.annotate import annotate, banner_text, die_label, place_labels, status_line
+from vision.annotate import (
+    annotate,
+    ascii_text,
+    banner_text,
+    die_label,
+    place_labels,
+    status_line,
+)
 from vision.types import DieReading, FrameReading, FrameStatus
 
 
@@ -102,3 +109,141 @@ def test_a_die_at_the_top_edge_is_not_hidden_under_the_banner() -> None:
     # a die's label does not go under a banner across the bottom either
     ((_, _, _, y1),) = place_labels([(300, 400, 340, 440)], [(30, 20)], (480, 640), bottom=450)
     assert y1 <= 450
+
+
+# -- the banner's words, the labels' places, the colours drawn ---------------
+
+
+def _frame(h: int = 480, w: int = 640) -> np.ndarray:
+    return np.full((h, w, 3), 128, np.uint8)
+
+
+def _square(value: int | None, x: float, y: float, size: float, reason: str = "") -> DieReading:
+    return DieReading(value, (x, y), ((x, y), (size, size), 0.0), 0.9, reason)
+
+
+def test_status_line_gives_the_verdict_the_values_or_reason_and_the_time() -> None:
+    """The banner reads ``OK`` and the values, or ``REROLL -`` and why, then the time;
+    if it did not, whoever checks the picture could not tell a counted throw from a
+    refused one, or what to fix."""
+    ok = FrameReading(FrameStatus.OK, "", (_square(3, 50, 50, 20), _square(6, 90, 50, 20)), 12.34)
+    assert status_line(ok) == "OK 6 3  (12 ms)"
+    refused = FrameReading(FrameStatus.REROLL, "die 2 is tilted", (), 40.0)
+    assert status_line(refused) == "REROLL - die 2 is tilted  (40 ms)"
+    assert status_line(FrameReading(FrameStatus.REROLL, "", (), 5.0)) == (
+        "REROLL - no reason given  (5 ms)"
+    )
+
+
+def test_text_drawn_is_made_plain_for_the_font() -> None:
+    """Dashes and quotes become plain ones and accents are dropped, keeping the letter;
+    if they were not, the banner would show ``?`` in place of each such character."""
+    reading = FrameReading(FrameStatus.REROLL, "dé 2 is “tilted” — retry", (), 3.0)
+    assert status_line(reading) == 'REROLL - de 2 is "tilted" - retry  (3 ms)'
+    assert ascii_text("Würfel–6’s") == "Wurfel-6's"
+    assert ascii_text("骰子") == "??"
+
+
+def test_a_lone_die_has_its_label_just_above_it() -> None:
+    """With room all round, a label goes just above its die, left-aligned; if it went
+    elsewhere, labels of a plain throw would sit in changing places around their dice."""
+    assert place_labels([(100, 100, 140, 140)], [(20, 18)], (480, 640)) == [(100, 80, 120, 98)]
+
+
+def test_a_label_does_not_cover_a_neighbours_label_even_clear_of_dice() -> None:
+    """A label keeps off the labels already placed, not only off the dice; if it did not,
+    two dice side by side would have their values drawn one over the other."""
+    boxes = [(100, 100, 130, 130), (134, 102, 164, 132)]  # label 1 goes above die 1
+    places = place_labels(boxes, [(40, 18), (40, 18)], (480, 640))
+    assert not _overlap(places[0], places[1]), places
+    for p in places:
+        assert not any(_overlap(p, b) for b in boxes), places
+
+
+def test_the_label_of_a_die_at_the_right_edge_stays_in_the_picture() -> None:
+    """A die at the right edge gets its label inside the picture; if not, its value
+    would be drawn past the edge, where nobody sees it."""
+    ((x0, y0, x1, y1),) = place_labels([(280, 100, 320, 140)], [(80, 20)], (240, 320))
+    assert x0 >= 0 and x1 <= 320 and y0 >= 0 and y1 <= 240
+
+
+def test_a_title_that_leaves_no_room_is_left_out_whole() -> None:
+    """When only the verdict fits, the banner is the verdict alone at full size; if it
+    were not, it would start with a useless stub such as ``a...:`` in smaller text."""
+    verdict = "OK 6  (1 ms)"
+    scale = 1.0
+    width = cv2.getTextSize(verdict, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)[0][0]
+    title = "holiday_2024_game_night_at_grandmas_house_table_photo_0001.jpg"
+    assert banner_text(title, verdict, width, scale) == (verdict, scale)
+
+
+def test_annotate_gives_a_colour_picture_of_a_grey_frame() -> None:
+    """A one-channel frame comes back as a colour picture; if it did not, the green and
+    orange of the boxes and banner would all be drawn as shades of grey."""
+    grey = np.full((240, 320), 128, np.uint8)
+    reading = FrameReading(FrameStatus.OK, "", (_square(4, 160, 120, 40),), 8.0)
+    out = annotate(grey, reading)
+    assert out.shape == (240, 320, 3) and out.dtype == np.uint8
+    b, g, r = (float(v) for v in out[5:12, :, :].reshape(-1, 3).mean(axis=0))
+    assert g > r + 40 and g > b + 40, (b, g, r)
+
+
+def test_a_read_die_is_outlined_in_green_and_a_refused_one_in_orange() -> None:
+    """Read dice get a green box, refused dice an orange one; if not, the person
+    checking could not see at a glance which die the verdict refused."""
+    dice = (_square(5, 200, 240, 60), _square(None, 440, 240, 60, "tilted"))
+    reading = FrameReading(FrameStatus.REROLL, "die 2 is tilted", dice, 9.0)
+    out = annotate(_frame(), reading)
+    # the middle of each box's left edge (x = cx - 30), away from labels and corners
+    left_green = out[230:250, 170].astype(int)
+    left_orange = out[230:250, 410].astype(int)
+    assert any(int(g) > 150 and int(r) < 120 for _, g, r in left_green), left_green
+    assert any(int(r) > 200 and int(b) < 80 for b, _, r in left_orange), left_orange
+
+
+def test_a_refused_die_is_labelled_with_its_number_in_the_picture(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each refused die's label carries its number in the verdict (``?2 tilted`` for
+    "die 2 is tilted"); if not, with several dice the picture would not show which one
+    the verdict means."""
+    import vision.annotate as drawing
+
+    texts: list[str] = []
+    put = drawing._put_label
+
+    def recording(
+        canvas: np.ndarray,
+        text: str,
+        rect: tuple[int, int, int, int],
+        scale: float,
+        colour: tuple[int, int, int],
+    ) -> None:
+        texts.append(text)
+        put(canvas, text, rect, scale, colour)
+
+    monkeypatch.setattr(drawing, "_put_label", recording)
+    dice = (_square(5, 200, 240, 60), _square(None, 440, 240, 60, "tilted"))
+    annotate(_frame(), FrameReading(FrameStatus.REROLL, "die 2 is tilted", dice, 9.0))
+    assert texts == ["5", "?2 tilted"]
+
+
+def test_the_banner_shows_its_text_in_a_contrasting_ink() -> None:
+    """The banner's words are drawn in an ink that stands out from the banner, and the
+    title is among them; if not, the banner would be a plain bar with nothing to read,
+    or the same whatever photo it names."""
+    reading = FrameReading(FrameStatus.REROLL, "die 1 is tilted", (), 9.0)
+    titled = annotate(_frame(), reading, title="throw_0001.jpg")
+    untitled = annotate(_frame(), reading)
+    band = titled[0:20, :, :].reshape(-1, 3).astype(int)
+    assert int((band.min(axis=1) > 200).sum()) > 50  # white strokes on the red
+    assert not np.array_equal(titled[0:30], untitled[0:30])
+
+
+def test_a_label_next_to_the_top_banner_goes_where_the_banner_leaves_it_visible() -> None:
+    """A die just below the banner gets its label below it rather than under the
+    banner; if not, the die's value would be hidden by the banner drawn over it."""
+    reading = FrameReading(FrameStatus.OK, "", (_square(4, 320, 60, 40),), 9.0)
+    out = annotate(_frame(), reading)
+    below = out[84:100, 302:312].reshape(-1, 3).astype(int)
+    assert int(((below[:, 1] > 150) & (below[:, 2] < 120)).sum()) > 20, below

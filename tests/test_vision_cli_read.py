@@ -20,7 +20,7 @@ import pytest
 
 from vision import cli_read
 from vision.dataset import LabelledImage, default_data_dir, load_set
-from vision.sources import load_image
+from vision.sources import list_images, load_image
 from vision.types import DieReading, FrameReading, FrameStatus
 
 REPO = Path(__file__).resolve().parents[1]
@@ -455,6 +455,156 @@ def test_real_reader_under_the_right_expect_reads_and_under_another_rerolls() ->
         wrong = json.loads(dicetable("--json", "--expect", str(n + 1), str(photo.path)).stdout)
         assert wrong["status"] == "reroll", (photo.name, wrong)
         assert wrong["reason"] == f"saw {n} {'die' if n == 1 else 'dice'}, expected {n + 1}"
+
+
+# -- line format, names and files written ------------------------------------
+
+
+def test_each_json_line_has_its_fields_in_the_documented_order(tmp_path: Path) -> None:
+    """Every JSON line, read or not, lists file, status, reason, dice and ms in that
+    order; if it did not, a person scanning the output (or a tool reading it by
+    position) would find the file name somewhere in the middle of some lines."""
+    wide = write(tmp_path / "wide.png", 64, 48)
+    tall = write(tmp_path / "tall.png", 48, 64)
+    missing = str(tmp_path / "missing.jpg")
+    code, lines, _ = run(["--json", wide, missing, tall], FakeReader())
+    assert code == 1 and len(lines) == 3
+    for line in lines:
+        assert list(json.loads(line)) == ["file", "status", "reason", "dice", "ms"], line
+        assert line.startswith('{"file": ')
+    assert all(isinstance(json.loads(line)["ms"], float) for line in lines)
+    assert all(json.loads(line)["ms"] >= 0 for line in lines)
+
+
+def test_a_reroll_without_dice_shows_no_empty_brackets(tmp_path: Path) -> None:
+    """A reroll in which no die was seen says why and nothing more; if it did not, the
+    readable line would end in an empty ``[]`` where the dice seen go."""
+
+    class NoDice:
+        def read(self, frame_bgr: np.ndarray, expect: int | None = None) -> FrameReading:
+            return FrameReading(FrameStatus.REROLL, "no dice in view", (), 7.0)
+
+    a = write(tmp_path / "a.png", 64, 48)
+    code, lines, _ = run([a], NoDice())
+    assert code == 0
+    assert lines == [f"{a}: reroll — no dice in view  (7 ms)"]
+
+
+def test_each_line_is_flushed_before_the_next_photo_is_read(tmp_path: Path) -> None:
+    """A line reaches the output as soon as its photo is read; if it did not, a program
+    reading the output through a pipe would wait for the whole run before it saw the
+    first result."""
+
+    class FlushRecordingOut(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.flushed = ""
+
+        def flush(self) -> None:
+            super().flush()
+            self.flushed = self.getvalue()
+
+    out = FlushRecordingOut()
+    seen_before_read: list[int] = []
+
+    class Watching(FakeReader):
+        def read(self, frame_bgr: np.ndarray, expect: int | None = None) -> FrameReading:
+            seen_before_read.append(out.flushed.count("\n"))
+            return super().read(frame_bgr, expect)
+
+    files = [write(tmp_path / f"{i}.png", 64, 48) for i in range(3)]
+    code = cli_read.run(parse(["--json", *files]), reader=Watching(), out=out, err=io.StringIO())
+    assert code == 0
+    assert seen_before_read == [0, 1, 2]
+    assert out.flushed.count("\n") == 3
+
+
+def test_a_folder_that_cannot_be_listed_is_its_own_line_and_the_others_still_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder the OS refuses to list gets an error line saying so, in its place, and
+    the run goes on with exit status 1; if it did not, one locked folder would stop the
+    reading of every photo after it with a traceback."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    listed = list_images
+
+    def refusing(folder: str | Path) -> list[Path]:
+        if Path(folder) == locked:
+            raise PermissionError(13, "Permission denied", str(folder))
+        return listed(folder)
+
+    monkeypatch.setattr(cli_read, "list_images", refusing)
+    good = write(tmp_path / "good.png", 64, 48)
+    code, lines, err = run(["--json", str(locked), good], FakeReader())
+    assert code == 1 and err == "" and len(lines) == 2
+    first, second = (json.loads(line) for line in lines)
+    assert first["file"] == str(locked) and first["status"] == "error"
+    assert first["reason"] == "cannot list this folder (Permission denied)"
+    assert second["file"] == good and second["status"] == "ok"
+
+
+@pytest.mark.parametrize("count", ["1", "6", "50"])
+def test_expect_takes_any_count_from_one_to_fifty(count: str) -> None:
+    """``--expect`` takes every count its message promises (1 to 50); if it did not, a
+    tray of six dice could not be checked at all."""
+    assert parse(["--expect", count, "a.jpg"]).expect == int(count)
+
+
+def test_expect_above_fifty_is_a_bad_argument(capsys: pytest.CaptureFixture[str]) -> None:
+    """A count past 50 is refused as an argument; if it were not, a typo such as 600
+    would turn every photo into a reroll instead of saying what is wrong."""
+    with pytest.raises(SystemExit) as info:
+        parse(["--expect", "51", "a.jpg"])
+    assert info.value.code == 2
+    assert "1 to 50" in capsys.readouterr().err
+
+
+def test_annotate_into_a_blank_name_is_a_bad_argument(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--annotate "  "`` (a variable holding only spaces) is refused; if it were not,
+    a folder named with spaces would appear in the current folder."""
+    with pytest.raises(SystemExit) as info:
+        parse(["--annotate", "  ", "a.jpg"])
+    assert info.value.code == 2
+    assert "usage: dicetable read" in capsys.readouterr().err
+
+
+def test_three_inputs_of_one_name_give_three_pictures(tmp_path: Path) -> None:
+    """Each input gets its own drawn picture, numbered on from 2; if numbering stopped
+    at one step, the third photo's picture would overwrite the second's."""
+    photos = [write(tmp_path / d / "throw.png", 320, 240) for d in ("one", "two", "three")]
+    out_dir = tmp_path / "out"
+    code, lines, err = run(["--annotate", str(out_dir), *photos], FakeReader())
+    assert code == 0 and err == "" and len(lines) == 3
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "throw-2.read.jpg",
+        "throw-3.read.jpg",
+        "throw.read.jpg",
+    ]
+
+
+def test_a_cut_name_keeps_only_whole_characters(tmp_path: Path) -> None:
+    """A long name is cut to whole characters; if a character were split, the copy's
+    name would hold a replacement character that is in no input's name."""
+    stem = "y" + "\u00e9" * 123  # the byte limit falls inside an "é"
+    a = write(tmp_path / f"{stem}.png", 320, 240)
+    out_dir = tmp_path / "out"
+    code, _, err = run(["--annotate", str(out_dir), a], FakeReader())
+    assert code == 0 and err == ""
+    (written,) = out_dir.iterdir()
+    cut = written.name.removesuffix(".read.jpg")
+    assert stem.startswith(cut) and len(cut) >= 100, written.name
+
+
+def test_a_picture_that_cannot_be_written_leaves_no_partial_file(tmp_path: Path) -> None:
+    """When a drawn picture cannot be written, nothing half-written stays behind; if it
+    did, the folder would fill with hidden ``.part`` files, one per failed picture."""
+    a = write(tmp_path / "a.png", 64, 48)
+    out_dir = tmp_path / "out"
+    (out_dir / "a.read.jpg").mkdir(parents=True)  # where the drawn image would go
+    code, _, err = run(["--annotate", str(out_dir), a], FakeReader())
+    assert code == 1 and "could not write" in err
+    assert sorted(p.name for p in out_dir.iterdir()) == ["a.read.jpg"]
 
 
 def test_an_input_named_like_a_drawn_picture_is_not_written_over(tmp_path: Path) -> None:
