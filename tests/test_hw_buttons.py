@@ -475,10 +475,6 @@ def test_keys_that_are_none_of_ours_press_nothing() -> None:
     very long HOLD, Shift+Up (ESC [ 1 ; 2 A) a very long ROLL, F4 (ESC O S) a long STOP
     that ends the round (MX-7). The whole sequence is skipped; Escape alone, and the
     keys after it, are as before."""
-    import os
-
-    from table.hw.keys import KeyButtons
-
     sequences = (
         b"\x1bOQ",  # F2
         b"\x1bOS",  # F4
@@ -490,17 +486,7 @@ def test_keys_that_are_none_of_ours_press_nothing() -> None:
         b"\x1b[[B",  # F2 on the Linux console
         b"\x1bh",  # Alt+h
     )
-    r, w = os.pipe()
-    os.write(w, b"".join(sequences) + b"r")
-    os.close(w)
-    q: queue.Queue[TableEvent] = queue.Queue()
-    with os.fdopen(r) as pipe_in:
-        keys = KeyButtons(pipe_in)
-        keys.start(q.put)
-        assert keys._thread is not None
-        keys._thread.join(10)
-        keys.close()
-    assert events(q) == [ButtonPress(Button.ROLL)]
+    assert _piped_keys(b"".join(sequences) + b"r") == [ButtonPress(Button.ROLL)]
 
     from table.hw.keys import KeyDecoder
 
@@ -905,19 +891,14 @@ def test_every_key_is_its_button_and_its_length() -> None:
     another button or another length than the one pressed."""
     from table.hw.keys import HELP, key_event
 
-    want = {
-        "r": ButtonPress(Button.ROLL),
-        "h": ButtonPress(Button.HOLD),
-        "s": ButtonPress(Button.STOP),
-        "R": ButtonPress(Button.ROLL, Press.LONG),
-        "H": ButtonPress(Button.HOLD, Press.LONG),
-        "S": ButtonPress(Button.STOP, Press.LONG),
-        "1": ButtonPress(Button.ROLL, Press.VERY_LONG),
-        "2": ButtonPress(Button.HOLD, Press.VERY_LONG),
-        "3": ButtonPress(Button.STOP, Press.VERY_LONG),
-    }
-    assert {k: key_event(k) for k in want} == want
-    assert "r h s" in HELP and "R H S" in HELP and "1 2 3" in HELP
+    # the help line: "r h s = ROLL HOLD STOP, R H S = long, 1 2 3 = very long, q = quit"
+    lengths = {"ROLL HOLD STOP": Press.SHORT, "long": Press.LONG, "very long": Press.VERY_LONG}
+    groups = dict(g.split(" = ") for g in HELP.removeprefix("keys: ").split(", "))
+    assert groups.pop("q") == "quit"
+    assert sorted(groups.values()) == sorted(lengths)
+    for keys, length in groups.items():
+        for key, button in zip(keys.split(), (Button.ROLL, Button.HOLD, Button.STOP), strict=True):
+            assert key_event(key) == ButtonPress(button, lengths[length]), key
 
 
 @pytest.mark.parametrize("key", ["q", "Q", "\x03", "\x04"])

@@ -1753,6 +1753,16 @@ def test_after_a_pause_the_camera_keeps_its_pace(monkeypatch: pytest.MonkeyPatch
 # -- the parts built from the config: which button, display and camera the table gets
 
 
+def _keyboard_config() -> Any:
+    """A config with the shipped photos as its camera and no display."""
+    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+
+    return Config(
+        camera=CameraConfig(source=f"folder:{FRAMES}"),
+        display=DisplayConfig(driver=DisplayDriver.NONE),
+    )
+
+
 def _machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, pi: bool) -> None:
     """Make the build see a Raspberry Pi (its device-tree model) or a laptop."""
     from table.hw import build as build_module
@@ -1897,14 +1907,10 @@ def test_stand_ins_never_try_the_gpio_buttons(
     service holds the buttons, trying them would fail the run or take the pins."""
     from table.hw.build import build
     from table.hw.keys import KeyButtons
-    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
 
     tried = _gpio_fails(monkeypatch, RuntimeError("the GPIO was tried"))
     _machine(monkeypatch, tmp_path, pi=True)
-    cfg = Config(
-        camera=CameraConfig(source=f"folder:{FRAMES}"),
-        display=DisplayConfig(driver=DisplayDriver.NONE),
-    )
+    cfg = _keyboard_config()
     parts = build(cfg, force_stand_ins=True, text_out=io.StringIO())
     try:
         assert isinstance(parts.buttons, KeyButtons)
@@ -1923,15 +1929,11 @@ def test_off_a_pi_a_button_pin_that_cannot_be_had_is_named_in_the_note(
     from table.hw.build import build
     from table.hw.buttons import PinUnusable
     from table.hw.keys import KeyButtons
-    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
 
     why = "buttons.hold = 27: GPIO27 is in use by another program"
     _gpio_fails(monkeypatch, PinUnusable(why))
     _machine(monkeypatch, tmp_path, pi=False)
-    cfg = Config(
-        camera=CameraConfig(source=f"folder:{FRAMES}"),
-        display=DisplayConfig(driver=DisplayDriver.NONE),
-    )
+    cfg = _keyboard_config()
     parts = build(cfg, text_out=io.StringIO())
     try:
         assert isinstance(parts.buttons, KeyButtons)
@@ -1948,14 +1950,10 @@ def test_a_gpio_fault_without_gpiozero_warnings_is_named_by_its_error(
     own error, type and message, on one line. If not, the note would give no reason for
     the keyboard, or break the journal's one line in two."""
     from table.hw.build import build
-    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
 
     _gpio_fails(monkeypatch, PermissionError("cannot open\n  /dev/gpiochip0"))
     _machine(monkeypatch, tmp_path, pi=False)
-    cfg = Config(
-        camera=CameraConfig(source=f"folder:{FRAMES}"),
-        display=DisplayConfig(driver=DisplayDriver.NONE),
-    )
+    cfg = _keyboard_config()
     parts = build(cfg, text_out=io.StringIO())
     try:
         assert (
@@ -2077,15 +2075,11 @@ def test_a_display_set_to_none_records_the_screens_asked_for_and_prints_nothing(
     empty."""
     from table.hw.build import build
     from table.hw.display import TerminalDisplay
-    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
 
     _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
     _machine(monkeypatch, tmp_path, pi=False)
     out = io.StringIO()
-    cfg = Config(
-        camera=CameraConfig(source=f"folder:{FRAMES}"),
-        display=DisplayConfig(driver=DisplayDriver.NONE),
-    )
+    cfg = _keyboard_config()
     parts = build(cfg, png_dir=tmp_path / "png", text_out=out)
     try:
         assert isinstance(parts.display, TerminalDisplay) and parts.recorder is parts.display
@@ -2139,13 +2133,9 @@ def test_a_script_of_presses_only_says_nothing_of_unused_throws(
     throws not being used: it has none. If the note were said anyway, a person would look
     for throw steps that are not in the script."""
     from table.hw.build import build
-    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
 
     _machine(monkeypatch, tmp_path, pi=False)
-    cfg = Config(
-        camera=CameraConfig(source=f"folder:{FRAMES}"),
-        display=DisplayConfig(driver=DisplayDriver.NONE),
-    )
+    cfg = _keyboard_config()
     parts = build(cfg, script=parse_script('["roll", "quit"]'), text_out=io.StringIO())
     try:
         assert parts.scripted_camera is None
