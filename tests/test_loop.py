@@ -758,19 +758,35 @@ def test_the_scripted_camera_throws_again_when_the_player_rolls_again() -> None:
     assert camera._dice == (2, 2)
 
 
-def _webcam_started(source: Any) -> tuple[Any, Any]:
-    """A ``usb:0`` camera reading ``source`` (a stand-in for the webcam), started: it
-    and the queue its events go to."""
+def _started(cam: Any) -> Any:
+    """``cam`` started, putting its events on the queue returned."""
     import queue
 
-    from table.hw.camera import SourceCamera
     from table.service.ports import TableEvent
 
     q: queue.Queue[TableEvent] = queue.Queue()
+    cam.start(q.put)
+    return q
+
+
+def _webcam_started(source: Any) -> tuple[Any, Any]:
+    """A ``usb:0`` camera reading ``source`` (a stand-in for the webcam), started: it
+    and the queue its events go to."""
+    from table.hw.camera import SourceCamera
+
     cam = SourceCamera("usb:0", fps=50)
     cam.source = source
-    cam.start(q.put)
-    return cam, q
+    return cam, _started(cam)
+
+
+class _BlankSource:
+    """A live camera whose every frame is black."""
+
+    def read(self) -> Any:
+        return np.zeros((8, 8, 3), np.uint8)
+
+    def close(self) -> None:
+        pass
 
 
 def test_a_live_camera_drops_its_old_frames_when_dice_are_wanted_again() -> None:
@@ -821,16 +837,7 @@ def test_a_reader_slower_than_the_camera_gets_no_backlog_of_old_frames() -> None
     of the buttons (nine after 12 s at 1.5 s a frame)."""
     import queue
 
-    import numpy as np
-
-    class LiveSource:
-        def read(self) -> Any:
-            return np.zeros((8, 8, 3), np.uint8)
-
-        def close(self) -> None:
-            pass
-
-    cam, q = _webcam_started(LiveSource())
+    cam, q = _webcam_started(_BlankSource())
     try:
         cam.want(True)
         got = [q.get(timeout=10) for _ in range(2)]
@@ -1417,16 +1424,6 @@ def _throws(cam: Any, q: Any, n: int, before: Callable[[int], None] = lambda i: 
     return firsts
 
 
-def _started(cam: Any) -> Any:
-    import queue
-
-    from table.service.ports import TableEvent
-
-    q: queue.Queue[TableEvent] = queue.Queue()
-    cam.start(q.put)
-    return q
-
-
 def _photos(folder: Path, *throws: str) -> list[Any]:
     """``folder`` holding the shipped frames of ``throws`` as throw1.jpg, throw2.jpg ...;
     their pictures."""
@@ -1574,15 +1571,8 @@ def test_a_frame_the_loop_never_dealt_with_does_not_stop_the_camera(
     would wait for dice it would never see."""
     from table.hw import camera as camera_module
 
-    class LiveSource:
-        def read(self) -> Any:
-            return np.zeros((8, 8, 3), np.uint8)
-
-        def close(self) -> None:
-            pass
-
     monkeypatch.setattr(camera_module, "SLOT_WAIT_S", 0.4)
-    cam, q = _webcam_started(LiveSource())
+    cam, q = _webcam_started(_BlankSource())
     try:
         cam.want(True)
         for _ in range(4):  # no frame_done at all
@@ -1599,15 +1589,12 @@ def test_a_camera_closed_has_let_go_of_its_source() -> None:
 
     closed = threading.Event()
 
-    class LiveSource:
-        def read(self) -> Any:
-            return np.zeros((8, 8, 3), np.uint8)
-
+    class Unplugged(_BlankSource):
         def close(self) -> None:
             closed.set()
             raise OSError("VIDIOC_STREAMOFF: No such device")
 
-    cam, q = _webcam_started(LiveSource())
+    cam, q = _webcam_started(Unplugged())
     cam.want(True)
     assert isinstance(q.get(timeout=10), Frame) and isinstance(q.get(timeout=10), Frame)
     cam.close()  # the camera waits on its frames in flight meanwhile
@@ -1638,14 +1625,20 @@ def _still_camera(kind: str, picture: Any) -> Any:
     return Still()
 
 
-def _first_fault(cam: Any, q: Any, most: int) -> Any:
-    """The first event of ``cam`` that is no frame, within ``most`` frames (else None)."""
-    for _ in range(most):
-        event = q.get(timeout=10)
-        if not isinstance(event, Frame):
-            return event
-        cam.frame_done()
-    return None
+def _first_fault(camera: Any, most: int = 20) -> Any:
+    """The first event of ``camera`` (a stand-in source), started as a webcam and wanted,
+    that is no frame, within ``most`` frames (else None)."""
+    cam, q = _webcam_started(camera)
+    try:
+        cam.want(True)
+        for _ in range(most):
+            event = q.get(timeout=10)
+            if not isinstance(event, Frame):
+                return event
+            cam.frame_done()
+        return None
+    finally:
+        cam.close()
 
 
 def test_a_pi_camera_whose_picture_froze_is_a_camera_fault(
@@ -1657,12 +1650,7 @@ def test_a_pi_camera_whose_picture_froze_is_a_camera_fault(
 
     monkeypatch.setattr(camera_module, "FROZEN_S", 0.0)
     picture = np.random.default_rng(0).integers(0, 256, (64, 64, 3), dtype=np.uint8)
-    cam, q = _webcam_started(_still_camera("picamera", picture))
-    try:
-        cam.want(True)
-        fault = _first_fault(cam, q, 20)
-    finally:
-        cam.close()
+    fault = _first_fault(_still_camera("picamera", picture))
     assert isinstance(fault, CameraFailed) and "has not changed" in fault.reason
 
 
@@ -1680,12 +1668,7 @@ def test_a_dark_tray_standing_still_is_not_a_stuck_camera(
     lit = dark.copy()
     lit[16:48, 16:48] = 200  # a die in the light
     for picture, stuck in ((dark, False), (lit, True)):
-        cam, q = _webcam_started(_still_camera("usb", picture))
-        try:
-            cam.want(True)
-            fault = _first_fault(cam, q, 20)
-        finally:
-            cam.close()
+        fault = _first_fault(_still_camera("usb", picture))
         if stuck:
             assert isinstance(fault, CameraFailed) and "has not changed" in fault.reason
         else:
@@ -1718,18 +1701,11 @@ def test_after_a_pause_the_camera_keeps_its_pace(monkeypatch: pytest.MonkeyPatch
             waits.put(timeout)
             return super().wait(0)
 
-    class LiveSource:
-        def read(self) -> Any:
-            return np.zeros((8, 8, 3), np.uint8)
-
-        def close(self) -> None:
-            pass
-
     monkeypatch.setattr(camera_module, "time", Clock)
     from table.hw.camera import SourceCamera
 
     cam = SourceCamera("usb:0", fps=10)
-    cam.source = LiveSource()
+    cam.source = _BlankSource()
     cam._stop = PacedStop()
     q = _started(cam)
     try:
