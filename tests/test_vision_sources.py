@@ -335,32 +335,60 @@ def test_missing_usb_device_index_is_a_camera_error() -> None:
     assert str(info.value).startswith("usb:97: cannot open camera")
 
 
-def test_usb_source_reads_through_videocapture(monkeypatch: pytest.MonkeyPatch) -> None:
-    opened: list[Any] = []
+class _Capture:
+    """A stand-in for ``cv2.VideoCapture``: gives ``script``'s frames (None: a frame not
+    delivered), remembers what it was asked and whether it was let go."""
 
-    class FakeCapture:
-        def __init__(self, device: Any) -> None:
-            opened.append(device)
-            self.frames = [_frame(33), None, None]
-            self.released = False
+    made: list[_Capture] = []
+    script: list[Any] = []
+    opens = True
+    seeks = True
 
-        def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
-            return True
+    def __init__(self, device: Any) -> None:
+        self.device = device
+        self.frames = list(_Capture.script)
+        self.asked: dict[int, float] = {}
+        self.released = False
+        _Capture.made.append(self)
 
-        def set(self, prop: int, value: float) -> bool:
-            return True
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return _Capture.opens
 
-        def read(self) -> tuple[bool, Any]:
-            frame = self.frames.pop(0) if self.frames else None
-            return frame is not None, frame
+    def set(self, prop: int, value: float) -> bool:
+        self.asked[prop] = value
+        if prop == cv2.CAP_PROP_POS_FRAMES and _Capture.seeks:
+            self.frames = list(_Capture.script)
+        return True
 
-        def release(self) -> None:
-            self.released = True
+    def grab(self) -> bool:
+        return True
 
-    monkeypatch.setattr(cv2, "VideoCapture", FakeCapture)
+    def read(self) -> tuple[bool, Any]:
+        frame = self.frames.pop(0) if self.frames else None
+        if frame is not None and cv2.CAP_PROP_FRAME_WIDTH in self.asked:  # as the driver
+            width = int(self.asked[cv2.CAP_PROP_FRAME_WIDTH])
+            frame = cv2.resize(frame, (width, int(self.asked[cv2.CAP_PROP_FRAME_HEIGHT])))
+        return frame is not None, frame
+
+    def release(self) -> None:
+        self.released = True
+
+
+@pytest.fixture
+def capture(monkeypatch: pytest.MonkeyPatch) -> type[_Capture]:
+    monkeypatch.setattr(_Capture, "made", [])
+    monkeypatch.setattr(_Capture, "script", [_frame(33)] * 3)
+    monkeypatch.setattr(_Capture, "opens", True)
+    monkeypatch.setattr(_Capture, "seeks", True)
+    monkeypatch.setattr(cv2, "VideoCapture", _Capture)
+    return _Capture
+
+
+def test_usb_source_reads_through_videocapture(capture: type[_Capture]) -> None:
+    capture.script = [_frame(33), None, None]
     src = open_source("usb:2")
     assert isinstance(src, DeviceSource) and src.name == "usb:2"
-    assert opened == [2]
+    assert [c.device for c in capture.made] == [2]
     assert int(src.read()[0, 0, 0]) == 33
     with pytest.raises(CameraError, match="stopped sending frames"):
         src.read()
@@ -762,26 +790,11 @@ def test_a_link_to_nothing_is_said_to_be_one(tmp_path: Path) -> None:
 # -- what a person at the table, or running dicetable read, would notice --------------
 
 
-def test_frames_taken_from_a_camera_that_stops_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_frames_taken_from_a_camera_that_stops_say_so(capture: type[_Capture]) -> None:
     """``iter_frames`` ends quietly at the end of a video or a folder; a webcam pulled
     out while its frames are taken says so ("stopped sending"): ending as quietly, it
     would look as if the throw were over."""
-
-    class Unplugged:
-        def __init__(self, device: Any) -> None:
-            self.frames = [_frame(33)]
-
-        def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
-            return True
-
-        def read(self) -> tuple[bool, Any]:
-            frame = self.frames.pop(0) if self.frames else None
-            return frame is not None, frame
-
-        def release(self) -> None:
-            pass
-
-    monkeypatch.setattr(cv2, "VideoCapture", Unplugged)
+    capture.script = [_frame(33)]
     taken: list[np.ndarray] = []
     with open_source("usb:0") as src, pytest.raises(CameraError, match="stopped sending"):
         taken.extend(iter_frames(src))
@@ -935,55 +948,6 @@ def test_a_folder_that_cannot_be_listed_is_a_camera_error(
     with pytest.raises(CameraError, match=r"cannot list \(Permission denied\)") as info:
         open_source(f"folder:{tmp_path}")
     assert str(info.value).startswith(f"folder:{tmp_path}: ")
-
-
-class _Capture:
-    """A stand-in for ``cv2.VideoCapture``: gives ``script``'s frames (None: a frame not
-    delivered), remembers what it was asked and whether it was let go."""
-
-    made: list[_Capture] = []
-    script: list[Any] = []
-    opens = True
-    seeks = True
-
-    def __init__(self, device: Any) -> None:
-        self.device = device
-        self.frames = list(_Capture.script)
-        self.asked: dict[int, float] = {}
-        self.released = False
-        _Capture.made.append(self)
-
-    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
-        return _Capture.opens
-
-    def set(self, prop: int, value: float) -> bool:
-        self.asked[prop] = value
-        if prop == cv2.CAP_PROP_POS_FRAMES and _Capture.seeks:
-            self.frames = list(_Capture.script)
-        return True
-
-    def grab(self) -> bool:
-        return True
-
-    def read(self) -> tuple[bool, Any]:
-        frame = self.frames.pop(0) if self.frames else None
-        if frame is not None and cv2.CAP_PROP_FRAME_WIDTH in self.asked:  # as the driver
-            width = int(self.asked[cv2.CAP_PROP_FRAME_WIDTH])
-            frame = cv2.resize(frame, (width, int(self.asked[cv2.CAP_PROP_FRAME_HEIGHT])))
-        return frame is not None, frame
-
-    def release(self) -> None:
-        self.released = True
-
-
-@pytest.fixture
-def capture(monkeypatch: pytest.MonkeyPatch) -> type[_Capture]:
-    monkeypatch.setattr(_Capture, "made", [])
-    monkeypatch.setattr(_Capture, "script", [_frame(33)] * 3)
-    monkeypatch.setattr(_Capture, "opens", True)
-    monkeypatch.setattr(_Capture, "seeks", True)
-    monkeypatch.setattr(cv2, "VideoCapture", _Capture)
-    return _Capture
 
 
 def test_a_webcam_closed_is_let_go(capture: type[_Capture]) -> None:
