@@ -121,13 +121,13 @@ def _running(pid: str) -> bool:
     """Whether ``pid`` (as ``.lock`` holds it) names a process that is running. A table
     that may not write ``.lock`` (made by a run as root) holds the lock without writing
     its id there, and the id left in it is that of a run long gone."""
-    if not (pid.isascii() and pid.isdigit()) or len(pid) > 10 or int(pid) <= 0:
+    if not (pid.isascii() and pid.isdigit()) or int(pid) == 0:
         return False
     try:
         os.kill(int(pid), 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # none of that id, or past any id
         return False
-    except (PermissionError, OverflowError):
+    except PermissionError:  # another user's
         return True
     return True
 
