@@ -29,6 +29,15 @@ def factory() -> Iterator[MockFactory]:
         Device.pin_factory = old
 
 
+def seen_as_pi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, pi: bool = True) -> None:
+    """Make the hardware build see a Raspberry Pi (its device-tree model) or a laptop."""
+    from table.hw import build
+
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00" if pi else b"Some Laptop\x00")
+    monkeypatch.setattr(build, "PI_MODEL_FILES", (model,))
+
+
 # The presses of the referee's and the loop's tests.
 ROLL = ButtonPress(Button.ROLL)
 HOLD = ButtonPress(Button.HOLD)

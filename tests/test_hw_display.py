@@ -15,6 +15,7 @@ from table.hw.build import TeeDisplay
 from table.hw.display import NullDisplay, TerminalDisplay, dummy_display
 from table.service import screens
 from table.service.ports import DISPLAY_SIZE
+from tests.conftest import seen_as_pi
 
 FRAMES = Path(__file__).resolve().parents[1] / "table" / "data" / "frames"
 
@@ -512,9 +513,7 @@ def test_on_a_pi_without_picamera2_the_camera_fault_is_shown_not_replaced(
     from table.service.config import Config, DisplayConfig, DisplayDriver
     from table.service.ports import CameraFailed
 
-    model = tmp_path / "model"
-    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
-    monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
+    seen_as_pi(monkeypatch, tmp_path)
     monkeypatch.setattr(build_module, "_has_picamera", lambda: False)
     _no_pi(monkeypatch)
     parts = build_module.build(
@@ -541,9 +540,7 @@ def test_on_a_pi_gpio_buttons_that_cannot_be_used_stop_the_table_and_say_why(
     from table.hw import build as build_module
     from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
 
-    model = tmp_path / "model"
-    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
-    monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
+    seen_as_pi(monkeypatch, tmp_path)
     _no_pi(monkeypatch)
     cfg = Config(
         display=DisplayConfig(driver=DisplayDriver.NONE),
@@ -726,9 +723,7 @@ def test_an_oled_missing_at_the_start_on_a_pi_is_tried_again_not_printed(
     bus = RecordingBus()
     bus.fail = True
     _oled_on(bus, monkeypatch, tmp_path)
-    model = tmp_path / "model"
-    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
-    monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
+    seen_as_pi(monkeypatch, tmp_path)
     out = io.StringIO()
     parts = build_module.build(
         Config(camera=CameraConfig(source=f"folder:{FRAMES}")), keys=True, text_out=out
@@ -782,7 +777,6 @@ def test_a_button_pin_held_by_another_program_is_named(
     from gpiozero import Button as GpioButton
 
     from table.cli import main
-    from table.hw import build as build_module
     from table.hw.buttons import GpioButtons, PinUnusable
     from table.service.config import ButtonsConfig
 
@@ -792,9 +786,7 @@ def test_a_button_pin_held_by_another_program_is_named(
             GpioButtons(ButtonsConfig(), pin_factory=factory)
         assert GpioButtons(ButtonsConfig(hold=5), pin_factory=factory).close() is None
 
-        model = tmp_path / "model"
-        model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00")
-        monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
+        seen_as_pi(monkeypatch, tmp_path)
         conf = tmp_path / "dicetable.toml"
         conf.write_text(f'[camera]\nsource = "folder:{FRAMES}"\n[display]\ndriver = "none"\n')
         code = main(["run", "--config", str(conf), "--data", str(tmp_path / "data")])

@@ -27,6 +27,7 @@ from table.service.loop import TableLoop, vision_parts
 from table.service.ports import Button, ButtonPress, CameraFailed, Frame, Put, Quit
 from table.service.referee import Settings
 from table.service.resume import DataDir
+from tests.conftest import seen_as_pi
 
 FRAMES = Path(__file__).resolve().parents[1] / "table" / "data" / "frames"
 
@@ -1739,15 +1740,6 @@ def _keyboard_config() -> Any:
     )
 
 
-def _machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, pi: bool) -> None:
-    """Make the build see a Raspberry Pi (its device-tree model) or a laptop."""
-    from table.hw import build as build_module
-
-    model = tmp_path / "model"
-    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00" if pi else b"Some Laptop\x00")
-    monkeypatch.setattr(build_module, "PI_MODEL_FILES", (model,))
-
-
 class _GpioRefused:
     """GPIO buttons whose opening fails with ``error``; every attempt is kept."""
 
@@ -1803,7 +1795,7 @@ def test_the_same_seed_picks_the_same_random_throws(
     from table.hw.build import build
     from table.service.config import Config, DisplayConfig, DisplayDriver
 
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     cfg = Config(display=DisplayConfig(driver=DisplayDriver.NONE))
     throws = []
     for _ in range(2):
@@ -1836,7 +1828,7 @@ def test_stand_ins_show_replayed_photos_in_place_of_a_webcam_the_config_names(
             pass
 
     monkeypatch.setattr("vision.sources.DeviceSource", Webcam)
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     cfg = Config(
         camera=CameraConfig(source="usb:3"), display=DisplayConfig(driver=DisplayDriver.NONE)
     )
@@ -1861,7 +1853,7 @@ def test_a_pi_camera_is_used_off_a_pi_where_picamera2_is_installed_at_the_size_c
     from table.hw.camera import SourceCamera
     from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
 
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     monkeypatch.setattr(build_module, "_has_picamera", lambda: True)
     cfg = Config(
         camera=CameraConfig(source="picamera", width=800, height=600),
@@ -1885,7 +1877,7 @@ def test_stand_ins_never_try_the_gpio_buttons(
     from table.hw.keys import KeyButtons
 
     tried = _gpio_fails(monkeypatch, RuntimeError("the GPIO was tried"))
-    _machine(monkeypatch, tmp_path, pi=True)
+    seen_as_pi(monkeypatch, tmp_path, pi=True)
     cfg = _keyboard_config()
     parts = build(cfg, force_stand_ins=True, text_out=io.StringIO())
     try:
@@ -1908,7 +1900,7 @@ def test_off_a_pi_a_button_pin_that_cannot_be_had_is_named_in_the_note(
 
     why = "buttons.hold = 27: GPIO27 is in use by another program"
     _gpio_fails(monkeypatch, PinUnusable(why))
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     cfg = _keyboard_config()
     parts = build(cfg, text_out=io.StringIO())
     try:
@@ -1928,7 +1920,7 @@ def test_a_gpio_fault_without_gpiozero_warnings_is_named_by_its_error(
     from table.hw.build import build
 
     _gpio_fails(monkeypatch, PermissionError("cannot open\n  /dev/gpiochip0"))
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     cfg = _keyboard_config()
     parts = build(cfg, text_out=io.StringIO())
     try:
@@ -1959,7 +1951,7 @@ def test_on_a_pi_buttons_that_stop_the_table_let_go_of_the_camera_opened(
 
     monkeypatch.setattr(build_module, "SourceCamera", KeptCamera)
     _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
-    _machine(monkeypatch, tmp_path, pi=True)
+    seen_as_pi(monkeypatch, tmp_path, pi=True)
     spec = f"folder:{FRAMES}"
     cfg = Config(camera=CameraConfig(source=spec), display=DisplayConfig(driver=DisplayDriver.NONE))
     with pytest.raises(build_module.GpioUnavailable, match="no GPIO"):
@@ -1990,7 +1982,7 @@ def test_an_oled_missing_off_a_pi_prints_the_screens_and_still_records_them(
 
     monkeypatch.setattr(build_module, "open_oled", no_oled)
     _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     out = io.StringIO()
     gif = tmp_path / "d.gif"
     cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"))
@@ -2025,7 +2017,7 @@ def test_a_working_oled_and_a_recording_both_get_every_screen(
 
     monkeypatch.setattr(build_module, "open_oled", oled)
     _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     out = io.StringIO()
     gif = tmp_path / "d.gif"
     cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"))
@@ -2053,7 +2045,7 @@ def test_a_display_set_to_none_records_the_screens_asked_for_and_prints_nothing(
     from table.hw.display import TerminalDisplay
 
     _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     out = io.StringIO()
     cfg = _keyboard_config()
     parts = build(cfg, png_dir=tmp_path / "png", text_out=out)
@@ -2079,7 +2071,7 @@ def test_a_scripts_throw_is_the_photo_the_replayed_camera_shows(
     from table.service.config import Config, DisplayConfig, DisplayDriver
     from table.service.ports import TableEvent
 
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     cfg = Config(display=DisplayConfig(driver=DisplayDriver.NONE))
     script = parse_script('["throw 6 3", "quit"]')
     parts = build(cfg, script=script, frames=FRAMES, text_out=io.StringIO())
@@ -2110,7 +2102,7 @@ def test_a_script_of_presses_only_says_nothing_of_unused_throws(
     for throw steps that are not in the script."""
     from table.hw.build import build
 
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     cfg = _keyboard_config()
     parts = build(cfg, script=parse_script('["roll", "quit"]'), text_out=io.StringIO())
     try:
@@ -2134,7 +2126,7 @@ def test_a_frames_folder_given_is_the_one_the_camera_replays(
     own = tmp_path / "my-frames"
     own.mkdir()
     shutil.copy(next(FRAMES.glob("dice_63.*")), own)
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     cfg = Config(display=DisplayConfig(driver=DisplayDriver.NONE))
     parts = build(cfg, keys=True, frames=own, text_out=io.StringIO())
     try:
@@ -2167,7 +2159,7 @@ def test_an_oled_in_the_config_is_opened_with_its_own_settings(
 
     monkeypatch.setattr(build_module, "open_oled", oled)
     _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
-    _machine(monkeypatch, tmp_path, pi=False)
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
     display = DisplayConfig(driver=DisplayDriver(driver), i2c_port=3, i2c_address=0x3D, rotate=2)
     cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"), display=display)
     out = io.StringIO()
