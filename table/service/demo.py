@@ -251,17 +251,17 @@ def run(args: argparse.Namespace) -> int:
     if fault:  # before the output folder is made: a refused demo leaves none behind
         print(f"dicetable demo: --frames {args.frames}: {fault}", file=sys.stderr)
         return 2
-    try:
-        check_writable(out_dir)
-    except OSError as exc:
-        print(f"dicetable demo: cannot write to {out_dir} ({exc.strerror})", file=sys.stderr)
-        return 2
-    try:
+    try:  # before the output folder is made, too
         from table.service.loop import vision_parts
 
         reader, _ = vision_parts(3)
     except Exception as exc:
         print(f"dicetable demo: the pip reader cannot start ({exc})", file=sys.stderr)
+        return 2
+    try:
+        check_writable(out_dir)
+    except OSError as exc:
+        print(f"dicetable demo: cannot write to {out_dir} ({exc.strerror})", file=sys.stderr)
         return 2
     failed = 0
     for rules in games:
