@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -27,7 +28,8 @@ from table.hw.script import (
     parse_script,
     parse_step,
 )
-from table.service.demo import DEMO_PLAYS
+from table.service import demo
+from table.service.demo import DEMO_PLAYS, MARK, DemoError, DemoResult, play, standings
 from table.service.ports import Button, ButtonPress, Press, Quit, TableEvent
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,8 +54,26 @@ def test_demo_plays_every_game_and_saves_frames_gif_and_log(tmp_path: Path) -> N
         winner = game.view()["winner"]
         line = next(x for x in proc.stdout.splitlines() if x.startswith(f"{rules}:"))
         assert "game over" in line and f"winner {winner}" in line
-    assert "winner P1" in proc.stdout  # mex and mexico: P1; mexen: P2 (fewest points)
-    assert "mexen: game over" in proc.stdout and "winner P2" in proc.stdout
+        assert line.endswith(STANDINGS[rules])
+        throws = sum(step.startswith("throw") for step in DEMO_PLAYS[rules])
+        assert int(line.split(" frames read")[0].split()[-1]) >= throws
+        files = proc.stdout.splitlines()[proc.stdout.splitlines().index(line) + 1]
+        assert files == (
+            f"  log {folder / f'{rules}.jsonl'}, {len(pngs)} screens in {folder / 'png'}, "
+            f"GIF {folder / 'display.gif'}"
+        )
+
+
+# What each demo game ends on, from its script (DEMO_PLAYS) and the rules.
+STANDINGS = {
+    # MX-10: +1 to each player but the loser, -1 to the loser, +2 per Mexx thrown, +5
+    # to the winner. R1 P1 1 P2 -1; R2 P1 0 P2 0; R3 (P1 Mexx) P1 3 P2 -1; P1 wins: 8.
+    "mex": "winner P1; P1: lives 1, points 8; P2: lives 0, points -1 (out)",
+    # 3 lives: P2 loses 1, P1 loses 2 (the 21), P2 loses 1, P2 loses 1 and is out.
+    "mexico": "winner P1; P1: lives 1; P2: lives 0 (out)",
+    # P2 takes the pot of 1, P1 the pot of 4 (MN-4); fewest points wins (MN-11).
+    "mexen": "winner P2; P1: points 4; P2: points 1",
+}
 
 
 def _demo(*args: str, tmp: Path) -> subprocess.CompletedProcess[str]:
@@ -102,6 +122,154 @@ def test_demo_of_no_game_is_a_bad_argument(
         err = capsys.readouterr().err
         assert err == "dicetable demo: --games names no game (demos: mex, mexico, mexen)\n"
     assert not (tmp_path / "o").exists()
+
+
+def test_standings_say_a_draw_sips_and_no_winner() -> None:
+    """The summary line says a draw, counts sips where a game counts them, and says
+    "no winner" for a game that has none yet, so a stopped game is not read as won."""
+    players = [
+        {"name": "Ann", "sips": 3, "out": False},
+        {"name": "Bo", "lives": 0, "points": 2, "out": True},
+    ]
+    assert standings({"players": players, "winner": None, "draw": True}) == (
+        "draw; Ann: sips 3; Bo: lives 0, points 2 (out)"
+    )
+    assert standings({"players": players[:1], "winner": None}) == "no winner; Ann: sips 3"
+    assert standings({"players": players[:1], "winner": "Ann", "draw": False}) == (
+        "winner Ann; Ann: sips 3"
+    )
+
+
+def _result(rules: str, view: dict[str, object] | None, errors: tuple[str, ...] = ()) -> DemoResult:
+    return DemoResult(
+        rules=rules, log=None, pngs=0, gif=None, view=view, seconds=0.5, frames_read=4,
+        errors=errors,
+    )  # fmt: skip
+
+
+def test_a_demo_game_not_finished_or_not_played_fails_the_demo_and_the_rest_are_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game that did not end, or that never started, is said and makes the demo exit 1;
+    the games after it are still played, and the table's first three complaints of each
+    game are printed beside it."""
+    said = ("camera: no frame", "camera: no frame again", "reader: slow", "fourth")
+    results = {
+        "mex": _result("mex", {"over": False, "players": [], "winner": None}, said),
+        "mexico": _result("mexico", None),
+        "mexen": _result("mexen", {"over": True, "players": [], "winner": "P2"}),
+    }
+    played: list[str] = []
+
+    def play(rules: str, out_dir: Path, *args: object, **kwargs: object) -> DemoResult:
+        played.append(rules)
+        return results[rules]
+
+    monkeypatch.setattr(demo, "play", play)
+    assert main(["demo", "--out", str(tmp_path / "o")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert played == ["mex", "mexico", "mexen"]
+    assert out[:3] == [f"  mex: {line}" for line in said[:3]]
+    assert out[3].startswith("mex: game NOT finished in 0.5 s, 4 frames read; no winner")
+    assert out[5] == f"mexico: no game was played (see {tmp_path / 'o' / 'mexico'})"
+    assert out[6].startswith("mexen: game over")
+    results["mex"] = results["mexen"]
+    assert main(["demo", "--out", str(tmp_path / "o")]) == 1  # mexico alone
+    results["mex"], results["mexico"] = results["mexen"], results["mex"]
+    assert main(["demo", "--out", str(tmp_path / "o")]) == 0
+    results["mex"] = _result("mex", {"over": False, "players": [], "winner": None})
+    assert main(["demo", "--out", str(tmp_path / "o")]) == 1  # mex alone
+
+
+def test_a_demo_missing_the_frame_of_a_throw_names_it_and_fails(tmp_path: Path) -> None:
+    """Given frames without a throw's photo, the demo prints what the camera said (the
+    first three times), says the game is not finished, and exits 1."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    shutil.copyfile(REPO / "table" / "data" / "frames" / "dice_63.jpg", frames / "dice_63.jpg")
+    proc = _demo(
+        "--out", str(tmp_path / "o"), "--games", "mex", "--frames", str(frames), tmp=tmp_path
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [x.split("no frame ")[1].split()[0] for x in lines[:3]] == [
+        "dice_42.jpg", "dice_54.jpg", "dice_31.jpg",
+    ]  # fmt: skip
+    assert all(x.startswith("  mex: ") for x in lines[:3])
+    assert lines[3].startswith("mex: game NOT finished") and "no winner" in lines[3]
+
+
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        (DemoError("o/mex exists"), "dicetable demo: o/mex exists\n"),
+        (PermissionError(13, "Permission denied"), "dicetable demo: mex: cannot write its files"),
+    ],
+)
+def test_a_demo_that_cannot_write_stops_with_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fault: Exception,
+    said: str,
+) -> None:
+    """A demo refused its folder, or one that cannot write its files, stops at that game
+    with one line and exit 2: the games after it would meet the same folder."""
+    played: list[str] = []
+
+    def play(rules: str, *args: object, **kwargs: object) -> DemoResult:
+        played.append(rules)
+        raise fault
+
+    monkeypatch.setattr(demo, "play", play)
+    assert main(["demo", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert played == ["mex"] and err.startswith(said) and err.count("\n") == 1
+
+
+def test_a_demo_whose_reader_cannot_start_says_so_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """If the pip reader cannot load its network, the demo says so in one line, exits 2
+    and leaves no output folder behind."""
+    import table.service.loop as loop
+
+    def broken(settle_frames: int) -> object:
+        raise OSError("classifier.onnx: no such file")
+
+    monkeypatch.setattr(loop, "vision_parts", broken)
+    assert main(["demo", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == (
+        "dicetable demo: the pip reader cannot start (classifier.onnx: no such file)\n"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_link_to_a_demo_folder_is_not_replaced(tmp_path: Path) -> None:
+    """An output folder that is a link is refused even when it leads to a demo's folder:
+    replacing it would delete the files at the far end of the link."""
+    far = tmp_path / "far"
+    far.mkdir()
+    (far / MARK).write_text("")
+    (far / "keep.txt").write_text("mine")
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "mex").symlink_to(far)
+    with pytest.raises(DemoError, match="is not a demo's output"):
+        play("mex", tmp_path / "o")
+    assert sorted(p.name for p in far.iterdir()) == [MARK, "keep.txt"]
+
+
+def test_a_demo_with_show_prints_each_screen_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--show`` prints every screen as a box of text, the last one the winner's."""
+    assert main(["demo", "--out", str(tmp_path / "o"), "--games", "mexen", "--show"]) == 0
+    out = capsys.readouterr().out
+    boxes = sum(line.startswith("+-") for line in out.splitlines()) // 2
+    assert boxes == len(list((tmp_path / "o" / "mexen" / "png").glob("frame_*.png")))
+    assert "|P2 wins!             |" in out
+    assert main(["demo", "--out", str(tmp_path / "o"), "--games", "mexen"]) == 0
+    assert "+-----" not in capsys.readouterr().out
 
 
 # -- the script a demo plays: its steps read, and played in order
