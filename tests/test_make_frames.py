@@ -4,14 +4,34 @@ fresh ``make_frames`` run would let today's reader choose other crops."""
 
 from __future__ import annotations
 
+import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from table.service.make_frames import DEFAULT_OUT, default_dice_dir, main
+from table.service.make_frames import (
+    BACKGROUND,
+    DEFAULT_OUT,
+    MARGIN,
+    MAX_BOARD_DIFF,
+    DieCrop,
+    Readers,
+    _ring_colour,
+    all_throws,
+    background,
+    candidates,
+    choose,
+    compose,
+    default_dice_dir,
+    main,
+    margin,
+    reads_as,
+)
+from vision.dataset import load_set
 
 
 def _make_from(sources: Path, out: Path) -> int:
@@ -147,3 +167,205 @@ def test_an_empty_out_is_refused_not_the_current_folder(
     assert info.value.code == 2
     assert "--out: an empty path is no folder" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+# -- choosing the crops anew (without --sources)
+
+
+def _few_photos(tmp_path: Path) -> Path:
+    """A byler_d6 folder whose manifest lists only the background photo and the photos the
+    shipped frames' crops come from (each with all its labelled dice)."""
+    shared = default_dice_dir() / "byler_d6"
+    dice = tmp_path / "dice"
+    (dice / "byler_d6").mkdir(parents=True)
+    (dice / "byler_d6" / "images").symlink_to(shared / "images")
+    sources = json.loads((DEFAULT_OUT / "SOURCES.json").read_text())["dice"]
+    keep = {BACKGROUND} | {d["file"].removeprefix("byler_d6/") for d in sources.values()}
+    manifest = json.loads((shared / "manifest.json").read_text())
+    manifest["images"] = [i for i in manifest["images"] if i["file"] in keep]
+    (dice / "byler_d6" / "manifest.json").write_text(json.dumps(manifest))
+    return dice
+
+
+def test_candidates_stand_alone_on_a_board_like_the_background(tmp_path: Path) -> None:
+    """A die is a candidate only if no other labelled die reaches into its crop and the
+    board around it is close to the background's colour; the closest come first. A die
+    with a neighbour in its crop would paste a piece of a second die into the frames."""
+    dice = _few_photos(tmp_path)
+    cands = candidates(dice)
+    labels = {i.path.name: i.dice for i in load_set("byler_d6", "all", dice)}
+    bg = background(dice).reshape(-1, 3).mean(axis=0)
+    assert sorted(cands) == [1, 2, 3, 4, 5, 6] and all(cands.values())
+    for value, crops in cands.items():
+        diffs = [float(np.abs(_ring_colour(c) - bg).sum()) for c in crops]
+        assert diffs == sorted(diffs) and diffs[-1] < MAX_BOARD_DIFF
+        for c in crops:
+            assert c.value == value and c.file != BACKGROUND
+            x0, y0, x1, y1 = c.bbox
+            m = MARGIN * max(x1 - x0, y1 - y0)
+            others = [d for d in labels[Path(c.file).name] if d.bbox != c.bbox]
+            assert not any(
+                d.bbox[0] < x1 + m and x0 - m < d.bbox[2] and d.bbox[1] < y1 + m
+                and y0 - m < d.bbox[3]
+                for d in others
+            )  # fmt: skip
+    # The photo of 2019-12-09 09:55:08 has a 1, a 4 and a 6 lying apart: all three stand.
+    files = {v: {Path(c.file).name for c in cs} for v, cs in cands.items()}
+    assert all("IMG_20191209_095508.jpg" in files[v] for v in (1, 4, 6))
+
+
+def test_chosen_crops_read_right_in_every_throw(tmp_path: Path) -> None:
+    """The crops chosen anew make frames the reader reads right, every pair and every
+    single die, and the empty board reads as no dice."""
+    dice = _few_photos(tmp_path)
+    log = io.StringIO()
+    chosen = choose(dice, log=log)
+    assert {v: c.value for v, c in chosen.items()} == {v: v for v in range(1, 7)}
+    readers, bg = Readers(), background(dice)
+    for throw in all_throws():
+        assert reads_as(readers, compose(bg, chosen, throw), throw), throw
+    said = log.getvalue().splitlines()
+    assert [line.split(":")[0] for line in said[:6]] == [f"value {v}" for v in range(1, 7)]
+
+
+def _fake_choosing(
+    monkeypatch: pytest.MonkeyPatch,
+    sure: dict[str, float],
+    misread: set[str] | set[frozenset[str]],
+    *,
+    board_reads_empty: bool = True,
+) -> None:
+    """``choose`` over named stand-in crops: ``sure`` is how surely each crop ("4b": the
+    second 4) is read alone (-1: misread), ``misread`` the crops no throw reads right with
+    (or sets of crops misread together)."""
+    import table.service.make_frames as mf
+
+    def crop(name: str) -> DieCrop:
+        img = np.zeros((1, 1, 3), np.uint8)
+        return DieCrop(int(name[0]), name, (0.0, 0.0, 1.0, 1.0), img, np.ones((1, 1), np.float32))
+
+    cands = {v: [crop(n) for n in sure if n[0] == str(v)] for v in range(1, 7)}
+    monkeypatch.setattr(mf, "Readers", lambda also=None: None)
+    monkeypatch.setattr(mf, "background", lambda dice_dir: np.zeros((1, 1, 3), np.uint8))
+    monkeypatch.setattr(mf, "candidates", lambda dice_dir: cands)
+    monkeypatch.setattr(mf, "paste", lambda base, die, center: die.file)
+    monkeypatch.setattr(mf, "margin", lambda r, frame, dice: sure[frame])
+    monkeypatch.setattr(
+        mf, "compose", lambda bg, chosen, throw: tuple(chosen[v].file for v in throw)
+    )
+    together = [frozenset([m]) if isinstance(m, str) else m for m in misread]
+
+    def reads_as(r: object, frame: object, throw: tuple[int, ...]) -> bool:
+        if isinstance(frame, np.ndarray):  # the empty board
+            return board_reads_empty
+        assert isinstance(frame, tuple)
+        return not any(m <= set(frame) for m in together)
+
+    monkeypatch.setattr(mf, "reads_as", reads_as)
+
+
+def test_a_crop_misread_in_a_throw_is_replaced_by_the_next_surest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each value starts with its surest crop alone, misread crops never taken; while a
+    throw is misread, a value of that throw moves on to its next crop, the one moved least
+    first. The crops of values never misread stay the surest."""
+    sure = {"1a": 0.9, "2a": 0.5, "2b": 0.9, "2c": -1.0, "3a": 0.8, "4a": 0.7, "4b": 0.6}
+    sure |= {"5a": 0.9, "5b": 0.4, "6a": 0.9}
+    log = io.StringIO()
+    _fake_choosing(monkeypatch, sure, misread={"2b", "5a"})
+    chosen = choose(Path("unused"), log=log)
+    assert {v: c.file for v, c in chosen.items()} == {
+        1: "1a", 2: "2a", 3: "3a", 4: "4a", 5: "5b", 6: "6a",
+    }  # fmt: skip
+    said = log.getvalue().splitlines()
+    assert "value 2: 2 of 3 crops read right alone" in said
+    assert said[6].startswith("misread: [(2, 1), (5, 1), (2, 2)")
+
+
+def test_of_two_values_in_a_misread_throw_the_one_moved_less_moves_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only the throw of a 4 and a 3 is misread, first with 3a and 4a, then with 3b and
+    4a: the 3 moves first (both unmoved, the lower value), then the 4 (moved less)."""
+    sure = {f"{v}a": 0.9 for v in range(1, 7)} | {"3b": 0.8, "3c": 0.7, "4b": 0.8, "4c": 0.7}
+    misread = {frozenset({"3a", "4a"}), frozenset({"3b", "4a"})}
+    log = io.StringIO()
+    _fake_choosing(monkeypatch, sure, misread)
+    chosen = choose(Path("unused"), log=log)
+    assert (chosen[3].file, chosen[4].file) == ("3b", "4b")
+    assert log.getvalue().splitlines()[6:] == ["misread: [(4, 3)]", "misread: [(4, 3)]"]
+
+
+def test_a_reader_that_sees_dice_on_the_empty_board_stops_choosing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """If the reader sees dice on the empty background, no frame could be trusted: one
+    line, before any crop is tried."""
+    _fake_choosing(monkeypatch, {f"{v}a": 0.9 for v in range(1, 7)}, set(), board_reads_empty=False)
+    with pytest.raises(SystemExit, match="the reader sees dice on the empty background"):
+        choose(Path("unused"), log=io.StringIO())
+
+
+@dataclass(frozen=True)
+class _Die:
+    confidence: float
+
+
+@dataclass(frozen=True)
+class _Reading:
+    is_ok: bool
+    values: tuple[int, ...]
+    dice: tuple[_Die, ...]
+
+
+class _Readers:
+    def __init__(self, *readings: _Reading) -> None:
+        self.readings = list(readings)
+
+    def read(self, frame: object) -> list[_Reading]:
+        return self.readings
+
+
+def _reading(values: tuple[int, ...], *confidences: float, ok: bool = True) -> _Reading:
+    return _Reading(ok, values, tuple(_Die(c) for c in confidences))
+
+
+def test_margin_is_the_least_sure_die_of_every_reader_or_minus_one() -> None:
+    """A frame's margin is the lowest die confidence over all readers when every one reads
+    the dice (in any order given), and -1 when any reads other values or refuses."""
+    frame = np.zeros((2, 2, 3), np.uint8)
+    sure = _reading((6, 3), 0.9, 0.8)
+    assert margin(_Readers(sure, _reading((6, 3), 0.95, 0.7)), frame, (3, 6)) == 0.7
+    assert margin(_Readers(sure, _reading((6, 2), 0.99, 0.99)), frame, (6, 3)) == -1.0
+    assert margin(_Readers(sure, _reading((6, 3), 0.9, 0.9, ok=False)), frame, (6, 3)) == -1.0
+
+
+def test_reads_as_wants_every_reader_right_and_no_die_on_the_empty_board() -> None:
+    """A throw reads right when every reader reads exactly its dice; the empty board when
+    no reader sees a die at all (a refusal that still saw one is a die seen)."""
+    frame = np.zeros((2, 2, 3), np.uint8)
+    right = _reading((5, 5), 0.9, 0.9)
+    assert reads_as(_Readers(right), frame, (5, 5))
+    assert not reads_as(_Readers(right, _reading((5, 4), 0.9, 0.9)), frame, (5, 5))
+    assert not reads_as(_Readers(right, _reading((5, 5), 0.9, 0.9, ok=False)), frame, (5, 5))
+    assert reads_as(_Readers(_reading((), ok=False), _reading(())), frame, ())
+    assert not reads_as(_Readers(_reading((), 0.4, ok=False)), frame, ())
+
+
+@pytest.mark.parametrize(
+    ("sure", "misread", "words"),
+    [
+        ({"3a": -1.0}, set(), "no crop of a 3 that the reader reads"),
+        ({"6a": 0.9, "6b": 0.8}, {"6a", "6b"}, r"no crops that read right in the throw \(6, 1\)"),
+    ],
+)
+def test_a_value_with_no_crop_that_reads_stops_choosing_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, sure: dict[str, float], misread: set[str], words: str
+) -> None:
+    """A value none of whose crops is read right alone, or whose every crop is misread in
+    some throw, stops make_frames with one line naming it: never frames with a misread die."""
+    full = {f"{v}a": 0.9 for v in range(1, 7)} | sure
+    _fake_choosing(monkeypatch, full, misread)
+    with pytest.raises(SystemExit, match=words):
+        choose(Path("unused"), log=io.StringIO())
