@@ -8,7 +8,20 @@ import numpy as np
 import pytest
 
 from vision.dataset import default_data_dir, load_set
-from vision.locate import PAD, Locator, by_factor, halve, shrink, to_input, work_sides
+from vision.locate import (
+    MEAN,
+    PAD,
+    SCALE,
+    Locator,
+    Spot,
+    by_factor,
+    halve,
+    shrink,
+    suppress,
+    to_input,
+    work_sides,
+)
+from vision.reader import PipReader
 
 DATA = default_data_dir()
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
@@ -98,3 +111,62 @@ def test_wider_frames_are_looked_at_with_more_pixels(
     # Up to twice the pixels of a 640-wide frame's passes, for frames up to twice as wide:
     # a die the locator can find stays about as many frame pixels across.
     assert work_sides(long_side) == sides
+
+
+def test_to_input_pads_the_shrunk_frame_without_stretching_it() -> None:
+    """The shrunk frame sits unstretched at the input's top left; the padding below
+    repeats its last row. A stretched frame would put every die off its true place."""
+    frame = _photo_like(300, 700)
+    blob, scale = to_input(frame, 256)
+    nw, nh = 256, round(300 * scale)
+    assert blob.shape[2] > nh  # this frame needs padding below
+    small = ((shrink(frame, nw, nh).astype(np.float32) - MEAN) * SCALE).transpose(2, 0, 1)
+    assert np.allclose(blob[0, :, :nh, :nw], small, atol=1e-5)
+    assert np.allclose(blob[0, :, nh:, :nw], small[:, -1:, :], atol=1e-5)
+
+
+def test_shrink_keeps_fine_detail_when_the_sides_shrink_by_different_whole_factors() -> None:
+    """2-px stripes shrunk 2x across and 3x down stay as INTER_AREA has them: the fast
+    path takes the smaller whole factor, so no pixels are skipped across."""
+    stripes = np.zeros((300, 512, 3), np.uint8)
+    stripes[:, (np.arange(512) % 4) < 2] = 255
+    fast = shrink(stripes, 256, 100)
+    ref = cv2.resize(stripes, (256, 100), interpolation=cv2.INTER_AREA)
+    assert fast.shape == ref.shape == (100, 256, 3)
+    assert float(np.mean(np.abs(fast.astype(float) - ref.astype(float)))) < 3.0
+
+
+def test_a_find_at_a_stronger_big_finds_centre_is_kept_only_if_pip_sized() -> None:
+    """A small find at a stronger big find's centre may be that die's pip and is kept for
+    the reader to judge; a find of the big one's size there is the same die seen twice,
+    and the weaker goes."""
+    big = Spot(100.0, 100.0, 60.0, 0.9)
+    pip = Spot(101.0, 99.0, 12.0, 0.5)
+    assert set(suppress([pip, big])) == {big, pip}
+    twin = Spot(103.0, 98.0, 55.0, 0.5)
+    assert suppress([twin, big]) == [big]
+
+
+@needs_data
+def test_a_die_filling_half_a_small_frame_is_read() -> None:
+    """A die 120 px across in a 320 x 240 frame (a camera close above the tray) is found
+    and read as labelled: big dice in small frames get the coarse look too."""
+    img = next(
+        i
+        for i in load_set("matteo_webcam", "tuning", DATA)
+        if len(i.dice) == 1 and i.dice[0].value >= 4
+    )
+    frame = img.read()
+    (cx, cy), value = img.dice[0].center, img.dice[0].value
+    side = 60  # about a die's side in these photos
+    x0, y0 = int(cx - side), int(cy - side)
+    patch = frame[max(0, y0) : y0 + 2 * side, max(0, x0) : x0 + 2 * side]
+    big = cv2.resize(patch, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
+    canvas = np.empty((240, 320, 3), np.uint8)
+    canvas[:] = np.median(patch.reshape(-1, 3), axis=0).astype(np.uint8)
+    h, w = min(240, big.shape[0]), min(320, big.shape[1])
+    oy, ox = (240 - h) // 2, (320 - w) // 2
+    by, bx = (big.shape[0] - h) // 2, (big.shape[1] - w) // 2
+    canvas[oy : oy + h, ox : ox + w] = big[by : by + h, bx : bx + w]
+    reading = PipReader().read(canvas)
+    assert [d.value for d in reading.dice if d.value is not None] == [value], reading
