@@ -20,6 +20,7 @@ from vision.classify import (
     crop,
     input_norm,
     input_stem,
+    softmax,
     to_input,
     unfold3,
 )
@@ -140,3 +141,90 @@ def test_odd_sized_crops_are_resized_and_none_is_no_rows() -> None:
     assert c.probabilities([big]).shape == (1, 7)
     with pytest.raises(ValueError, match="no classifier"):
         Classifier([])
+
+
+def _photo_like(h: int, w: int) -> np.ndarray:
+    """Smooth shapes on a smooth ground."""
+    rng = np.random.default_rng(h * w)
+    img = np.asarray(cv2.resize(rng.integers(0, 256, (4, 4, 3), np.uint8), (w, h)), np.uint8)
+    for _ in range(12):
+        c = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        cv2.circle(img, c, int(rng.integers(4, 30)), [int(v) for v in rng.integers(0, 256, 3)], -1)
+    return img
+
+
+def test_a_crop_inside_the_frame_is_the_square_around_the_die() -> None:
+    """A crop inside the frame is the square of 1.3 die sides around the centre, shrunk:
+    a die of size 40 at (100.7, 60.2) is the 52-px square from pixel (75, 34)."""
+    frame = _photo_like(120, 200)
+    expect = cv2.resize(frame[34:86, 75:127], (CROP_SIDE, CROP_SIDE), interpolation=cv2.INTER_AREA)
+    assert np.array_equal(crop(frame, 100.7, 60.2, 40.0), expect)
+
+
+@pytest.mark.parametrize(
+    ("cx", "cy"), [(5.0, 60.0), (150.0, 60.0), (80.0, 3.0), (80.0, 117.0), (2.0, 118.0)]
+)
+def test_a_crop_reaching_past_the_frame_edge_continues_the_edge_pixels(
+    cx: float, cy: float
+) -> None:
+    """A die at the frame's edge is cropped as if the frame went on with its edge pixels
+    (not black, not shifted), as the network saw such dice in training."""
+    frame = _photo_like(120, 160)
+    m = 50
+    extended = np.asarray(cv2.copyMakeBorder(frame, m, m, m, m, cv2.BORDER_REPLICATE), np.uint8)
+    assert np.array_equal(crop(frame, cx, cy, 30.0), crop(extended, cx + m, cy + m, 30.0))
+
+
+def test_a_crop_of_a_place_past_the_frame_is_a_blank_square() -> None:
+    """A place wholly outside the frame, or just touching its edge, gives a blank crop
+    rather than an error."""
+    frame = _photo_like(120, 160)
+    for cx, cy in [(-100.0, 60.0), (80.0, 400.0), (160.0 + 13.0, 60.0), (80.0, -13.0)]:
+        c = crop(frame, cx, cy, 20.0)  # 26 px: 13 either side of the centre
+        assert c.shape == (CROP_SIDE, CROP_SIDE, 3) and c.dtype == np.uint8, (cx, cy)
+        assert int(c.max()) == int(c.min()), (cx, cy)
+
+
+def test_softmax_of_large_logits_is_finite_and_sums_to_one() -> None:
+    """Class probabilities stay finite and sum to one however large the logits; a NaN
+    confidence would pass no threshold and no refusal either."""
+    z = np.array([[1000.0, 0.0, -5.0, 3.0, 999.0, 1.0, 2.0]], np.float32)
+    p = softmax(z)
+    assert np.all(np.isfinite(p))
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-5)
+    assert int(np.argmax(p[0])) == 0
+
+
+def test_a_nearly_flat_crop_is_not_blown_up_to_full_contrast() -> None:
+    """A crop whose colours vary by one grey level (an empty patch of tray) stays nearly
+    flat after normalisation, so its noise is not read as pips."""
+    rng = np.random.default_rng(3)
+    c = (100 + rng.integers(0, 2, (1, CROP_SIDE, CROP_SIDE, 3))).astype(np.uint8)
+    for norm in ("per_crop", "per_channel"):
+        assert float(np.abs(to_input(c, norm)).max()) < 0.2, norm
+
+
+def test_a_network_json_that_is_not_an_object_says_nothing(tmp_path: Path) -> None:
+    """A network's .json that is not an object says nothing: the input is taken as fixed
+    and an unfolded network without its word is refused with the usual message."""
+    model = tmp_path / "c.onnx"
+    shutil.copy(MODEL_PATH, model)
+    model.with_suffix(".json").write_text(json.dumps(["per_crop", "unfolded"]))
+    assert input_norm(model) == "fixed"
+    with pytest.raises(ValueError, match="keep each network with its own .json"):
+        Classifier(model)
+
+
+def test_each_network_gets_its_crops_normalised_as_its_json_says(tmp_path: Path) -> None:
+    """The same weights told "fixed" by their .json give other probabilities than as
+    shipped ("per_crop"): the norm a network is given is its own, not a default."""
+    meta = json.loads(MODEL_PATH.with_suffix(".json").read_text(encoding="utf-8"))
+    assert meta["input_norm"] == "per_crop"
+    model = tmp_path / "c.onnx"
+    shutil.copy(MODEL_PATH, model)
+    model.with_suffix(".json").write_text(json.dumps({**meta, "input_norm": "fixed"}))
+    dim = [(c * 0.2 + 20).astype(np.uint8) for c in _crops(3, seed=5)]
+    assert input_norm(model) == "fixed"
+    assert not np.allclose(
+        Classifier(MODEL_PATH).probabilities(dim), Classifier(model).probabilities(dim), atol=1e-3
+    )
