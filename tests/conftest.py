@@ -9,6 +9,8 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
@@ -79,3 +81,13 @@ def run_python() -> RunPython:
         )
 
     return run
+
+
+def photo_like(h: int, w: int) -> np.ndarray:
+    """Smooth shapes on a smooth ground: a frame with edges and gradients, no dice."""
+    rng = np.random.default_rng(h * w)
+    img = np.asarray(cv2.resize(rng.integers(0, 256, (4, 4, 3), np.uint8), (w, h)), np.uint8)
+    for _ in range(12):
+        c = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        cv2.circle(img, c, int(rng.integers(4, 30)), [int(v) for v in rng.integers(0, 256, 3)], -1)
+    return img

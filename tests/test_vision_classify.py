@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.conftest import photo_like
 from vision.classify import (
     CROP_SIDE,
     MODEL_PATH,
@@ -143,20 +144,10 @@ def test_odd_sized_crops_are_resized_and_none_is_no_rows() -> None:
         Classifier([])
 
 
-def _photo_like(h: int, w: int) -> np.ndarray:
-    """Smooth shapes on a smooth ground."""
-    rng = np.random.default_rng(h * w)
-    img = np.asarray(cv2.resize(rng.integers(0, 256, (4, 4, 3), np.uint8), (w, h)), np.uint8)
-    for _ in range(12):
-        c = (int(rng.integers(0, w)), int(rng.integers(0, h)))
-        cv2.circle(img, c, int(rng.integers(4, 30)), [int(v) for v in rng.integers(0, 256, 3)], -1)
-    return img
-
-
 def test_a_crop_inside_the_frame_is_the_square_around_the_die() -> None:
     """A crop inside the frame is the square of 1.3 die sides around the centre, shrunk:
     a die of size 40 at (100.7, 60.2) is the 52-px square from pixel (75, 34)."""
-    frame = _photo_like(120, 200)
+    frame = photo_like(120, 200)
     expect = cv2.resize(frame[34:86, 75:127], (CROP_SIDE, CROP_SIDE), interpolation=cv2.INTER_AREA)
     assert np.array_equal(crop(frame, 100.7, 60.2, 40.0), expect)
 
@@ -169,7 +160,7 @@ def test_a_crop_reaching_past_the_frame_edge_continues_the_edge_pixels(
 ) -> None:
     """A die at the frame's edge is cropped as if the frame went on with its edge pixels
     (not black, not shifted), as the network saw such dice in training."""
-    frame = _photo_like(120, 160)
+    frame = photo_like(120, 160)
     m = 50
     extended = np.asarray(cv2.copyMakeBorder(frame, m, m, m, m, cv2.BORDER_REPLICATE), np.uint8)
     assert np.array_equal(crop(frame, cx, cy, 30.0), crop(extended, cx + m, cy + m, 30.0))
@@ -178,7 +169,7 @@ def test_a_crop_reaching_past_the_frame_edge_continues_the_edge_pixels(
 def test_a_crop_of_a_place_past_the_frame_is_a_blank_square() -> None:
     """A place wholly outside the frame, or just touching its edge, gives a blank crop
     rather than an error."""
-    frame = _photo_like(120, 160)
+    frame = photo_like(120, 160)
     for cx, cy in [(-100.0, 60.0), (80.0, 400.0), (160.0 + 13.0, 60.0), (80.0, -13.0)]:
         c = crop(frame, cx, cy, 20.0)  # 26 px: 13 either side of the centre
         assert c.shape == (CROP_SIDE, CROP_SIDE, 3) and c.dtype == np.uint8, (cx, cy)

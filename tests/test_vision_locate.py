@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.conftest import photo_like
 from vision.dataset import default_data_dir, load_set
 from vision.locate import (
     MEAN,
@@ -25,16 +26,6 @@ from vision.reader import PipReader
 
 DATA = default_data_dir()
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
-
-
-def _photo_like(h: int, w: int) -> np.ndarray:
-    """Smooth shapes on a smooth ground, for the size checks."""
-    rng = np.random.default_rng(h * w)
-    img = np.asarray(cv2.resize(rng.integers(0, 256, (4, 4, 3), np.uint8), (w, h)), np.uint8)
-    for _ in range(12):
-        c = (int(rng.integers(0, w)), int(rng.integers(0, h)))
-        cv2.circle(img, c, int(rng.integers(4, 30)), [int(v) for v in rng.integers(0, 256, 3)], -1)
-    return img
 
 
 @needs_data
@@ -57,7 +48,7 @@ def test_shrink_is_within_a_few_grey_levels_of_inter_area(set_name: str, enlarge
 
 
 def test_shrink_enlarges_small_frames_and_keeps_exact_sizes() -> None:
-    img = _photo_like(96, 128)
+    img = photo_like(96, 128)
     assert shrink(img, 256, 192).shape == (192, 256, 3)
     assert shrink(img, 128, 96) is img
 
@@ -67,7 +58,7 @@ def test_a_frame_halved_beforehand_shrinks_to_the_same_picture(h: int, w: int) -
     """The reader halves a frame for its thumbnail and hands the half on: where the whole
     factor is 2 it is taken, and the picture is the one ``shrink`` makes itself (to the
     bit); for other factors it is not used. Two halvings are not one 4x average."""
-    img = _photo_like(h, w)
+    img = photo_like(h, w)
     half = halve(img)
     assert np.array_equal(half, by_factor(img, 2))
     assert half.shape == (h // 2, w // 2, 3)
@@ -83,15 +74,15 @@ def test_a_frame_halved_beforehand_shrinks_to_the_same_picture(h: int, w: int) -
 
 
 def test_the_locator_finds_the_same_spots_given_the_frame_halved() -> None:
-    frame = _photo_like(480, 640)
+    frame = photo_like(480, 640)
     loc = Locator()
     assert loc.find(frame, 0.05, halve(frame)) == loc.find(frame, 0.05)
 
 
 def test_to_input_pads_to_the_network_stride() -> None:
-    blob, scale = to_input(_photo_like(480, 640), 256)
+    blob, scale = to_input(photo_like(480, 640), 256)
     assert blob.shape == (1, 3, 192, 256) and scale == pytest.approx(0.4)
-    blob, _ = to_input(_photo_like(300, 700), 256)
+    blob, _ = to_input(photo_like(300, 700), 256)
     assert blob.shape[2] % PAD == 0 and blob.shape[3] == 256
 
 
@@ -116,7 +107,7 @@ def test_wider_frames_are_looked_at_with_more_pixels(
 def test_to_input_pads_the_shrunk_frame_without_stretching_it() -> None:
     """The shrunk frame sits unstretched at the input's top left; the padding below
     repeats its last row. A stretched frame would put every die off its true place."""
-    frame = _photo_like(300, 700)
+    frame = photo_like(300, 700)
     blob, scale = to_input(frame, 256)
     nw, nh = 256, round(300 * scale)
     assert blob.shape[2] > nh  # this frame needs padding below
