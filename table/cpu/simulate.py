@@ -274,7 +274,8 @@ def _seed_text(seed: int) -> str:
     """The run's seed as the report's first line gives it: whole, unless it has more
     than 20 digits (a 4000-digit seed made that line 4000 characters long)."""
     text = str(seed)
-    return text if len(text) <= 20 else f"{text[:12]}... ({len(text.lstrip('-'))} digits)"
+    digits = len(text.lstrip("-"))
+    return text if digits <= 20 else f"{text[:12]}... ({digits} digits)"
 
 
 def game_seed(seed: int, game: int) -> str:
