@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -46,6 +47,22 @@ HOLD = ButtonPress(Button.HOLD)
 STOP = ButtonPress(Button.STOP)
 STOP_LONG = ButtonPress(Button.STOP, Press.LONG)
 STOP_VERY_LONG = ButtonPress(Button.STOP, Press.VERY_LONG)
+
+
+def played(rules_name: str, state: Any, *events: Any) -> Any:
+    """``state`` after ``events``, each of which the rules must accept."""
+    from table.rules import get_rules
+    from table.rules.base import Refused
+
+    rules = get_rules(rules_name)
+    for event in events:
+        state = rules.apply(state, event)
+        assert not isinstance(state, Refused), (event, state)
+    return state
+
+
+ALL_DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
+"""The 36 equally likely throws of two dice."""
 
 
 class FixedRandom(random.Random):

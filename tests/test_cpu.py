@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from table import cli
 from table.cpu import (
     Level,
+    NoStrategy,
     ThrowAgain,
     decide,
     deciders,
@@ -30,7 +31,7 @@ from table.game import CPU_LEVELS, Game, GameHeader
 from table.rules import get_rules
 from table.rules.base import EndRound, Event, Give, Hold, Player, Refused, Stand, Throw
 from table.rules.pairs import RANK_ORDER, Pair
-from tests.conftest import FixedRandom
+from tests.conftest import ALL_DICE, FixedRandom, played
 
 LEVELS = [lv.value for lv in Level]
 OPTIONS: dict[str, Any] = {
@@ -833,3 +834,412 @@ def test_simulate_no_two_seeds_share_their_games() -> None:
 
     assert games("0") == games("0")
     assert games("0") != games(str(2**64))
+
+
+# -- the API on finished games, mexico by exact counts, and the simulator's figures
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "options"),
+    [("mexico", {}), ("mex", {"lives": 2}), ("mexen", {"rounds": 1})],
+)
+def test_decide_on_a_finished_game_is_none(rules_name: str, options: dict[str, Any]) -> None:
+    """Once a game is over nobody is asked and ``decide`` answers None for every level."""
+    rules = get_rules(rules_name)
+    strategy = get_strategy(rules_name)
+    state = rules.start((Player("a", "hard"), Player("b", "easy")), options)
+    rng = random.Random(3)
+    levels = [Level.HARD, Level.EASY]
+    while rules.outcome(state) is None:
+        state = rules.apply(state, strategy.step(levels, state, rng))
+    assert deciders(rules_name, state) == ()
+    for level in LEVELS:
+        assert decide(rules_name, level, state, random.Random(0)) is None
+
+
+def test_mythical_has_no_cpu_players() -> None:
+    """``mythical`` has no CPU players: asking for them is NoStrategy, not a crash."""
+    with pytest.raises(NoStrategy):
+        get_strategy("mythical")
+    with pytest.raises(NoStrategy):
+        deciders("mythical", None)
+
+
+def test_MC_6_next_event_throws_the_software_dice_of_its_index() -> None:
+    """A CPU throw at log index i is the software dice ``roll_dice(seed, i)``."""
+    players = (Player("Cpu", "hard"), Player("Ann"))
+    state = get_rules("mexico").start(players, {"lives": 3, "max_throws": 3})
+    for seed in range(3):
+        for index in (0, 1, 17):
+            assert next_event("mexico", state, players, seed, index) == Throw(
+                roll_dice(seed, index)
+            )
+
+
+def test_MC_6_next_event_hands_the_decision_the_random_source_of_its_index() -> None:
+    """An easy CPU's whim at log index i comes from ``decision_rng(seed, i)``."""
+    rules = get_rules("mexico")
+    players = (Player("Cpu", "easy"), Player("Ann"))
+    state = rules.start(players, {"lives": 3, "max_throws": 3})
+    state = played("mexico", state, Throw((6, 3)))  # 63 with two throws left: a whim decides
+    for seed in range(40):
+        for index in (1, 2):
+            d = decide("mexico", "easy", state, decision_rng(seed, index))
+            event = next_event("mexico", state, players, seed, index)
+            if isinstance(d, ThrowAgain):
+                assert event == Throw(roll_dice(seed, index)), (seed, index)
+            else:
+                assert event == d, (seed, index)
+
+
+@cache
+def _mexico_later(r: int, limit: int) -> dict[tuple[bool, bool], Fraction]:
+    """A later player who throws again while not above rank ``r`` (the last throw is
+    kept): (ends below r, threw a 21) -> chance, by enumerating the dice."""
+    out: dict[tuple[bool, bool], Fraction] = {}
+
+    def go(throw: int, saw: bool, chance: Fraction) -> None:
+        for a, b in ALL_DICE:
+            pair = Pair.of(a, b)
+            s = saw or pair.is_mex
+            if pair.rank > r or throw == limit:
+                key = (pair.rank < r, s)
+                out[key] = out.get(key, Fraction(0)) + chance / 36
+            else:
+                go(throw + 1, s, chance / 36)
+
+    go(1, False, Fraction(1))
+    return out
+
+
+def _mexico_stand(
+    r: int, saw: bool, lowest: int, after: int, limit: int, plain: int, doubled: int
+) -> Fraction:
+    """MC-3: the player on rank ``r`` loses unless a later player ends below it; the
+    loss is doubled when a 21 was thrown in the round."""
+    if r > lowest:
+        return Fraction(0)
+    ways = {saw: Fraction(1)}  # nobody below yet, 21 seen -> chance
+    for _ in range(after):
+        nxt: dict[bool, Fraction] = {}
+        for seen, chance in ways.items():
+            for (below, s), p in _mexico_later(r, limit).items():
+                if not below:
+                    nxt[seen or s] = nxt.get(seen or s, Fraction(0)) + chance * p
+        ways = nxt
+    return sum((c * (doubled if s else plain) for s, c in ways.items()), Fraction(0))
+
+
+def _mexico_exact(state: Any) -> tuple[Fraction, Fraction]:
+    """Expected lives lost by standing now and by throwing again, playing on best, for
+    the player on turn with its own lives (MC-4 caps the loss by them)."""
+    cfg = state.config
+    lives = state.lives[state.current]
+    plain, doubled = min(1, lives), min(2 if cfg.double_on_21 else 1, lives)
+    lowest = min((Pair.of(p // 10, p % 10).rank for p in state.kept), default=99)
+    after = len(state.order) - len(state.kept) - 1
+    limit = cfg.max_throws
+
+    def stand(r: int, saw: bool) -> Fraction:
+        return _mexico_stand(r, saw, lowest, after, limit, plain, doubled)
+
+    @cache
+    def again(throws: int, saw: bool) -> Fraction:
+        total = Fraction(0)
+        for a, b in ALL_DICE:
+            pair = Pair.of(a, b)
+            s = saw or pair.is_mex
+            best = stand(pair.rank, s)
+            if throws + 1 < limit:
+                best = min(best, again(throws + 1, s))
+            total += best / 36
+        return total
+
+    r = Pair.of(state.pair // 10, state.pair % 10).rank
+    return stand(r, state.saw_21), again(state.throws, state.saw_21)
+
+
+def test_MC_4_MC_6_mexico_hard_reckons_with_its_own_lives_not_the_first_players() -> None:
+    """MC-3/MC-4: hard caps the doubled loss by its own lives left, not by the round's first
+    player's."""
+    rules = get_rules("mexico")
+    players = tuple(Player(f"p{i}") for i in range(3))
+    state: Any = rules.start(players, {"lives": 2, "max_throws": 2, "double_on_21": True})
+    state = played(
+        "mexico", state, Throw((3, 1)), Stand(), Throw((6, 6)), Stand(), Throw((5, 5)), Stand()
+    )
+    assert state.lives == (1, 2, 2) and state.order == (0, 1, 2)
+    state = played("mexico", state, Throw((6, 4)), Stand(), Throw((6, 3)))
+    assert state.current == 1 and state.throws == 1
+    stand, again = _mexico_exact(state)
+    assert again < stand
+    assert decide("mexico", "hard", state, random.Random(0)) == ThrowAgain()
+
+
+def test_MC_3_mexico_hard_stands_when_throwing_again_cannot_help() -> None:
+    """MC-3: hard stands when throwing again is not strictly cheaper (the last of two,
+    after a kept 21)."""
+    rules = get_rules("mexico")
+    players = (Player("p0"), Player("p1"))
+    for pair in (31, 43, 65, 66):
+        state: Any = rules.start(players, {"lives": 2, "max_throws": 2, "double_on_21": True})
+        state = played("mexico", state, Throw((2, 1)), Stand(), Throw((pair // 10, pair % 10)))
+        stand, again = _mexico_exact(state)
+        assert stand == again == 2, (pair, stand, again)
+        assert decide("mexico", "hard", state, random.Random(0)) == Stand(), pair
+
+
+def test_MC_6_mexico_easy_whim_is_one_time_in_five() -> None:
+    """easy follows a whim exactly when its random draw is below 1/5."""
+    sixty_one = RANK_ORDER.index(61)
+    rules = get_rules("mexico")
+    for rank, name in enumerate(RANK_ORDER):
+        state: Any = rules.start(tuple(Player(f"p{i}") for i in range(3)), {})
+        state = played("mexico", state, Throw((6, 6)), Stand(), Throw((name // 10, name % 10)))
+        usual = Stand() if rank >= sixty_one else ThrowAgain()
+        whim = ThrowAgain() if usual == Stand() else Stand()
+        for draw in (0.0, 0.19):
+            assert decide("mexico", "easy", state, FixedRandom(draw)) == whim, (name, draw)
+        for draw in (0.2, 0.3, 0.45, 0.99):
+            assert decide("mexico", "easy", state, FixedRandom(draw)) == usual, (name, draw)
+
+
+def test_MC_6_mexico_only_the_player_on_turn_decides() -> None:
+    """In mexico only the player on turn decides; any other seat lets the moment pass."""
+    rules = get_rules("mexico")
+    state: Any = rules.start(tuple(Player(f"p{i}") for i in range(3)), {})
+    for events in ((), (Throw((4, 3)),), (Throw((6, 6)), Stand(), Throw((3, 1)))):
+        s = played("mexico", state, *events)
+        assert deciders("mexico", s) == (s.current,)
+        for seat in range(3):
+            if seat == s.current:
+                continue
+            for level in LEVELS:
+                assert decide("mexico", level, s, FixedRandom(0.0), seat) is None, (seat, level)
+
+
+def _sim_args(**kw: Any) -> Any:
+    import argparse
+
+    base = dict(
+        rules="mexico",
+        players="cpu:easy,cpu:easy",
+        games="3",
+        seed="0",
+        option=[],
+        breakdown=False,
+    )
+    return argparse.Namespace(**(base | kw))
+
+
+def test_wilson_interval_stays_within_zero_and_one() -> None:
+    """A win rate's interval never leaves [0, 1]: no win prints 0.00%, never -0.00%."""
+    from table.cpu.simulate import wilson
+
+    for n in range(1, 400):
+        assert wilson(0, n).low >= 0.0 and wilson(n, n).high <= 1.0, n
+        assert wilson(0, n).high <= 1.0 and wilson(n, n).low >= 0.0, n
+
+
+def test_simulate_report_never_shows_a_negative_rate() -> None:
+    """A player without a win in 21 games has the interval [0.00%, ...]."""
+    from table.cpu.simulate import GameResult, Timing, Totals, parse_setup, report
+
+    setup = parse_setup(_sim_args(games="21"))
+    totals = Totals(2)
+    for _ in range(21):
+        totals.add(GameResult(0, False, 4, 40))
+    text = report(setup, totals, Timing(1.0))
+    assert "-0.00" not in text and "[0.00%," in text.splitlines()[3], text
+
+
+def test_simulate_totals_count_draws_games_without_a_winner_and_rounds() -> None:
+    """The report's draws, games without a winner and mean rounds add up the games' results."""
+    from table.cpu.simulate import GameResult, Timing, Totals, parse_setup, report
+
+    totals = Totals(2)
+    for result in (
+        GameResult(0, False, 3, 30),
+        GameResult(None, True, 5, 50),
+        GameResult(None, False, 2, 20),
+        GameResult(1, False, 6, 60),
+    ):
+        totals.add(result)
+    assert totals.games == 4 and totals.wins == [1, 1]
+    assert totals.draws == 1 and totals.no_winner == 2
+    assert totals.rounds == 16 and totals.events == 160
+    lines = report(parse_setup(_sim_args(games="4")), totals, Timing(1.0)).splitlines()
+    assert "no winner: 2 (50.00%), draws among them: 1" in lines
+    assert "mean rounds per game: 4.00" in lines
+
+
+@pytest.mark.parametrize("word", ["true", "on", "yes", "TRUE", "Yes"])
+def test_simulate_option_yes_on_true_are_true(word: str) -> None:
+    """``--option double_on_21=yes`` (or on, true, in any case) switches the option on."""
+    from table.cpu.simulate import parse_setup
+
+    setup = parse_setup(_sim_args(option=["double_on_21=" + word]))
+    assert setup.options["double_on_21"] is True
+
+
+def test_simulate_repeated_levels_are_numbered_from_one() -> None:
+    """Players of a repeated level are called hard#1, hard#2, ... in the order given."""
+    from table.cpu.simulate import parse_setup
+
+    setup = parse_setup(_sim_args(players="cpu:hard,cpu:easy,cpu:hard"))
+    assert setup.names == ("hard#1", "easy", "hard#2")
+
+
+@pytest.mark.parametrize("item", ["=3", " =3"])
+def test_simulate_option_without_a_key_is_not_key_value(item: str) -> None:
+    """``--option =3`` is refused as not KEY=VALUE."""
+    from table.cpu.simulate import UsageError, parse_setup
+
+    with pytest.raises(UsageError, match="is not KEY=VALUE"):
+        parse_setup(_sim_args(option=[item]))
+
+
+def test_simulate_seed_of_twenty_digits_is_shown_whole() -> None:
+    """The report shows a 20-digit seed whole and counts a longer one's digits without the minus
+    sign."""
+    from table.cpu.simulate import _seed_text
+
+    assert _seed_text(10**19) == str(10**19)
+    assert _seed_text(-(10**19)) == str(-(10**19))  # the minus sign is no digit
+    assert _seed_text(10**20).endswith("(21 digits)")
+    assert _seed_text(-(10**40)).endswith("(41 digits)")
+
+
+def test_simulate_games_of_different_runs_never_share_their_dice() -> None:
+    """Game 23 of run 1 and game 3 of run 12 are different games."""
+    from table.cpu.simulate import game_seed
+
+    assert game_seed(1, 23) != game_seed(12, 3)
+    firsts = {random.Random(game_seed(s, g)).random() for s, g in ((1, 23), (12, 3), (123, 0))}
+    assert len(firsts) == 3
+
+
+def test_simulate_a_game_of_exactly_max_events_is_played(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a game running past MAX_EVENTS events is stopped; one ending on it counts."""
+    from table.cpu import simulate as sim
+
+    rules = get_rules("mexico")
+    strategy = get_strategy("mexico")
+    seats = (Player("a", "easy"), Player("b", "easy"))
+    levels = [Level.EASY, Level.EASY]
+    _, events = sim.play_game(rules, strategy, seats, levels, {}, random.Random(5))
+    monkeypatch.setattr(sim, "MAX_EVENTS", events)
+    _, again = sim.play_game(rules, strategy, seats, levels, {}, random.Random(5))
+    assert again == events
+    monkeypatch.setattr(sim, "MAX_EVENTS", events - 1)
+    with pytest.raises(sim.GameTooLong):
+        sim.play_game(rules, strategy, seats, levels, {}, random.Random(5))
+
+
+def test_simulate_a_refused_cpu_event_is_a_runtime_error() -> None:
+    """A strategy whose event the rules refuse stops the game with a RuntimeError naming it."""
+    from table.cpu import simulate as sim
+
+    class Stubborn:
+        def step(self, levels: Any, state: Any, rng: random.Random) -> Any:
+            return Stand()  # refused: nobody has thrown yet
+
+    rules = get_rules("mexico")
+    seats = (Player("a", "easy"), Player("b", "easy"))
+    with pytest.raises(RuntimeError, match="refused"):
+        sim.play_game(rules, Stubborn(), seats, [Level.EASY] * 2, {}, random.Random(0))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("games", [3, 5])
+def test_simulate_breakdown_covers_the_first_games_only(
+    games: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--breakdown covers and times the first BREAKDOWN_GAMES games (all of a shorter run)."""
+    from table.cpu import simulate as sim
+
+    monkeypatch.setattr(sim, "BREAKDOWN_GAMES", 3)
+    setup = sim.parse_setup(_sim_args(games=str(games), breakdown=True))
+    totals, timing = sim.simulate(setup)
+    assert totals.games == games
+    b = timing.breakdown
+    assert b is not None and b.games == 3
+    assert b.played > 0.0
+
+
+def test_simulate_breakdown_counts_the_events_of_the_games_it_replays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--breakdown's event count is that of exactly the first BREAKDOWN_GAMES games."""
+    from table.cpu import simulate as sim
+
+    monkeypatch.setattr(sim, "BREAKDOWN_GAMES", 3)
+    first, _ = sim.simulate(sim.parse_setup(_sim_args(games="3")))
+    _, timing = sim.simulate(sim.parse_setup(_sim_args(games="6", breakdown=True)))
+    assert timing.breakdown is not None
+    assert timing.breakdown.events == first.events
+
+
+def test_simulate_breakdown_share_is_the_rules_engines_part_of_the_time() -> None:
+    """The breakdown line gives the rules engine's share of the playing time and the rest to the CPU
+    side."""
+    from table.cpu.simulate import Breakdown, Timing, Totals, parse_setup, report
+
+    totals = Totals(2)
+    timing = Timing(3.0, Breakdown(3, 30, 2.0, 0.5))
+    text = report(parse_setup(_sim_args()), _totals_with(totals), timing)
+    line = text.splitlines()[-1]
+    assert "25% of the time" in line and "the other 75%" in line, line
+
+
+def _totals_with(totals: Any) -> Any:
+    from table.cpu.simulate import GameResult
+
+    for winner in (0, 1, 0):
+        totals.add(GameResult(winner, False, 2, 10))
+    return totals
+
+
+def test_simulate_rate_of_ten_is_a_whole_number() -> None:
+    """Rates are whole numbers from 10 a second up, two decimals below."""
+    from table.cpu.simulate import _rate
+
+    assert _rate(10.0) == "10"
+    assert _rate(9.5) == "9.50"
+
+
+def test_simulate_progress_interval_by_stream() -> None:
+    """On a terminal the bar is redrawn every 0.2 s; elsewhere a line every ``every`` s."""
+    import io
+
+    from table.cpu.simulate import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert Progress(10, io.StringIO(), every=5.0).every == 5.0
+    assert Progress(10, Tty(), every=5.0).every == 0.2
+
+
+def test_simulate_progress_bar_is_cleared_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Closing the bar clears it; closing it again writes nothing."""
+    import io
+
+    from table.cpu import simulate as sim
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    clock = [100.0]
+    monkeypatch.setattr(sim.time, "monotonic", lambda: clock[0])
+    stream = Tty()
+    progress = sim.Progress(10, stream)
+    clock[0] = 101.0
+    progress(5)
+    assert "5/10 games" in stream.getvalue()
+    progress.close()
+    cleared = stream.getvalue()
+    assert cleared.endswith("\r")
+    progress.close()
+    assert stream.getvalue() == cleared

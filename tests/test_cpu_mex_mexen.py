@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from table.cpu import Level, ThrowAgain, decide, deciders, throw_event
+from table.cpu import Level, ThrowAgain, decide, deciders, next_event, throw_event
 from table.rules import get_rules
 from table.rules.base import (
     Count,
@@ -29,7 +29,7 @@ from table.rules.base import (
     Throw,
 )
 from table.rules.pairs import RANK_ORDER, Pair
-from tests.conftest import FixedRandom
+from tests.conftest import ALL_DICE, FixedRandom, played
 
 LEVELS = [lv.value for lv in Level]
 MEX = RANK_ORDER.index(21)
@@ -645,3 +645,171 @@ def test_MN_8_mexen_hard_pirate_counts_its_own_doubles() -> None:
     best = min(exact, key=lambda h: exact[h])
     assert best == 1 and exact[1] < exact[0]
     assert decide("mexen", "hard", state, random.Random(0)) == Hold(1)
+
+
+# -- contracts held by exact counts and by the API (seats, finished games)
+
+
+def test_MX_7_next_event_a_person_who_may_end_does_not_stop_the_cpu_on_turn() -> None:
+    """MX-7 (b): a person who may end the round does not keep the CPU on turn from throwing."""
+    state = _mex([54, 54], [62], [])  # p1 kept 62 above p0's 54, p2 to throw
+    assert deciders("mex", state) == (1, 2)
+    players = (Player("p0"), Player("p1"), Player("p2", "normal"), Player("p3"))
+    assert isinstance(next_event("mex", state, players, 5, 7), Throw)
+    players = (Player("p0"), Player("p1", "normal"), Player("p2"), Player("p3"))
+    assert next_event("mex", state, players, 5, 7) == EndRound()  # p1 ends, safely above
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "throws", "n"),
+    [
+        ([54, 54], [54], [54], 3),  # MX-8: on the lowest with two earlier players on it
+        ([54, 54], [54], [54], 4),
+        ([62, 62], [62], [62], 3),
+    ],
+)
+def test_MX_8_mex_hard_on_a_three_way_tie_matches_an_exact_count(
+    first: list[int], later: list[int], throws: list[int], n: int
+) -> None:
+    """MX-8: on a pair tied with two earlier players, hard makes the cheaper choice by an exact
+    count."""
+    state = _mex(first, later, throws, n=n)
+    assert state.kept.count(throws[0]) == 2
+    stand, again = _mex_exact(state)
+    assert stand != again
+    want = ThrowAgain() if again < stand else Stand()
+    assert decide("mex", "hard", state, random.Random(0)) == want, (stand, again)
+
+
+@pytest.mark.parametrize("lives", [1, 2, 3, 4, 5, 7])
+def test_MX_5_MX_6_mex_stand_loss_caps_each_mexx_count_by_the_lives_left(lives: int) -> None:
+    """MX-5/MX-6: hard's expected loss of standing equals an exact count for odd and even lives."""
+    from table.cpu.mex import stand_loss
+
+    for r in (_rank(31), _rank(54), _rank(65)):
+        for tied, mexx, after, limit in ((0, 0, 3, 3), (1, 0, 4, 2), (0, 1, 2, 3), (0, 2, 2, 1)):
+            want = _mex_stand(r, r + (tied == 0), tied or 1, mexx, after, limit, lives)
+            got = stand_loss(r, tied, mexx, after, limit, lives)
+            assert got == pytest.approx(float(want), abs=1e-12), (r, tied, mexx, after, limit)
+
+
+def test_MX_5_MX_6_mex_hard_reckons_with_its_own_lives_not_the_first_players() -> None:
+    """MX-5/MX-6: hard caps a Mexx loss by its own lives left, not by the round's first player's."""
+    rules = get_rules("mex")
+    state = rules.start(tuple(Player(f"p{i}") for i in range(4)), {"lives": 4})
+    state = played(
+        "mex", state, Throw((6, 5)), Stand(), Throw((3, 1)), Throw((6, 6)), Throw((5, 5))
+    )
+    assert state.lives == (4, 3, 4, 4) and state.order == (1, 2, 3, 0)
+    state = played(
+        "mex", state, Throw((4, 3)), Throw((2, 1)), Stand(), Throw((6, 6)), Stand(), Throw((6, 2))
+    )
+    assert state.current == 3 and state.mexx_total == 1 and state.throws == 1
+    stand, again = _mex_exact(state)
+    assert again < stand
+    assert decide("mex", "hard", state, random.Random(0)) == ThrowAgain()
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_MX_7_mex_hard_ender_counts_exactly_the_players_still_to_come(n: int) -> None:
+    """MX-7 (b): hard ends the round when one life is cheaper than standing against the players
+    still to come."""
+    for later in (63, 54, 43, 42, 41, 32, 31):
+        state = _mex([65, 65], [later], [], n=n, lives=3)
+        assert deciders("mex", state) == (1, 2)
+        loss = _mex_stand(_rank(later), _rank(65), 1, 0, n - 2, 2, 3)
+        want = EndRound() if loss > 1 else None
+        assert decide("mex", "hard", state, random.Random(0), 1) == want, (later, n, loss)
+
+
+def test_MX_7_mex_hard_ender_tied_for_the_lowest_with_many_to_come_ends() -> None:
+    """MX-7 (b): tied for the lowest with fourteen players to come, hard ends the round."""
+    state = _mex([31, 31, 31], [31], [], n=16, lives=99)
+    assert deciders("mex", state) == (1, 2)
+    loss = _mex_stand(_rank(31), _rank(31), 1, 0, 14, 3, 99)
+    assert loss > 1
+    assert decide("mex", "hard", state, random.Random(0), 1) == EndRound()
+
+
+def test_MX_7_mex_normal_ender_tied_for_the_lowest_does_not_end() -> None:
+    """MX-7 (b): normal, tied with the lowest pair, does not end the round."""
+    state = _mex([54, 54], [54], [])
+    assert deciders("mex", state) == (1, 2)
+    assert decide("mex", "normal", state, random.Random(0), 1) is None
+
+
+def test_MX_7_mex_nobody_but_the_player_who_threw_last_may_end() -> None:
+    """MX-7: only the player who threw last may end the round, and nobody after a Mexx."""
+    safe = _mex([54, 54], [62], [])  # p1 kept 62 above p0's 54
+    after_mexx = _mex([54, 54], [21], [])  # p1 threw a Mexx: no ending this round
+    assert deciders("mex", safe) == (1, 2)
+    assert deciders("mex", after_mexx) == (2,)
+    for level in LEVELS:
+        for seat in (0, 3):
+            assert decide("mex", level, safe, FixedRandom(0.0), seat) is None, (level, seat)
+        for seat in (0, 1, 3):
+            d = decide("mex", level, after_mexx, FixedRandom(0.0), seat)
+            assert d is None, (level, seat, d)
+
+
+def test_MX_9_mex_count_is_asked_only_before_the_tiebreaks_first_throw() -> None:
+    """MX-9: the tie-break's last player is asked about the counting only before its first throw."""
+    rules = get_rules("mex")
+    state: Any = rules.start(tuple(Player(f"p{i}") for i in range(3)), {"lives": 5})
+    state = played("mex", state, Throw((5, 4)), Stand(), Throw((5, 4)), Throw((5, 4)))
+    assert state.phase.value == "tiebreak" and deciders("mex", state) == (2, 0)
+    state = played("mex", state, Throw((6, 6)))
+    assert state.phase.value == "tiebreak" and state.current == 1
+    assert deciders("mex", state) == (1,)
+
+
+def _counted_throws_per_turn() -> Fraction:
+    """MN-3: the expected counted throws of a turn thrown with both dice every time:
+    a 31 is thrown again (MN-6), a Mex or a 32 ends the turn, three at most."""
+    counted = [Pair.of(a, b) for a, b in ALL_DICE if Pair.of(a, b).rank != _rank(31)]
+    goes_on = Fraction(
+        sum(1 for p in counted if p.rank not in (_rank(21), _rank(32))), len(counted)
+    )
+    return 1 + goes_on + goes_on**2
+
+
+@pytest.mark.parametrize(
+    ("n", "rounds", "throws"),
+    [(2, 3, [(6, 1)]), (2, 3, [(1, 5)]), (3, 7, [(6, 1), (4, 4)]), (3, 7, [(6, 2), (4, 4)])],
+)
+def test_MN_8_mexen_hard_prices_the_pirate_by_the_throws_left_in_the_game(
+    n: int, rounds: int, throws: list[tuple[int, int]]
+) -> None:
+    """MN-8: hard's hold is the cheapest by an exact count pricing the pirate by the game's expected
+    throws left."""
+    from table.cpu.mexen import pirate_future
+
+    rules = get_rules("mexen")
+    state: Any = rules.start(tuple(Player(f"p{i}") for i in range(n)), {"rounds": rounds})
+    state = played("mexen", state, *(Throw(t) for t in throws))
+    turns_left = (rounds - state.round) * n + n - state.done - 1
+    left = float(turns_left * _counted_throws_per_turn())
+    future = Fraction(round(pirate_future(n, left), 2))
+    exact = _mexen_exact(state, future)
+    ranked = sorted(exact, key=lambda h: (exact[h], h))
+    assert exact[ranked[0]] < exact[ranked[1]]
+    best = ranked[0]
+    want: Any = ThrowAgain() if best == 0 else Hold(best)
+    assert decide("mexen", "hard", state, random.Random(0)) == want, exact
+
+
+def test_MN_4_mexen_hard_after_the_first_players_late_mex_reckons_with_its_limit() -> None:
+    """MN-4: after the first player's Mex at its second throw, hard's expected points equal an exact
+    count."""
+    from table.cpu.mexen import _context, throw_cost
+
+    rules = get_rules("mexen")
+    state: Any = rules.start(tuple(Player(f"p{i}") for i in range(3)), {"rounds": 2})
+    state = played("mexen", state, Throw((6, 4)), Throw((2, 1)))
+    assert state.current == 1 and state.round_limit == 2 and state.throw == 0
+    ctx = _context(state)
+    exact = _mexen_exact(state, Fraction(ctx[-1]))
+    assert set(exact) == {0, 1, 2}
+    for h, value in exact.items():
+        got = throw_cost(state.throw, h, 0, state.mexes, ctx)
+        assert got == pytest.approx(float(value), abs=1e-12), h
