@@ -22,7 +22,6 @@ from vision.locate import (
     to_input,
     work_sides,
 )
-from vision.reader import PipReader
 
 DATA = default_data_dir()
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
@@ -136,28 +135,3 @@ def test_a_find_at_a_stronger_big_finds_centre_is_kept_only_if_pip_sized() -> No
     assert set(suppress([pip, big])) == {big, pip}
     twin = Spot(103.0, 98.0, 55.0, 0.5)
     assert suppress([twin, big]) == [big]
-
-
-@needs_data
-def test_a_die_filling_half_a_small_frame_is_read() -> None:
-    """A die 120 px across in a 320 x 240 frame (a camera close above the tray) is found
-    and read as labelled: big dice in small frames get the coarse look too."""
-    img = next(
-        i
-        for i in load_set("matteo_webcam", "tuning", DATA)
-        if len(i.dice) == 1 and i.dice[0].value >= 4
-    )
-    frame = img.read()
-    (cx, cy), value = img.dice[0].center, img.dice[0].value
-    side = 60  # about a die's side in these photos
-    x0, y0 = int(cx - side), int(cy - side)
-    patch = frame[max(0, y0) : y0 + 2 * side, max(0, x0) : x0 + 2 * side]
-    big = cv2.resize(patch, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
-    canvas = np.empty((240, 320, 3), np.uint8)
-    canvas[:] = np.median(patch.reshape(-1, 3), axis=0).astype(np.uint8)
-    h, w = min(240, big.shape[0]), min(320, big.shape[1])
-    oy, ox = (240 - h) // 2, (320 - w) // 2
-    by, bx = (big.shape[0] - h) // 2, (big.shape[1] - w) // 2
-    canvas[oy : oy + h, ox : ox + w] = big[by : by + h, bx : bx + w]
-    reading = PipReader().read(canvas)
-    assert [d.value for d in reading.dice if d.value is not None] == [value], reading
