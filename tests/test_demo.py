@@ -449,3 +449,20 @@ def test_a_script_closed_while_the_table_is_busy_says_nothing_of_it() -> None:
     script.note = said.append
     assert _played(script) == [ButtonPress(Button.ROLL)]
     assert said == [] and len(calls) == 2
+
+
+def test_a_script_closed_while_it_waits_for_the_table_plays_no_further_step() -> None:
+    """A script closed while it waits for the table to settle before a step does not
+    play that step: the table is stopping, and a press now would reach a closed table."""
+    script = ScriptButtons(parse_script('["roll", "stop"]'), step_timeout_s=1)
+    calls: list[float] = []
+
+    def settles(timeout: float) -> bool:
+        calls.append(timeout)
+        if len(calls) == 2:
+            script.close()  # the table stops while the script waits before "stop"
+        return True
+
+    script.wait_idle = settles
+    assert _played(script) == [ButtonPress(Button.ROLL)]
+    assert len(calls) == 2

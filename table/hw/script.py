@@ -189,9 +189,9 @@ class ScriptButtons:
     def _play(self, put: Put) -> None:
         try:
             for n, step in enumerate(self.steps, 1):
-                if self._stop.is_set():
-                    return
                 self._settle(f"script step {n}")
+                if self._stop.is_set():  # before the wait, or closed while it waited
+                    return
                 if isinstance(step, PressStep):
                     put(step.press)
                 elif isinstance(step, ThrowStep):
