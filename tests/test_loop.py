@@ -1766,6 +1766,28 @@ def _close_parts(parts: Any) -> None:
         parts.camera.close()
 
 
+def _build_on_a_laptop(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    open_oled: Callable[[Any], Any],
+    display: Any = None,
+    **paths: Path,
+) -> tuple[Any, io.StringIO]:
+    """``build`` as on a laptop without GPIO, the shipped frames as its camera and
+    ``open_oled`` standing in for opening the OLED (``display``: the config's, if given);
+    the parts, and what they printed."""
+    from table.hw import build as build_module
+    from table.service.config import CameraConfig, Config
+
+    monkeypatch.setattr(build_module, "open_oled", open_oled)
+    _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
+    seen_as_pi(monkeypatch, tmp_path, pi=False)
+    camera = CameraConfig(source=f"folder:{FRAMES}")
+    cfg = Config(camera=camera) if display is None else Config(camera=camera, display=display)
+    out = io.StringIO()
+    return build_module.build(cfg, text_out=out, **paths), out
+
+
 def test_random_throws_give_the_number_of_dice_wanted_and_keep_the_held_die() -> None:
     """Each throw picked for keyboard play has as many dice as the table waits for, the
     die left lying first and as it lay: otherwise a one-die tie-break would be thrown two
@@ -1973,20 +1995,15 @@ def test_an_oled_missing_off_a_pi_prints_the_screens_and_still_records_them(
     """Off a Pi with no OLED the screens go to the terminal, and the PNGs and GIF asked
     for are still written. If the recording were dropped with the OLED, ``--png-dir`` and
     ``--gif`` would leave empty folders on a laptop."""
-    from table.hw import build as build_module
     from table.hw.display import DisplayError, TerminalDisplay
-    from table.service.config import CameraConfig, Config
 
     def no_oled(cfg: object) -> Any:
         raise DisplayError("display: no I2C bus here")
 
-    monkeypatch.setattr(build_module, "open_oled", no_oled)
-    _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
-    seen_as_pi(monkeypatch, tmp_path, pi=False)
-    out = io.StringIO()
     gif = tmp_path / "d.gif"
-    cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"))
-    parts = build_module.build(cfg, png_dir=tmp_path / "png", gif_path=gif, text_out=out)
+    parts, out = _build_on_a_laptop(
+        monkeypatch, tmp_path, no_oled, png_dir=tmp_path / "png", gif_path=gif
+    )
     try:
         assert isinstance(parts.display, TerminalDisplay) and parts.recorder is parts.display
         assert "display: no I2C bus here: display in the terminal" in parts.summary
@@ -2005,9 +2022,7 @@ def test_a_working_oled_and_a_recording_both_get_every_screen(
     """With the OLED answering and ``--gif`` (no PNG folder) given, each screen is drawn
     on the OLED and kept in the recording. If either were left out, the table would be
     dark or the GIF empty."""
-    from table.hw import build as build_module
     from table.hw.display import LumaDisplay, dummy_display
-    from table.service.config import CameraConfig, Config
 
     oleds: list[LumaDisplay] = []
 
@@ -2015,13 +2030,8 @@ def test_a_working_oled_and_a_recording_both_get_every_screen(
         oleds.append(dummy_display())
         return oleds[-1]
 
-    monkeypatch.setattr(build_module, "open_oled", oled)
-    _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
-    seen_as_pi(monkeypatch, tmp_path, pi=False)
-    out = io.StringIO()
     gif = tmp_path / "d.gif"
-    cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"))
-    parts = build_module.build(cfg, gif_path=gif, text_out=out)
+    parts, out = _build_on_a_laptop(monkeypatch, tmp_path, oled, gif_path=gif)
     try:
         picture = _picture()
         parts.display.show(picture)
@@ -2145,9 +2155,8 @@ def test_an_oled_in_the_config_is_opened_with_its_own_settings(
     """An SSD1306 or an SH1106 in the config is opened as the table's OLED, with the
     config's bus, address and rotation, and the screens go to it. If one kind were not
     taken for an OLED, its screens would be printed and the table stay dark."""
-    from table.hw import build as build_module
     from table.hw.display import LumaDisplay, OledDisplay, dummy_display
-    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
+    from table.service.config import DisplayConfig, DisplayDriver
 
     opened: list[DisplayConfig] = []
     oleds: list[LumaDisplay] = []
@@ -2157,13 +2166,8 @@ def test_an_oled_in_the_config_is_opened_with_its_own_settings(
         oleds.append(dummy_display())
         return oleds[-1]
 
-    monkeypatch.setattr(build_module, "open_oled", oled)
-    _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
-    seen_as_pi(monkeypatch, tmp_path, pi=False)
     display = DisplayConfig(driver=DisplayDriver(driver), i2c_port=3, i2c_address=0x3D, rotate=2)
-    cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"), display=display)
-    out = io.StringIO()
-    parts = build_module.build(cfg, text_out=out)
+    parts, out = _build_on_a_laptop(monkeypatch, tmp_path, oled, display)
     try:
         assert isinstance(parts.display, OledDisplay) and opened == [display]
         picture = _picture()
