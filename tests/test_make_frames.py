@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -32,6 +31,7 @@ from table.service.make_frames import (
     reads_as,
 )
 from vision.dataset import load_set
+from vision.types import DieReading, FrameReading, FrameStatus
 
 
 def _make_from(sources: Path, out: Path) -> int:
@@ -307,28 +307,25 @@ def test_a_reader_that_sees_dice_on_the_empty_board_stops_choosing(
         choose(Path("unused"), log=io.StringIO())
 
 
-@dataclass(frozen=True)
-class _Die:
-    confidence: float
-
-
-@dataclass(frozen=True)
-class _Reading:
-    is_ok: bool
-    values: tuple[int, ...]
-    dice: tuple[_Die, ...]
-
-
 class _Readers:
-    def __init__(self, *readings: _Reading) -> None:
+    """Stands in for ``Readers``: each reader's reading of any frame is given."""
+
+    def __init__(self, *readings: FrameReading) -> None:
         self.readings = list(readings)
 
-    def read(self, frame: object) -> list[_Reading]:
+    def read(self, frame: object) -> list[FrameReading]:
         return self.readings
 
 
-def _reading(values: tuple[int, ...], *confidences: float, ok: bool = True) -> _Reading:
-    return _Reading(ok, values, tuple(_Die(c) for c in confidences))
+def _reading(values: tuple[int, ...], *confidences: float, ok: bool = True) -> FrameReading:
+    """A reading of dice of ``values`` with ``confidences``, in order; confidences past
+    the values are dice seen but not read."""
+    box = ((0.0, 0.0), (1.0, 1.0), 0.0)
+    dice = tuple(
+        DieReading(values[i] if i < len(values) else None, (0.0, 0.0), box, c)
+        for i, c in enumerate(confidences)
+    )
+    return FrameReading(FrameStatus.OK if ok else FrameStatus.REROLL, "", dice)
 
 
 def test_margin_is_the_least_sure_die_of_every_reader_or_minus_one() -> None:
