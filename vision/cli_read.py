@@ -124,10 +124,10 @@ def _annotated_path(folder: Path, file: str, taken: set[Path]) -> tuple[Path, bo
     stem = _cut(Path(file).stem) or "image"
     candidate = folder / f"{stem}{ANNOTATED}"
     n = 2
-    while Path(os.path.realpath(candidate)) in taken:
+    while (real := Path(os.path.realpath(candidate))) in taken:
         candidate = folder / f"{stem}-{n}{ANNOTATED}"
         n += 1
-    taken.add(Path(os.path.realpath(candidate)))
+    taken.add(real)
     return candidate, n > 2
 
 
