@@ -711,17 +711,20 @@ def test_simulate_memory_does_not_grow_with_the_number_of_games() -> None:
     assert large - small < 100_000, (small, large)
 
 
-def _simulate_args(games: str, seed: str = "0") -> Any:
+def _simulate_args(games: str = "3", seed: str = "0", rules: str = "mex", **kw: Any) -> Any:
+    """``dicetable simulate``'s arguments: two easy CPU players and no options, unless
+    ``kw`` says otherwise."""
     import argparse
 
-    return argparse.Namespace(
-        rules="mex",
+    base = dict(
+        rules=rules,
         players="cpu:easy,cpu:easy",
         games=games,
         seed=seed,
         option=[],
         breakdown=False,
     )
+    return argparse.Namespace(**(base | kw))
 
 
 @pytest.mark.parametrize("games", ["1000000001", "99999999999999999999999999999"])
@@ -813,8 +816,7 @@ def test_simulate_seats_the_players_in_every_order(monkeypatch: pytest.MonkeyPat
         return real(rules, strategy, seats, *rest, **kw)
 
     monkeypatch.setattr(sim, "play_game", record)
-    args = _simulate_args("600")
-    args.players = "cpu:hard,cpu:normal,cpu:easy"
+    args = _simulate_args("600", players="cpu:hard,cpu:normal,cpu:easy")
     sim.simulate(sim.parse_setup(args))
     assert len(seen) == 6  # all 3! orders
     assert all(60 <= n <= 140 for n in seen.values()), seen  # 100 each expected
@@ -1018,20 +1020,6 @@ def test_MC_6_mexico_only_the_player_on_turn_decides() -> None:
                 assert decide("mexico", level, s, FixedRandom(0.0), seat) is None, (seat, level)
 
 
-def _sim_args(**kw: Any) -> Any:
-    import argparse
-
-    base = dict(
-        rules="mexico",
-        players="cpu:easy,cpu:easy",
-        games="3",
-        seed="0",
-        option=[],
-        breakdown=False,
-    )
-    return argparse.Namespace(**(base | kw))
-
-
 def test_wilson_interval_stays_within_zero_and_one() -> None:
     """A win rate's interval never leaves [0, 1]: no win prints 0.00%, never -0.00%."""
     from table.cpu.simulate import wilson
@@ -1045,7 +1033,7 @@ def test_simulate_report_never_shows_a_negative_rate() -> None:
     """A player without a win in 21 games has the interval [0.00%, ...]."""
     from table.cpu.simulate import GameResult, Timing, Totals, parse_setup, report
 
-    setup = parse_setup(_sim_args(games="21"))
+    setup = parse_setup(_simulate_args(rules="mexico", games="21"))
     totals = Totals(2)
     for _ in range(21):
         totals.add(GameResult(0, False, 4, 40))
@@ -1068,7 +1056,8 @@ def test_simulate_totals_count_draws_games_without_a_winner_and_rounds() -> None
     assert totals.games == 4 and totals.wins == [1, 1]
     assert totals.draws == 1 and totals.no_winner == 2
     assert totals.rounds == 16 and totals.events == 160
-    lines = report(parse_setup(_sim_args(games="4")), totals, Timing(1.0)).splitlines()
+    setup = parse_setup(_simulate_args(rules="mexico", games="4"))
+    lines = report(setup, totals, Timing(1.0)).splitlines()
     assert "no winner: 2 (50.00%), draws among them: 1" in lines
     assert "mean rounds per game: 4.00" in lines
 
@@ -1078,7 +1067,7 @@ def test_simulate_option_yes_on_true_are_true(word: str) -> None:
     """``--option double_on_21=yes`` (or on, true, in any case) switches the option on."""
     from table.cpu.simulate import parse_setup
 
-    setup = parse_setup(_sim_args(option=["double_on_21=" + word]))
+    setup = parse_setup(_simulate_args(rules="mexico", option=["double_on_21=" + word]))
     assert setup.options["double_on_21"] is True
 
 
@@ -1086,7 +1075,7 @@ def test_simulate_repeated_levels_are_numbered_from_one() -> None:
     """Players of a repeated level are called hard#1, hard#2, ... in the order given."""
     from table.cpu.simulate import parse_setup
 
-    setup = parse_setup(_sim_args(players="cpu:hard,cpu:easy,cpu:hard"))
+    setup = parse_setup(_simulate_args(rules="mexico", players="cpu:hard,cpu:easy,cpu:hard"))
     assert setup.names == ("hard#1", "easy", "hard#2")
 
 
@@ -1096,7 +1085,7 @@ def test_simulate_option_without_a_key_is_not_key_value(item: str) -> None:
     from table.cpu.simulate import UsageError, parse_setup
 
     with pytest.raises(UsageError, match="is not KEY=VALUE"):
-        parse_setup(_sim_args(option=[item]))
+        parse_setup(_simulate_args(rules="mexico", option=[item]))
 
 
 def test_simulate_seed_of_twenty_digits_is_shown_whole() -> None:
@@ -1158,7 +1147,7 @@ def test_simulate_breakdown_covers_the_first_games_only(
     from table.cpu import simulate as sim
 
     monkeypatch.setattr(sim, "BREAKDOWN_GAMES", 3)
-    setup = sim.parse_setup(_sim_args(games=str(games), breakdown=True))
+    setup = sim.parse_setup(_simulate_args(rules="mexico", games=str(games), breakdown=True))
     totals, timing = sim.simulate(setup)
     assert totals.games == games
     b = timing.breakdown
@@ -1173,8 +1162,9 @@ def test_simulate_breakdown_counts_the_events_of_the_games_it_replays(
     from table.cpu import simulate as sim
 
     monkeypatch.setattr(sim, "BREAKDOWN_GAMES", 3)
-    first, _ = sim.simulate(sim.parse_setup(_sim_args(games="3")))
-    _, timing = sim.simulate(sim.parse_setup(_sim_args(games="6", breakdown=True)))
+    first, _ = sim.simulate(sim.parse_setup(_simulate_args(rules="mexico", games="3")))
+    args = _simulate_args(rules="mexico", games="6", breakdown=True)
+    _, timing = sim.simulate(sim.parse_setup(args))
     assert timing.breakdown is not None
     assert timing.breakdown.events == first.events
 
@@ -1186,7 +1176,7 @@ def test_simulate_breakdown_share_is_the_rules_engines_part_of_the_time() -> Non
 
     totals = Totals(2)
     timing = Timing(3.0, Breakdown(3, 30, 2.0, 0.5))
-    text = report(parse_setup(_sim_args()), _totals_with(totals), timing)
+    text = report(parse_setup(_simulate_args(rules="mexico")), _totals_with(totals), timing)
     line = text.splitlines()[-1]
     assert "25% of the time" in line and "the other 75%" in line, line
 
