@@ -186,10 +186,7 @@ def _mex(first: list[int], later: list[int], throws: list[int], n: int = 4, **op
         if len(first) > 1:
             events.append(Stand())
     events += [Throw(_dice(p)) for p in throws]
-    for event in events:
-        state = rules.apply(state, event)
-        assert not isinstance(state, Refused), (event, state)
-    return state
+    return played("mex", state, *events)
 
 
 def test_MX_3_MX_4_mex_normal_first_player_stands_on_a_double_and_on_61_at_its_second() -> None:
