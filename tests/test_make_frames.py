@@ -78,6 +78,16 @@ def test_a_sources_file_that_cannot_be_followed_is_one_line(
     assert not (tmp_path / "out").exists()
 
 
+def _photos_with_manifest(tmp_path: Path, manifest: str) -> Path:
+    """A dice folder whose byler_d6 holds the shared photos and ``manifest`` as its
+    manifest.json."""
+    dice = tmp_path / "dice"
+    (dice / "byler_d6").mkdir(parents=True)
+    (dice / "byler_d6" / "images").symlink_to(default_dice_dir() / "byler_d6" / "images")
+    (dice / "byler_d6" / "manifest.json").write_text(manifest)
+    return dice
+
+
 @pytest.mark.parametrize(
     "text, words",
     [
@@ -90,10 +100,7 @@ def test_a_broken_manifest_is_one_line_when_the_crops_are_chosen(
 ) -> None:
     """Without --sources the crops are chosen from every labelled die; a manifest that
     is not the data README's stopped that with a JSONDecodeError or KeyError traceback."""
-    dice = tmp_path / "dice"
-    (dice / "byler_d6").mkdir(parents=True)
-    (dice / "byler_d6" / "images").symlink_to(default_dice_dir() / "byler_d6" / "images")
-    (dice / "byler_d6" / "manifest.json").write_text(text)
+    dice = _photos_with_manifest(tmp_path, text)
     with pytest.raises(SystemExit) as info:
         main(["--dice", str(dice), "--out", str(tmp_path / "out")])
     said = str(info.value)
@@ -144,10 +151,7 @@ def test_an_also_models_folder_without_networks_is_refused(
     folder = tmp_path / "models"
     if kind == "empty":
         folder.mkdir()
-    dice = tmp_path / "dice"  # a broken manifest: the choosing, if it starts, stops at once
-    (dice / "byler_d6").mkdir(parents=True)
-    (dice / "byler_d6" / "images").symlink_to(default_dice_dir() / "byler_d6" / "images")
-    (dice / "byler_d6" / "manifest.json").write_text("{")
+    dice = _photos_with_manifest(tmp_path, "{")  # the choosing, if it starts, stops at once
     argv = ["--dice", str(dice), "--out", str(tmp_path / "out"), "--also-models", str(folder)]
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -175,16 +179,11 @@ def test_an_empty_out_is_refused_not_the_current_folder(
 def _few_photos(tmp_path: Path) -> Path:
     """A byler_d6 folder whose manifest lists only the background photo and the photos the
     shipped frames' crops come from (each with all its labelled dice)."""
-    shared = default_dice_dir() / "byler_d6"
-    dice = tmp_path / "dice"
-    (dice / "byler_d6").mkdir(parents=True)
-    (dice / "byler_d6" / "images").symlink_to(shared / "images")
     sources = json.loads((DEFAULT_OUT / "SOURCES.json").read_text())["dice"]
     keep = {BACKGROUND} | {d["file"].removeprefix("byler_d6/") for d in sources.values()}
-    manifest = json.loads((shared / "manifest.json").read_text())
+    manifest = json.loads((default_dice_dir() / "byler_d6" / "manifest.json").read_text())
     manifest["images"] = [i for i in manifest["images"] if i["file"] in keep]
-    (dice / "byler_d6" / "manifest.json").write_text(json.dumps(manifest))
-    return dice
+    return _photos_with_manifest(tmp_path, json.dumps(manifest))
 
 
 def test_candidates_stand_alone_on_a_board_like_the_background(tmp_path: Path) -> None:
