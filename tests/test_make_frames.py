@@ -15,11 +15,8 @@ import pytest
 from table.service.make_frames import (
     BACKGROUND,
     DEFAULT_OUT,
-    MARGIN,
     MAX_BOARD_DIFF,
-    DieCrop,
     Readers,
-    _ring_colour,
     all_throws,
     background,
     candidates,
@@ -30,6 +27,7 @@ from table.service.make_frames import (
     margin,
     reads_as,
 )
+from vision.compose import MARGIN, DieCrop, ring_colour
 from vision.dataset import load_set
 from vision.types import DieReading, FrameReading, FrameStatus
 
@@ -196,7 +194,7 @@ def test_candidates_stand_alone_on_a_board_like_the_background(tmp_path: Path) -
     bg = background(dice).reshape(-1, 3).mean(axis=0)
     assert sorted(cands) == [1, 2, 3, 4, 5, 6] and all(cands.values())
     for value, crops in cands.items():
-        diffs = [float(np.abs(_ring_colour(c) - bg).sum()) for c in crops]
+        diffs = [float(np.abs(ring_colour(c) - bg).sum()) for c in crops]
         assert diffs == sorted(diffs) and diffs[-1] < MAX_BOARD_DIFF
         for c in crops:
             assert c.value == value and c.file != BACKGROUND

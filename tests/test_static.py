@@ -87,6 +87,19 @@ def test_only_the_adapters_import_the_hardware_libraries() -> None:
     assert seen == adapters  # the check looks where the imports are
 
 
+def test_opencv_belongs_to_vision_no_table_module_imports_it() -> None:
+    """The table hands pixels to vision and gets readings back: every cv2 call, the
+    demo frames' cutting and pasting included (vision/compose.py), is vision's. Imports
+    inside functions count too."""
+    found = [
+        path.relative_to(ROOT).as_posix()
+        for path in _sources("table")
+        if "cv2" in {_top(n) for n in _imports(path)}
+    ]
+    assert found == []
+    assert any("cv2" in {_top(n) for n in _imports(p)} for p in _sources("vision"))
+
+
 def test_vision_never_imports_table_in_any_module() -> None:
     for path in _sources("vision"):
         assert not {n for n in _imports(path) if _top(n) == "table"}, path.name

@@ -6,7 +6,9 @@ empty stretch of the white board of ``byler_d6/images/IMG_20191208_112554.jpg``
 ``byler_d6`` photo by its label box with a margin (a die alone in its crop, on a
 board of nearly the background's colour), then pasted with a feathered edge at
 chosen places. The photos are Nell
-Byler's (BSD-3-Clause, see ``shared/data/dice/byler_d6/LICENSE``).
+Byler's (BSD-3-Clause, see ``shared/data/dice/byler_d6/LICENSE``). The cutting,
+pasting and JPEG coding are ``vision.compose``'s (OpenCV stays in ``vision``); this
+module chooses the dice and where they lie.
 
 Which die photo stands for each value is chosen by the pip reader itself: for
 each value the candidates are pasted alone and read; the first whose every
@@ -29,15 +31,24 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import dataclass
 from itertools import combinations_with_replacement
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from table.service.cli_run import folder_arg
+from vision.compose import (
+    MARGIN,
+    DieCrop,
+    Image,
+    as_saved,
+    cut_die,
+    cut_patch,
+    encode_jpeg,
+    paste,
+    ring_colour,
+)
 
 if TYPE_CHECKING:
     from vision.dataset import LabelledImage
@@ -46,10 +57,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "data" / "frames"
 BACKGROUND = "images/IMG_20191208_112554.jpg"
 BACKGROUND_BOX = (0, 0, 400, 300)  # x0, y0, x1, y1: the die of that photo lies outside
 MAX_BOARD_DIFF = 45.0  # summed B, G, R difference of a crop's board from the background
-MARGIN = 0.35  # of the box size, kept around a die (the board it lay on)
 JPEG_QUALITY = 92
-
-Image = npt.NDArray[np.uint8]
 
 
 def default_dice_dir() -> Path:
@@ -57,15 +65,6 @@ def default_dice_dir() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
-
-
-@dataclass(frozen=True)
-class DieCrop:
-    value: int
-    file: str
-    bbox: tuple[float, float, float, float]
-    image: Image  # BGR crop with margin
-    alpha: npt.NDArray[np.float32]  # feathered mask, 1 on the die
 
 
 # Six places on the board, well apart: value v lies at SPOT_A[v]; the second die
@@ -83,51 +82,9 @@ def pair_positions(hi: int, lo: int) -> tuple[tuple[int, int], tuple[int, int]]:
     return SPOT_A[hi], (SPOT_B[lo] if hi == lo else SPOT_A[lo])
 
 
-def _feather(h: int, w: int, inner: tuple[int, int, int, int]) -> npt.NDArray[np.float32]:
-    """1 inside ``inner`` (x0, y0, x1, y1), falling to 0 at the crop's edge."""
-    import cv2
-
-    mask = np.zeros((h, w), np.float32)
-    x0, y0, x1, y1 = inner
-    mask[y0:y1, x0:x1] = 1.0
-    k = max(3, (min(h, w) // 4) | 1)
-    return np.asarray(cv2.GaussianBlur(mask, (k, k), 0), np.float32)
-
-
-def cut_die(dice_dir: Path, file: str, value: int, bbox: list[float]) -> DieCrop | None:
-    from vision.sources import load_image
-
-    img = load_image(dice_dir / "byler_d6" / file)
-    x0, y0, x1, y1 = bbox
-    side = max(x1 - x0, y1 - y0)
-    m = MARGIN * side
-    cx0, cy0 = int(x0 - m), int(y0 - m)
-    cx1, cy1 = int(np.ceil(x1 + m)), int(np.ceil(y1 + m))
-    h, w = img.shape[:2]
-    if cx0 < 0 or cy0 < 0 or cx1 > w or cy1 > h:
-        return None
-    crop = img[cy0:cy1, cx0:cx1].copy()
-    inner = (int(x0 - cx0), int(y0 - cy0), int(x1 - cx0), int(y1 - cy0))
-    alpha = _feather(crop.shape[0], crop.shape[1], inner)
-    return DieCrop(value, file, (x0, y0, x1, y1), crop, alpha)
-
-
 def background(dice_dir: Path) -> Image:
-    from vision.sources import load_image
-
-    img = load_image(dice_dir / "byler_d6" / BACKGROUND)
-    x0, y0, x1, y1 = BACKGROUND_BOX
-    return img[y0:y1, x0:x1].copy()
-
-
-def paste(base: Image, die: DieCrop, center: tuple[int, int]) -> Image:
-    out = base.astype(np.float32)
-    h, w = die.image.shape[:2]
-    x0, y0 = center[0] - w // 2, center[1] - h // 2
-    region = out[y0 : y0 + h, x0 : x0 + w]
-    a = die.alpha[:, :, None]
-    region[:] = region * (1.0 - a) + die.image.astype(np.float32) * a
-    return np.clip(out, 0, 255).astype(np.uint8)
+    """The empty stretch of board every frame is made on."""
+    return cut_patch(dice_dir / "byler_d6" / BACKGROUND, BACKGROUND_BOX)
 
 
 def compose(bg: Image, crops: dict[int, DieCrop], dice: tuple[int, ...]) -> Image:
@@ -147,12 +104,6 @@ def all_throws() -> list[tuple[int, ...]]:
 
 def _overlaps(a: tuple[float, float, float, float], b: list[float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _ring_colour(c: DieCrop) -> npt.NDArray[np.float32]:
-    """Mean colour of the board around the die (where the crop's mask is low)."""
-    ring = c.alpha < 0.2
-    return np.asarray(c.image[ring].mean(axis=0), np.float32)
 
 
 def _labelled(dice_dir: Path) -> list[LabelledImage]:
@@ -178,7 +129,7 @@ def candidates(dice_dir: Path, board: Image | None = None) -> dict[int, list[Die
         if file == BACKGROUND:
             continue
         for i, d in enumerate(img.dice):
-            c = cut_die(dice_dir, file, d.value, list(d.bbox))
+            c = cut_die(dice_dir / "byler_d6", file, d.value, list(d.bbox))
             if c is None:
                 continue
             x0, y0, x1, y1 = c.bbox
@@ -186,20 +137,10 @@ def candidates(dice_dir: Path, board: Image | None = None) -> dict[int, list[Die
             area = (x0 - m, y0 - m, x1 + m, y1 + m)
             if any(j != i and _overlaps(area, list(o.bbox)) for j, o in enumerate(img.dice)):
                 continue
-            diff = float(np.abs(_ring_colour(c) - bg_colour).sum())
+            diff = float(np.abs(ring_colour(c) - bg_colour).sum())
             if diff < MAX_BOARD_DIFF:
                 scored[c.value].append((diff, c))
     return {v: [c for _, c in sorted(cs, key=lambda x: x[0])] for v, cs in scored.items()}
-
-
-def as_saved(frame: Image) -> Image:
-    """The frame as it will be read back from its JPEG file."""
-    import cv2
-
-    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-    if not ok:
-        raise RuntimeError("JPEG encoding failed")
-    return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), dtype=np.uint8)
 
 
 class Readers:
@@ -220,7 +161,7 @@ class Readers:
             self.readers.append(r)
 
     def read(self, frame: Image) -> list[Any]:
-        saved = as_saved(frame)
+        saved = as_saved(frame, JPEG_QUALITY)
         return [r.read(saved) for r in self.readers]
 
 
@@ -304,7 +245,7 @@ def recorded(dice_dir: Path, sources_file: Path) -> dict[int, DieCrop]:
             for d in labels.get(file, ())
             if d.value == v and max(abs(a - b) for a, b in zip(d.bbox, box, strict=True)) < 0.06
         ]
-        crop = cut_die(dice_dir, file, v, exact[0]) if exact else None
+        crop = cut_die(root, file, v, exact[0]) if exact else None
         if crop is None:
             raise SystemExit(f"make_frames: no labelled {v} at {box} in byler_d6/{file}")
         chosen[v] = crop
@@ -312,8 +253,6 @@ def recorded(dice_dir: Path, sources_file: Path) -> dict[int, DieCrop]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import cv2
-
     p = argparse.ArgumentParser(prog="python -m table.service.make_frames", description=__doc__)
     p.add_argument("--dice", type=Path, default=default_dice_dir(), help="shared/data/dice")
     p.add_argument("--out", type=folder_arg, default=DEFAULT_OUT)
@@ -356,13 +295,11 @@ def main(argv: list[str] | None = None) -> int:
     from table.hw.camera import frame_name
 
     frames: dict[str, bytes] = {}
-    for t in all_throws():
-        ok, data = cv2.imencode(
-            ".jpg", compose(bg, chosen, t), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]
-        )
-        if not ok:
-            raise SystemExit("make_frames: JPEG encoding failed")
-        frames[f"{frame_name(t)}.jpg"] = data.tobytes()
+    try:
+        for t in all_throws():
+            frames[f"{frame_name(t)}.jpg"] = encode_jpeg(compose(bg, chosen, t), JPEG_QUALITY)
+    except ValueError as exc:
+        raise SystemExit(f"make_frames: {exc}") from None
     sources = {
         "made_by": "python -m table.service.make_frames",
         "license": "byler_d6 photos: nell-byler/dice_detection, BSD-3-Clause, (c) 2019 Nell Byler",
