@@ -72,7 +72,7 @@ def vision_parts(settle_frames: int) -> tuple[FrameReader, SettleLike]:
     return PipReader(), Settler(SettleConfig(consistent_frames=settle_frames))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Shown:
     """The last screen on the display and when (monotonic seconds)."""
 
