@@ -15,6 +15,7 @@ from typing import Any
 from table.game import Game, SetupError, replay
 from table.gamelog import LoadedGame, LogError, load
 from table.service.resume import named_log
+from table.service.screens import escaped
 
 COUNTERS = ("lives", "points", "sips")
 
@@ -72,9 +73,7 @@ def _one_line(value: object, most: int = 40) -> str:
     characters escaped as JSON escapes them (a line break in a name split its row, an
     ESC reached the terminal), and cut to ``most`` characters (a name of 100 000
     characters made every row that wide)."""
-    text = str(value)
-    if not text.isprintable():  # each such character alone: C1 controls (a CSI), U+2028
-        text = "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
+    text = escaped(str(value))  # each such character alone: C1 controls (a CSI), U+2028
     return text if len(text) <= most else text[: most - 3] + "..."
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -560,3 +561,27 @@ def test_a_message_longer_than_the_screen_ends_in_dots_and_is_said_to_be_cut() -
     assert _ends_in_two_dots(render(message), 36, 51)
     short = Message("HOLD", "not in mexico: keep both dice", "roll, then press ROLL")
     assert overflow(short) == () and not _ends_in_two_dots(render(short), 13, 26)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Ann\nBob", "\x1b[31mRED\x1b[0m\x1b]0;title\x07", "Ann\x9b2J", "Ann\u2028Bob", "Ann\r"],
+)
+def test_a_name_from_a_log_reaches_the_terminal_escaped_on_its_line(name: str) -> None:
+    """A game log may name a player anything. In the terminal display a line break in
+    the name split the box and an ESC sequence reached the terminal (a colour, the window's
+    title, the bell); each control character is written as JSON writes it, as replay does."""
+    import io
+
+    from table.hw.display import TerminalDisplay
+
+    screen = Turn(name, "round 1  throw 1/3", "roll, then press ROLL", "", None, ((name, "0"),))
+    text = render_text(screen)
+    assert len(text.splitlines()) == 4  # header, player, hint, standings
+    assert all(line.isprintable() for line in text.splitlines())
+    out = io.StringIO()
+    TerminalDisplay(out=out).show_text(text)
+    shown = out.getvalue()
+    assert all(line.isprintable() for line in shown.splitlines())
+    assert json.dumps(name)[1:-1] in shown  # the name still there, spelt out
+    assert render_text(replace(screen, player="Ann")).splitlines()[1] == "  Ann"

@@ -9,6 +9,7 @@ shrinks first, then the text is cut with "..", so nothing is drawn off-screen.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -620,8 +621,19 @@ def render_padded(screen: Screen, margin: int) -> Image.Image:
     return image
 
 
+def escaped(text: str) -> str:
+    """``text`` on one line with nothing a terminal obeys: each control character (a line
+    break, an ESC, a C1 control, U+2028) written as JSON writes it. Names come from game
+    logs, which may hold anything; printed raw, a name's ESC sequence reached the terminal
+    the table runs in and a line break in it split the screen's box."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
+
+
 def render_text(screen: Screen) -> str:
-    """The screen's content as a few plain lines (terminal display, logs)."""
+    """The screen's content as a few plain lines (terminal display, logs), each line
+    ``escaped``."""
     if isinstance(screen, Menu | Choose):
         pos = f" ({screen.index + 1}/{screen.count})" if screen.count > 1 else ""
         note = [screen.note] if isinstance(screen, Choose) and screen.note else []
@@ -646,7 +658,7 @@ def render_text(screen: Screen) -> str:
         lines = [f"[{screen.title}]", screen.text, screen.hint]
     else:
         lines = [f"[resumed: {screen.rules}]", screen.detail, screen.hint]
-    return "\n".join(line for line in lines if line)
+    return "\n".join(escaped(line) for line in lines if line)
 
 
 def _standings_text(rows: tuple[tuple[str, str], ...]) -> str:
