@@ -280,17 +280,36 @@ def loads(text: str) -> LoadedGame:
             raise LogError('"events" must be a list')
         events = tuple(parse_event(e, f"event {i}") for i, e in enumerate(raw_events))
         return LoadedGame(header, events)
-    first = next((line for line in text.split("\n") if line.strip()), "")
-    if first.strip() == "{" and whole_error is not None:
+    if whole_error is not None and _one_object_over_lines(text, whole_error):
         # A game written as one object over many lines (never a header line of its own):
         # the fault is where the object's parse stopped, not on its first line.
-        if not isinstance(whole_error, json.JSONDecodeError):
+        if not isinstance(whole_error, json.JSONDecodeError):  # a key twice, say
             raise LogError(f"not valid JSON ({whole_error})")
         raise LogError(
             f"not valid JSON (line {whole_error.lineno} column {whole_error.colno}: "
             f"{whole_error.msg})"
         )
     return _loads_lines(text)
+
+
+def _one_object_over_lines(text: str, whole_error: ValueError) -> bool:
+    """Whether a text that is no JSON is one object written over many lines: its first
+    line is no JSON on its own, and the parse of the whole text got past that line. The
+    first line may be a bare ``{`` or hold the first keys (``{"rules": "mex",``). A first
+    line that is JSON (a log's header) or broken within itself is left to the lines' own
+    parse, which names the line. A fault that is not a syntax error (a key twice) has no
+    place, and the first line alone decides."""
+    lines = text.split("\n")
+    first_no = next((n for n, line in enumerate(lines, start=1) if line.strip()), 0)
+    if not first_no:
+        return False
+    if isinstance(whole_error, json.JSONDecodeError) and whole_error.lineno <= first_no:
+        return False
+    try:
+        _json(lines[first_no - 1])
+    except ValueError:
+        return True
+    return False
 
 
 def _loads_lines(text: str) -> LoadedGame:

@@ -463,6 +463,41 @@ def test_a_pretty_printed_game_with_a_fault_names_where_it_is() -> None:
         loads(broken)
 
 
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        # The first keys on the first line, a comma missing after the second event.
+        (
+            '{"rules": "mex", "players": ["A", "B"],\n "events": [\n  {"throw": [6, 3]},\n'
+            '  {"stand": true}\n  {"throw": [2, 1]}\n ]\n}\n',
+            r"line 5 column 3: Expecting ',' delimiter",
+        ),
+        # Blank lines first: the lines are counted in the file, as an editor counts them.
+        ('\n\n{"rules": "mex",\n "players": ["A", "B"], "events": [}\n', "line 4 column "),
+        # No syntax fault but a key twice: no place to name, and the file's own words.
+        ('{"rules": "mex", "players": ["A", "B"],\n "rules": "mex"}\n', 'key "rules" appears'),
+    ],
+)
+def test_a_game_over_many_lines_names_its_fault_whatever_its_first_line_holds(
+    text: str, where: str
+) -> None:
+    """Not only a first line of a bare ``{``: an object begun with its first keys on the
+    first line was taken for a log's header line, and the fault named was line 1's own
+    (the object goes on past it), not where the file is broken."""
+    with pytest.raises(LogError, match=where) as caught:
+        loads(text)
+    assert "line 1" not in str(caught.value)
+
+
+def test_a_log_whose_header_line_is_broken_names_that_line() -> None:
+    """A header line broken within itself is named as the line at fault, in a log as in
+    a one-object game."""
+    with pytest.raises(LogError, match=r"not valid JSON \(line 1: Expecting value"):
+        loads('{"rules": mex, "players": ["A", "B"]}\n{"throw": [6, 3]}\n')
+    with pytest.raises(LogError, match=r"not valid JSON \(line 1: Expecting value"):
+        loads('{"rules": mex, "players": ["A", "B"],\n "events": []}\n')
+
+
 def _nested(depth: int) -> object:
     value: object = []
     for _ in range(depth):
