@@ -37,6 +37,8 @@ def replay_file(path: str) -> tuple[LoadedGame, Game]:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        if not args.file.strip():  # an unset shell variable: as a path it is the folder "."
+            raise LogError("an empty path is no game file")
         loaded, game = replay_file(args.file)
     except LogError as exc:
         text = str(exc)
@@ -46,10 +48,10 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.file}: not a game file: it names the game in progress "
                 f"(dicetable replay {named})"
             )
-        print(f"dicetable replay: {text}", file=sys.stderr)
+        print(f"dicetable replay: {escaped(text)}", file=sys.stderr)  # one line, a path too
         return 2
     if loaded.torn:
-        print(f"dicetable replay: {args.file}: {loaded.torn}", file=sys.stderr)
+        print(f"dicetable replay: {escaped(args.file)}: {loaded.torn}", file=sys.stderr)
     view = game.view()
     if args.json:
         print(json.dumps(view))

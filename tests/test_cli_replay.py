@@ -417,3 +417,20 @@ def test_games_current_naming_itself_is_no_pointer_to_a_game(
     assert main(["replay", str(current)]) == 2
     err = capsys.readouterr().err
     assert "not valid JSON" in err and "game in progress" not in err
+
+
+def test_an_empty_path_or_one_with_a_line_break_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty FILE (an unset shell variable) is named as such, not as the folder "."
+    it is as a path; a path with a line break in it is shown escaped on the one line."""
+    assert main(["replay", ""]) == 2
+    assert capsys.readouterr().err == "dicetable replay: an empty path is no game file\n"
+    odd = tmp_path / "a\nb.json"
+    assert main(["replay", str(odd)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a\\nb.json: no such file" in err
+    odd.write_text(json.dumps(GAME) + "\n{not json")
+    assert main(["replay", str(odd)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a\\nb.json: " in err and "torn" in err
