@@ -129,6 +129,18 @@ def test_missing_folder_is_a_camera_error(tmp_path: Path) -> None:
         open_source(f"folder:{tmp_path / 'nope'}")
 
 
+def test_a_folder_spec_as_a_person_writes_it_opens_that_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The config takes "folder: PATH" with a space after the colon and "~" for the home
+    folder, as it does for table.data_dir; the camera then said "no such folder"."""
+    _write_folder(tmp_path / "throws", ["a.jpg", "b.jpg"])
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for spec in (f"folder: {tmp_path / 'throws'}", "folder:~/throws", " folder: ~/throws "):
+        with open_source(spec) as src:
+            assert len(list(iter_frames(src))) == 2, spec
+
+
 def test_broken_image_in_folder_names_the_file(tmp_path: Path) -> None:
     _write_folder(tmp_path, ["a.png"])
     (tmp_path / "b.png").write_bytes(b"this is not a png")
@@ -549,6 +561,12 @@ def test_picamera_source_satisfies_the_protocol(monkeypatch: pytest.MonkeyPatch)
         # "²" passes str.isdigit, not int(): it stopped open_source with a ValueError
         ("usb:\u00b2", "no camera at \u00b2"),
         ("\u00b2", "no such file or folder"),
+        # OpenCV takes the index as a C int: a bigger one raised its own cv2.error
+        ("usb:2147483648", "no camera at index 2147483648"),
+        ("usb:99999999999999999999", "no camera at index 9999"),
+        # no path: it opened the current folder ("folder:" is "folder:.")
+        ("folder:", "give a path, e.g. folder:"),
+        ("video:  ", "give a path, e.g. video:"),
     ],
 )
 def test_bad_specs_say_what_to_write(spec: str, words: str) -> None:

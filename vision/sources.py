@@ -275,7 +275,7 @@ def load_image(path: str | Path) -> Frame:
             f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels"
         )
     try:
-        with _quiet_opencv():  # its decoders' warnings would break the one line per image
+        with quiet_opencv():  # its decoders' warnings would break the one line per image
             image = cv2.imdecode(np.frombuffer(raw, dtype=np.uint8), cv2.IMREAD_COLOR)
     except cv2.error:
         image = None
@@ -357,8 +357,10 @@ class FolderSource(ImageFilesSource):
 
 
 @contextlib.contextmanager
-def _quiet_opencv() -> Iterator[None]:
-    """Silence OpenCV's own warnings while probing devices; we report failures ourselves.
+def quiet_opencv() -> Iterator[None]:
+    """Silence OpenCV's own log while probing devices or decoding; we report failures
+    ourselves. Its errors too: a damaged PNG printed "[ERROR:0@0.05] global loadsave.cpp
+    ... imdecode_" over two lines before our one line saying the same.
 
     FFmpeg, behind OpenCV's video files, logs on its own ("[mjpeg @ 0x...] No JPEG data
     found in image") at a level OpenCV reads from the environment once, when it first
@@ -370,7 +372,7 @@ def _quiet_opencv() -> Iterator[None]:
         yield
         return
     old = logging.getLogLevel()
-    logging.setLogLevel(logging.LOG_LEVEL_ERROR)
+    logging.setLogLevel(logging.LOG_LEVEL_SILENT)
     try:
         yield
     finally:
@@ -410,6 +412,8 @@ class _CaptureSource(_Source):
 # is four), and one more.
 STALE_FRAMES = 5
 
+MAX_DEVICE_INDEX = 9999  # no machine has more cameras; OpenCV takes the index as a C int
+
 
 class DeviceSource(_CaptureSource):
     """A USB webcam (any V4L2 device) through OpenCV, by index or ``/dev/videoN``."""
@@ -420,11 +424,13 @@ class DeviceSource(_CaptureSource):
         if isinstance(device, str):
             if device.isdecimal():  # what int() takes: "²" passes isdigit, not int()
                 device = int(device)
+                if device > MAX_DEVICE_INDEX:  # OpenCV takes a C int: a bigger one raised
+                    raise CameraError(f"{self.name}: no camera at index {device}")
             else:
                 with _looking_at(self.name):
                     if not Path(device).exists():
                         raise CameraError(f"{self.name}: no camera at {device} (is it plugged in?)")
-        with _quiet_opencv():
+        with quiet_opencv():
             cap = cv2.VideoCapture(device)
             opened = bool(cap.isOpened())
         if not opened:
@@ -476,7 +482,7 @@ class VideoFileSource(_CaptureSource):
         if self._cap is None:
             raise CameraError(f"{self.name}: not a video OpenCV can read")
         # Read the first frame now, so a broken file fails when it is opened, not later.
-        with _quiet_opencv():
+        with quiet_opencv():
             first = self._grab()
         if first is None:
             self.close()
@@ -485,7 +491,7 @@ class VideoFileSource(_CaptureSource):
 
     def _open(self) -> Any:
         """The file opened by OpenCV, or None (released) if it cannot read it."""
-        with _quiet_opencv():
+        with quiet_opencv():
             cap = cv2.VideoCapture(str(self.path))
             opened = bool(cap.isOpened())
         if not opened:
@@ -507,7 +513,7 @@ class VideoFileSource(_CaptureSource):
         if frame is None:  # OpenCV cannot seek back in a video of one frame: open it again
             self._cap.release()
             self._cap = self._open()
-            with _quiet_opencv():
+            with quiet_opencv():
                 frame = self._grab() if self._cap is not None else None
         if frame is None:
             raise CameraError(f"{self.name}: cannot rewind video")
@@ -606,10 +612,16 @@ def open_source(spec: str, *, loop: bool = False) -> FrameSource:
         if not rest:
             raise CameraError(f"camera '{text}': give a device, e.g. usb:0")
         return DeviceSource(rest)
-    if kind == "video":
-        return VideoFileSource(rest, loop=loop)
-    if kind == "folder":
-        return FolderSource(rest, loop=loop)
+    if kind in ("video", "folder"):
+        # "folder: ~/throws" as a person writes it: the space is no part of the path.
+        where = rest.strip()
+        if not where:
+            example = "video:/home/pi/throws.mp4" if kind == "video" else "folder:/home/pi/throws"
+            raise CameraError(f"camera '{text}': give a path, e.g. {example}")
+        path = Path(where).expanduser()
+        if kind == "video":
+            return VideoFileSource(path, loop=loop)
+        return FolderSource(path, loop=loop)
     if text.isdecimal() or text.startswith("/dev/video"):
         return DeviceSource(text)
     path = Path(text)
