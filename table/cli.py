@@ -50,6 +50,13 @@ def _top_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Started with standard output or error closed (">&-"), Python has None for them and
+    # the first print was an "internal error": what is printed there goes nowhere instead,
+    # and the work asked for (pictures, a game) is still done.
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     args_in = list(sys.argv[1:] if argv is None else argv)
     top = _top_parser()
     first = args_in[0] if args_in else ""

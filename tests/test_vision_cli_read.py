@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.conftest import photo_like
 from vision import cli_read
 from vision.dataset import LabelledImage, default_data_dir, load_set
 from vision.sources import list_images, load_image
@@ -644,3 +645,83 @@ def test_an_input_reached_by_a_link_is_not_written_over_either(tmp_path: Path) -
     assert [json.loads(line)["status"] for line in lines] == ["ok", "reroll"]
     assert load_image(tall).shape == (64, 48, 3)
     assert (out / "b-2.read.jpg").is_file()
+
+
+# -- standard output and error as the shell leaves them --------------------------
+
+
+def _half_files(tmp_path: Path) -> list[str]:
+    """A photo-like picture written as PNG, BMP and TIFF, each cut off halfway, and as a
+    JPEG cut off with a run of zero bytes before the cut."""
+    picture = photo_like(240, 320)
+    names = []
+    for suffix in ("png", "bmp", "tiff", "jpg"):
+        ok, data = cv2.imencode(f".{suffix}", picture)
+        assert ok
+        raw = bytearray(data.tobytes())
+        if suffix == "jpg":
+            raw[len(raw) // 2 : len(raw) // 2 + 40] = bytes(40)
+            raw = raw[: len(raw) * 3 // 4]
+        else:
+            raw = raw[: len(raw) // 2]
+        (tmp_path / f"cut.{suffix}").write_bytes(bytes(raw))
+        names.append(str(tmp_path / f"cut.{suffix}"))
+    return names
+
+
+def test_damaged_files_are_one_line_each_and_nothing_on_standard_error(tmp_path: Path) -> None:
+    """libpng, libtiff and libjpeg write their complaints to standard error themselves,
+    and OpenCV logged its own errors there: "libpng error: PNG input buffer is
+    incomplete" and two lines of "[ERROR:0@0.05] global loadsave.cpp ..." came between
+    the lines, each image's own line already saying it cannot be read."""
+    names = _half_files(tmp_path)
+    done = dicetable(*names)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(names)
+    assert all(": error — cannot read image" in line for line in lines[:3])
+    assert done.stderr == ""
+
+
+def test_closed_standard_output_still_writes_the_pictures(tmp_path: Path) -> None:
+    """Run with standard output closed (">&-"), the first line printed was an "internal
+    error" and no picture was written."""
+    photo = write(tmp_path / "in" / "grey.png", 64, 48)
+    out = tmp_path / "out"
+    done = subprocess.run(
+        ["bash", "-c", '"$0" -m table read "$1" --annotate "$2" >&-', sys.executable, photo, out],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert [p.name for p in out.iterdir()] == ["grey.read.jpg"]
+
+
+def test_a_reader_of_the_lines_gone_leaves_no_picture_unwritten(tmp_path: Path) -> None:
+    """Piped into a reader that stops (| head -1), the command stopped at the first line
+    it could not print, exit 0, and the pictures --annotate asked for after it were never
+    written. They are now, and nothing more is printed."""
+    photos = [write(tmp_path / "in" / f"p{i}.png", 64, 48, 40 * i) for i in range(1, 5)]
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table", "read", *photos, "--annotate", str(out)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # gone before the first line
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0 and err == b""
+    assert sorted(p.name for p in out.iterdir()) == [f"p{i}.read.jpg" for i in range(1, 5)]
+
+
+def test_a_picture_wider_than_a_jpeg_can_be_is_written_shrunk(tmp_path: Path) -> None:
+    """OpenCV writes at most 65 500 pixels a side: a 70 000 px wide photo's picture was
+    refused, with OpenCV's own log on standard error."""
+    target = tmp_path / "wide.read.jpg"
+    assert cli_read._write_image(target, np.full((200, 70_000, 3), 90, np.uint8)) == ""
+    written = cv2.imread(str(target))
+    assert written is not None and written.shape[1] == 65_500 and written.shape[0] == 187

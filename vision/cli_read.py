@@ -18,7 +18,7 @@ import errno
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -26,7 +26,7 @@ import cv2
 
 from vision.annotate import annotate
 from vision.settle import FrameReader
-from vision.sources import IMAGE_SUFFIXES, CameraError, list_images, load_image
+from vision.sources import IMAGE_SUFFIXES, CameraError, list_images, load_image, quiet_opencv
 from vision.types import FrameReading
 
 
@@ -215,7 +215,8 @@ def run(
             _emit(stdout, _error_line(file, why_not, args.json))
             continue
         try:
-            image = load_image(file)
+            with _decoders_quiet():
+                image = load_image(file)
         except CameraError as exc:
             failed = True
             why = str(exc).removeprefix(f"{Path(file)}: ")
@@ -228,10 +229,18 @@ def run(
             why = f"reader failed: {type(exc).__name__}: {exc}"
             _emit(stdout, _error_line(file, why, args.json))
             continue
-        if args.json:
-            _emit(stdout, json.dumps({"file": file, **reading.to_json()}))
-        else:
-            _emit(stdout, _text_line(file, reading))
+        try:
+            if args.json:
+                _emit(stdout, json.dumps({"file": file, **reading.to_json()}))
+            else:
+                _emit(stdout, _text_line(file, reading))
+        except BrokenPipeError:
+            # The reader of the lines has gone (| head -1). Without --annotate there is no
+            # more to do; with it, the pictures asked for are still written (it stopped
+            # at the first, exit 0), and no more lines are printed.
+            if annotate_dir is None:
+                raise
+            stdout = _gone(stdout)
         if annotate_dir is not None:
             target, numbered = _annotated_path(annotate_dir, file, taken)
             # a numbered copy's banner names its input as given, to tell it from the first
@@ -243,9 +252,59 @@ def run(
     return 1 if failed else 0
 
 
+def _gone(out: TextIO) -> TextIO:
+    """A stream whose reader has gone: what it still holds, and all written to it from
+    now on, goes nowhere (flushed again as the program ends, it failed again)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+    except (OSError, ValueError):  # no file of its own (a test's StringIO)
+        return open(os.devnull, "w")  # noqa: SIM115 - lives as long as the run
+    return out
+
+
+@contextlib.contextmanager
+def _decoders_quiet() -> Iterator[None]:
+    """Standard error closed to the image libraries while a file is decoded: libpng,
+    libjpeg and libtiff write their complaints ("libpng error: PNG input buffer is
+    incomplete", "Corrupt JPEG data: ...") to it themselves, between the lines, where
+    the image's own line already says what was wrong."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no standard error to begin with
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        os.close(saved)
+        yield
+        return
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
+
+
+# JPEG holds at most 65 535 pixels a side and OpenCV writes at most 65 500.
+MAX_PICTURE_SIDE = 65_500
+
+
 def _write_image(path: Path, image: Any) -> str:
-    """Write the image; "" when written, else why not."""
-    ok, data = cv2.imencode(path.suffix, image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    """Write the image; "" when written, else why not. A picture wider or taller than a
+    JPEG can be is shrunk to fit (OpenCV refused it, with a log of its own)."""
+    side = max(image.shape[:2])
+    if side > MAX_PICTURE_SIDE:
+        h, w = image.shape[:2]
+        f = MAX_PICTURE_SIDE / side
+        size = tuple(max(1, min(MAX_PICTURE_SIDE, round(n * f))) for n in (w, h))
+        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    with quiet_opencv():
+        ok, data = cv2.imencode(path.suffix, image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     if not ok:
         return f"OpenCV cannot encode {path.suffix or 'a file without a suffix'}"
     # Written beside and renamed over it: a link of that name is replaced, not the
