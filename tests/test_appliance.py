@@ -1267,3 +1267,35 @@ def test_the_screens_gif_is_written_where_asked(
     assert main([*args, *given]) == 0, capsys.readouterr().err
     with Image.open(tmp_path / gif) as image:
         assert image.format == "GIF"
+
+
+def test_a_throw_after_a_start_like_the_dice_left_lying_is_a_new_throw(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table remembers the last throw's dice lying in the tray (tray.json) across a
+    start; the replayed camera did not, and showed a throw of the same values unmoved:
+    "dice lie as last thrown", the script stalled, and the throw was never logged."""
+    from table.cli import main
+    from table.gamelog import load
+    from table.service.demo import DEMO_SETTINGS, menu_presses
+    from table.service.resume import DataDir
+
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    data = DataDir(tmp_path / "data")
+    data.save_settings(DEMO_SETTINGS["mexico"])
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    presses = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"])
+    first.write_text(json.dumps([*presses, "throw 4 2", "roll", "stop", "quit"]))
+    second.write_text(json.dumps(["throw 4 2", "roll", "stop", "quit"]))
+    for script in (first, second):
+        args = ["run", "--stand-ins", "--script", str(script), "--data", str(data.root)]
+        assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "resumed the unfinished game" in err and "still busy" not in err, err
+    events = load(data.logs()[0]).events
+    assert [e.to_json() for e in events] == [
+        {"throw": [4, 2]},
+        {"stand": True},
+        {"throw": [4, 2]},
+        {"stand": True},
+    ]

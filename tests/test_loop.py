@@ -19,7 +19,7 @@ from PIL import Image
 
 from table.game import replay
 from table.gamelog import load
-from table.hw.camera import ScriptedCamera
+from table.hw.camera import RESUMED_SHIFT, SAME_THROW_SHIFT, ScriptedCamera
 from table.hw.script import ScriptButtons, parse_script
 from table.service import screens
 from table.service.demo import DEMO_PLAYS, DEMO_SETTINGS, menu_presses, script_for
@@ -1077,16 +1077,29 @@ def test_the_same_throw_twice_is_two_throws(tmp_path: Path, vision: Any) -> None
     assert not any("not counted" in t for t in display.texts), display.texts
 
 
-def test_every_shipped_frame_moved_reads_as_dice_rolled_again(vision: Any) -> None:
-    """``SAME_THROW_SHIFT`` on each shipped frame: the same values are read, each die
-    beyond where an unrolled die lies and within where a held one may lie (MN-5)."""
+@pytest.mark.parametrize(
+    ("was", "now"),
+    [
+        ((0, 0), SAME_THROW_SHIFT),
+        ((0, 0), RESUMED_SHIFT),
+        (SAME_THROW_SHIFT, RESUMED_SHIFT),
+    ],
+)
+def test_every_shipped_frame_moved_reads_as_dice_rolled_again(
+    vision: Any, was: tuple[int, int], now: tuple[int, int]
+) -> None:
+    """``SAME_THROW_SHIFT`` on each shipped frame, and ``RESUMED_SHIFT`` (a throw after a
+    start of the dice remembered lying, which may lie unmoved or moved): the same values
+    are read, each die beyond where an unrolled die lies and within where a held one may
+    lie (MN-5)."""
     from table.service.referee import HOLD_TOLERANCE, UNROLLED_TOLERANCE, _spot, _unrolled
 
     camera = ScriptedCamera(FRAMES)
     for path in sorted(FRAMES.glob("dice_*.jpg")):
         dice = tuple(int(c) for c in path.stem.split("_")[1])
         image = camera.image_for(dice)
-        before, after = vision.read(image), vision.read(camera.shifted(image))
+        before = vision.read(camera.shifted(image, was))
+        after = vision.read(camera.shifted(image, now))
         assert sorted(before.values) == sorted(after.values) == sorted(dice), path.name
         assert not _unrolled(before.dice, after.dice), path.name
         for d in before.dice:

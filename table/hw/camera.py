@@ -264,6 +264,10 @@ def frame_name(dice: tuple[int, ...]) -> str:
 # the table counts no dice lying as the last throw left them. It is less than a die may
 # shift when left lying (MN-5) in the shipped frames, whose dice are 33-45 px across.
 SAME_THROW_SHIFT = (8, 8)
+# A throw after a start of the same values as the dice the table remembers lying
+# (tray.json) may have been shown unmoved or moved before it stopped: it is shown
+# where neither was, as far from both places (11.4 px) as they are from each other.
+RESUMED_SHIFT = (11, -3)
 
 
 class ScriptedCamera(_Paced):
@@ -274,7 +278,8 @@ class ScriptedCamera(_Paced):
         self.frames_dir = frames_dir
         self._lock = threading.Lock()
         self._dice: tuple[int, ...] = ()
-        self._shifted = False  # the photo shown moved by SAME_THROW_SHIFT
+        self._shift = (0, 0)  # how far the photo shown is moved (x, y)
+        self._left: tuple[int, ...] = ()  # the dice remembered lying from before a start
         # The last few frames read, newest last: a folder of 48-megapixel photos, each
         # 144 MB decoded, all 21 kept, was 3 GB.
         self._cache: dict[tuple[int, ...], Any] = {}
@@ -303,19 +308,34 @@ class ScriptedCamera(_Paced):
             self._cache[key] = self._cache.pop(key)  # the newest again
         return self._cache[key]
 
-    def shifted(self, image: Any) -> Any:
-        """``image`` moved by ``SAME_THROW_SHIFT``, its edge rows and columns repeated."""
+    def shifted(self, image: Any, by: tuple[int, int] = SAME_THROW_SHIFT) -> Any:
+        """``image`` moved by ``by`` (x, y; down and right if positive), its edge rows
+        and columns repeated."""
         import numpy as np
 
-        dx, dy = SAME_THROW_SHIFT
+        dx, dy = by
         h, w = image.shape[:2]
         rest = [(0, 0)] * (image.ndim - 2)
-        return np.pad(image, [(dy, 0), (dx, 0), *rest], mode="edge")[:h, :w]
+        pad = [(max(dy, 0), max(-dy, 0)), (max(dx, 0), max(-dx, 0)), *rest]
+        y0, x0 = max(-dy, 0), max(-dx, 0)
+        return np.pad(image, pad, mode="edge")[y0 : y0 + h, x0 : x0 + w]
+
+    def left_lying(self, dice: tuple[int, ...]) -> None:
+        """The dice the table remembers lying in the tray from before it started (its
+        ``tray.json``). The tray is shown empty until a throw, as before; a first throw
+        of the same values is shown where neither of the places they may lie in is. It
+        was shown unmoved, and after a throw of the same values the table said "dice lie
+        as last thrown" and the script's throw was never counted."""
+        with self._lock:
+            self._left = tuple(dice) if not self._dice else ()
 
     def _thrown(self, dice: tuple[int, ...]) -> None:
         """The dice of a new throw lie in the tray (the lock held)."""
         if sorted(dice) == sorted(self._dice):
-            self._shifted = not self._shifted
+            self._shift = SAME_THROW_SHIFT if self._shift == (0, 0) else (0, 0)
+        elif not self._dice and self._left and sorted(dice) == sorted(self._left):
+            self._shift = RESUMED_SHIFT
+        self._left = ()
         self._dice = tuple(dice)
 
     def throw(self, dice: tuple[int, ...]) -> None:
@@ -346,14 +366,14 @@ class ScriptedCamera(_Paced):
 
         while self._wait_turn():
             with self._lock:
-                dice, shifted = self._dice, self._shifted
+                dice, shift = self._dice, self._shift
             try:
                 image = self.image_for(dice)
             except CameraError as exc:  # reported; tried again when next wanted
                 self._missed()
                 put(CameraFailed(str(exc)))
                 continue
-            put(Frame(self.shifted(image) if shifted else image, time.monotonic()))
+            put(Frame(self.shifted(image, shift) if shift != (0, 0) else image, time.monotonic()))
             self._stop.wait(self.period)
 
     def start(self, put: Put) -> None:

@@ -455,6 +455,9 @@ def _run_table(
     old = {s: signal.signal(s, on_signal) for s in stops}
     try:
         loop.boot()
+        if parts.scripted_camera is not None and loop.referee is not None:
+            lying = tuple(d.value for d in loop.referee.last_roll if d.value is not None)
+            parts.scripted_camera.left_lying(lying)
         if loop.resumed is not None:
             resumed = loop.resumed
             torn = resumed.game.torn  # cut off the log by the resume, kept beside it
