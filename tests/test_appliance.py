@@ -1299,3 +1299,37 @@ def test_a_throw_after_a_start_like_the_dice_left_lying_is_a_new_throw(
         {"throw": [4, 2]},
         {"stand": True},
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("data/games/current", "that is in {data}/games, the game logs' folder"),
+        ("data/games/old.jsonl", "that is in {data}/games, the game logs' folder"),
+        ("data/settings.json", "that is the menu's saved choices, which it would be written"),
+        ("data/tray.json", "that is the dice the table remembers in the tray"),
+        ("data/.lock", "that is the data folder's lock"),
+        ("dicetable.toml", "that is the config file"),
+        ("script.json", "that is the script"),
+    ],
+)
+def test_state_json_over_a_file_the_table_reads_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, said: str
+) -> None:
+    """--state-json is written at the start and the end of a run: over games/current the
+    next start set the game in progress aside as current.bad, over the config file it
+    found no TOML, over settings.json the menu's choices were gone."""
+    config = tmp_path / "dicetable.toml"
+    config.write_text('[display]\ndriver = "terminal"\n')
+    script = tmp_path / "script.json"
+    script.write_text('["quit"]')
+    target = tmp_path / name
+    extra = ["--config", str(config), "--script", str(script), "--state-json", str(target)]
+    err = _run_fails(tmp_path, capsys, *extra)
+    assert f"--state-json {target}: " + said.format(data=tmp_path / "data") in err, err
+    assert not (tmp_path / "data").exists()  # nothing written: the refusal came first
+    assert config.read_text().startswith("[display]") and script.read_text() == '["quit"]'
+    # and a GIF named as a file the table reads, by a link as well
+    (tmp_path / "link.gif").symlink_to(tmp_path / "data" / "games" / "g.gif")
+    err = _run_fails(tmp_path, capsys, "--gif", str(tmp_path / "link.gif"))
+    assert "--gif " in err and "the game logs' folder" in err, err

@@ -325,6 +325,9 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"{option} {path}: not a file (a folder or a device)")
 
     data = DataDir(args.data if args.data is not None else cfg.table.data_dir)
+    fault = _replaces_the_tables_own(data, args, gif)
+    if fault:
+        return _fail(fault)
     owner = _other_owner(data.root)
     if owner:
         return _fail(
@@ -359,6 +362,41 @@ def run(args: argparse.Namespace) -> int:
         return _run_table(args, cfg, data, script, gif)
     finally:
         data.unlock()  # the table has stopped: another run of this process may take it
+
+
+def _replaces_the_tables_own(data: DataDir, args: argparse.Namespace, gif: Path | None) -> str:
+    """Why ``--gif`` or ``--state-json`` names a file the table reads, or "". Either is
+    written over: ``--state-json DATA/games/current`` made the next start set the game in
+    progress aside, over the config file the next start found no TOML, over
+    ``settings.json`` the menu's choices were gone."""
+    from table.service.config import config_path
+    from table.service.resume import LOCK
+
+    def real(path: Path) -> Path:
+        return Path(os.path.realpath(path))
+
+    own = {
+        real(path): what
+        for path, what in (
+            (data.settings_path, "the menu's saved choices"),
+            (data.tray_path, "the dice the table remembers in the tray"),
+            (data.entry_path, "the bids entered so far"),
+            (data.root / LOCK, "the data folder's lock"),
+            (config_path(args.config, os.environ), "the config file"),
+            (args.script, "the script"),
+        )
+        if path is not None
+    }
+    games = real(data.games)
+    for option, path in (("--gif", gif), ("--state-json", args.state_json)):
+        if path is None:
+            continue
+        where = real(path)
+        if where in own:
+            return f"{option} {path}: that is {own[where]}, which it would be written over"
+        if games == where or games in where.parents:
+            return f"{option} {path}: that is in {data.games}, the game logs' folder"
+    return ""
 
 
 def _run_table(
