@@ -50,6 +50,14 @@ def _top_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C before a command runs (while its modules load)
+        print("dicetable: stopped", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # Started with standard output or error closed (">&-"), Python has None for them and
     # the first print was an "internal error": what is printed there goes nowhere instead,
     # and the work asked for (pictures, a game) is still done.

@@ -149,3 +149,25 @@ def test_a_blank_path_is_no_folder_and_no_file(
         parser.parse_args([option, blank])
     assert info.value.code == 2
     assert f"{option}: an empty path is no" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["run", "read", "replay"])
+def test_ctrl_c_while_a_command_loads_is_one_line_not_a_traceback(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the first tenth of a second, while the command's modules load (OpenCV,
+    Pillow: longer on a Pi), printed the whole traceback of the import."""
+    import importlib
+
+    from table.cli import main
+
+    def interrupted(name: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    try:
+        code = main([command, "x"])
+    except KeyboardInterrupt:  # not let through: it would stop the whole test run
+        pytest.fail("Ctrl-C went through main as a KeyboardInterrupt")
+    assert code == 130
+    assert capsys.readouterr().err == "dicetable: stopped\n"
