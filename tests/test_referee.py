@@ -347,6 +347,23 @@ def test_mexico_everyone_lowest_loses_together() -> None:
     assert dict(out.screen.standings) == {"P1": "1", "P2": "1", "P3": "2"}
 
 
+def test_MC_4_a_last_round_everyone_loses_ends_in_a_draw_said_plainly() -> None:
+    """The game's end joined the last throw and the losers with a comma: "P3 MEX!, P1,
+    P2, P3 lost 2" read as four names. It now says it as the round's end does."""
+    t = start(Settings("mexico", 3, options=opts(lives=2, max_throws=1)))
+    t.throw(2, 1)
+    t.throw(1, 2)
+    out = t.throw(2, 1)  # three Mexes: all lowest together, 2 lives each (MC-3, MC-4)
+    assert isinstance(out.screen, GameEnd) and out.screen.headline == "draw"
+    assert out.screen.detail == "P3 MEX!; all lost 2", out.screen.detail
+    t = start(Settings("mexico", 3, options=opts(lives=2, max_throws=1)))
+    t.throw(4, 2)
+    t.throw(2, 4)
+    out = t.throw(2, 1)  # P3's Mex: the lowest two lose 2 each (MC-3)
+    assert isinstance(out.screen, GameEnd) and out.screen.headline == "P3 wins!"
+    assert out.screen.detail == "P3 MEX!; P1, P2 lost 2", out.screen.detail
+
+
 LONG = "Bartholomew Wolfgang Amadeus"
 
 

@@ -1099,7 +1099,8 @@ class Referee:
         if _is_mythical(game):  # MY-9: totals of up to six players, the detail if there is room
             screen = _fitting(end, replace(end, detail=""))
         elif last_throw and detail:
-            screen = _detail_whole(end, f"{last_throw}, {detail.removeprefix('last round: ')}")
+            # "P3 MEX!; all lost 2": a comma read as one more name ("MEX!, P1, P2, P3")
+            screen = _detail_whole(end, f"{last_throw}; {detail.removeprefix('last round: ')}")
         else:
             screen = _detail_whole(end)
         ref = replace(self, mode=Mode.OVER, game=game, waiting=False, chooser=None, screen=screen)
@@ -1685,7 +1686,12 @@ def _last_round_text(view: Mapping[str, Any], rules: str) -> str:
         return f"ended in round {view.get('round')}"
     if not isinstance(last, Mapping):
         return ""
-    losers = ", ".join(str(x) for x in last.get("losers", [])) or "nobody"
+    names = [str(x) for x in last.get("losers", [])]
+    seated = [str(p.get("name")) for p in view.get("players", []) if isinstance(p, Mapping)]
+    if len(names) > 1 and sorted(names) == sorted(seated):
+        losers = "all"  # as the round's end says it ("all lose 2 lives")
+    else:
+        losers = ", ".join(names) or "nobody"
     if rules == "mexen":
         return f"last round: {losers} took {last.get('loss', 0)}"
     return f"last round: {losers} lost {last.get('loss', 0)}"
