@@ -22,20 +22,25 @@ from table.service.make_frames import (
     candidates,
     choose,
     compose,
-    default_dice_dir,
     main,
     margin,
     reads_as,
 )
 from vision.compose import MARGIN, DieCrop, ring_colour
-from vision.dataset import load_set
+from vision.dataset import default_data_dir, load_set
 from vision.types import DieReading, FrameReading, FrameStatus
+
+needs_photos = pytest.mark.skipif(
+    not (default_data_dir() / "byler_d6" / "manifest.json").is_file(),
+    reason=f"no byler_d6 photos at {default_data_dir()} (set DICETABLE_SHARED)",
+)
 
 
 def _make_from(sources: Path, out: Path) -> int:
-    return main(["--dice", str(default_dice_dir()), "--out", str(out), "--sources", str(sources)])
+    return main(["--dice", str(default_data_dir()), "--out", str(out), "--sources", str(sources)])
 
 
+@needs_photos
 def test_the_shipped_frames_are_made_again_from_their_sources(tmp_path: Path) -> None:
     sources = DEFAULT_OUT / "SOURCES.json"
     assert _make_from(sources, tmp_path) == 0
@@ -55,6 +60,7 @@ def _moved_box() -> str:
     return json.dumps(data)
 
 
+@needs_photos
 @pytest.mark.parametrize(
     "text, words",
     [
@@ -81,11 +87,12 @@ def _photos_with_manifest(tmp_path: Path, manifest: str) -> Path:
     manifest.json."""
     dice = tmp_path / "dice"
     (dice / "byler_d6").mkdir(parents=True)
-    (dice / "byler_d6" / "images").symlink_to(default_dice_dir() / "byler_d6" / "images")
+    (dice / "byler_d6" / "images").symlink_to(default_data_dir() / "byler_d6" / "images")
     (dice / "byler_d6" / "manifest.json").write_text(manifest)
     return dice
 
 
+@needs_photos
 @pytest.mark.parametrize(
     "text, words",
     [
@@ -107,10 +114,11 @@ def test_a_broken_manifest_is_one_line_when_the_crops_are_chosen(
     assert not (tmp_path / "out").exists()
 
 
+@needs_photos
 def test_a_photo_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
     """A labelled photo missing from the images folder (the background, or a die's)
     stopped make_frames with a CameraError traceback."""
-    shared = default_dice_dir() / "byler_d6"
+    shared = default_data_dir() / "byler_d6"
     dice = tmp_path / "dice"
     (dice / "byler_d6" / "images").mkdir(parents=True)
     (dice / "byler_d6" / "manifest.json").symlink_to(shared / "manifest.json")
@@ -123,6 +131,7 @@ def test_a_photo_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@needs_photos
 @pytest.mark.parametrize("where", ["out is a file", "a frame's name is a folder"])
 def test_frames_that_cannot_be_written_are_one_line_not_success(tmp_path: Path, where: str) -> None:
     """--out naming a file stopped with a FileExistsError traceback; a frame OpenCV could
@@ -179,11 +188,12 @@ def _few_photos(tmp_path: Path) -> Path:
     shipped frames' crops come from (each with all its labelled dice)."""
     sources = json.loads((DEFAULT_OUT / "SOURCES.json").read_text())["dice"]
     keep = {BACKGROUND} | {d["file"].removeprefix("byler_d6/") for d in sources.values()}
-    manifest = json.loads((default_dice_dir() / "byler_d6" / "manifest.json").read_text())
+    manifest = json.loads((default_data_dir() / "byler_d6" / "manifest.json").read_text())
     manifest["images"] = [i for i in manifest["images"] if i["file"] in keep]
     return _photos_with_manifest(tmp_path, json.dumps(manifest))
 
 
+@needs_photos
 def test_candidates_stand_alone_on_a_board_like_the_background(tmp_path: Path) -> None:
     """A die is a candidate only if no other labelled die reaches into its crop and the
     board around it is close to the background's colour; the closest come first. A die
@@ -211,6 +221,7 @@ def test_candidates_stand_alone_on_a_board_like_the_background(tmp_path: Path) -
     assert all("IMG_20191209_095508.jpg" in files[v] for v in (1, 4, 6))
 
 
+@needs_photos
 def test_chosen_crops_read_right_in_every_throw(tmp_path: Path) -> None:
     """The crops chosen anew make frames the reader reads right, every pair and every
     single die, and the empty board reads as no dice."""

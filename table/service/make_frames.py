@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from itertools import combinations_with_replacement
 from pathlib import Path
@@ -49,6 +48,7 @@ from vision.compose import (
     paste,
     ring_colour,
 )
+from vision.dataset import default_data_dir
 
 if TYPE_CHECKING:
     from vision.dataset import LabelledImage
@@ -58,13 +58,6 @@ BACKGROUND = "images/IMG_20191208_112554.jpg"
 BACKGROUND_BOX = (0, 0, 400, 300)  # x0, y0, x1, y1: the die of that photo lies outside
 MAX_BOARD_DIFF = 45.0  # summed B, G, R difference of a crop's board from the background
 JPEG_QUALITY = 92
-
-
-def default_dice_dir() -> Path:
-    env = os.environ.get("DICETABLE_SHARED")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared" / "data" / "dice"
 
 
 # Six places on the board, well apart: value v lies at SPOT_A[v]; the second die
@@ -254,7 +247,7 @@ def recorded(dice_dir: Path, sources_file: Path) -> dict[int, DieCrop]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m table.service.make_frames", description=__doc__)
-    p.add_argument("--dice", type=Path, default=default_dice_dir(), help="shared/data/dice")
+    p.add_argument("--dice", type=Path, default=default_data_dir(), help="shared/data/dice")
     p.add_argument("--out", type=folder_arg, default=DEFAULT_OUT)
     p.add_argument(
         "--also-models",
