@@ -1333,3 +1333,29 @@ def test_state_json_over_a_file_the_table_reads_is_refused_before_anything_is_wr
     (tmp_path / "link.gif").symlink_to(tmp_path / "data" / "games" / "g.gif")
     err = _run_fails(tmp_path, capsys, "--gif", str(tmp_path / "link.gif"))
     assert "--gif " in err and "the game logs' folder" in err, err
+
+
+def test_the_readme_script_example_plays_the_throw_it_shows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's example script was ["throw 6 3", "roll", "stop", "quit"]: from the
+    menu, where a first start stands, it chose the rules and went back, and no throw was
+    ever made. The example it shows now is run as it is written there."""
+    from table.cli import main
+    from table.gamelog import load
+    from table.service.resume import DataDir
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    lines = [line.strip() for line in readme.splitlines() if line.strip().startswith("echo '[")]
+    assert len(lines) == 1, lines
+    steps = json.loads(lines[0].removeprefix("echo '").split("' > ")[0])
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    script = tmp_path / "game.json"
+    script.write_text(json.dumps(steps))
+    data = DataDir(tmp_path / "out" / "scripted")
+    assert main(["run", "--stand-ins", "--script", str(script), "--data", str(data.root)]) == 0
+    capsys.readouterr()
+    played = load(data.logs()[0])
+    assert [p.name for p in played.header.players] == ["Ann", "Bob"]
+    assert played.header.rules == "mexico"
+    assert [e.to_json() for e in played.events] == [{"throw": [6, 3]}, {"stand": True}]
