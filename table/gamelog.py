@@ -460,7 +460,13 @@ def atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        with open(tmp, "wb") as fh:
+        # Never written through: a temporary file left by a cut goes first, and a link put
+        # in its place wrote the data into the file it led to (and moved the link over the
+        # file meant).
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with open(os.open(tmp, flags, 0o666), "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

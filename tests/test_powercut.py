@@ -20,7 +20,7 @@ import pytest
 from table.game import replay
 from table.gamelog import load
 from table.service.demo import DEMO_SETTINGS, menu_presses
-from table.service.resume import DataDir, DataInUse
+from table.service.resume import DataDir, DataInUse, Unfinished
 
 REPO = Path(__file__).resolve().parents[1]
 FRAMES = REPO / "table" / "data" / "frames"
@@ -716,3 +716,56 @@ def test_a_lock_file_naming_a_process_that_is_gone_names_no_process_in_the_refus
         DataDir(data_dir).lock()
     assert str(refused.value) == str(os.getpid())
     first.unlock()
+
+
+def test_a_lock_file_that_is_a_link_is_not_written_through(tmp_path: Path) -> None:
+    """The lock is emptied and given the process id: a .lock linked to another file
+    (run as root, /etc/passwd) wrote the id over that file. A link is refused, named."""
+    precious = tmp_path / "precious"
+    precious.write_text("keep me\n")
+    data = DataDir(tmp_path / "data")
+    data.root.mkdir()
+    (data.root / ".lock").symlink_to(precious)
+    with pytest.raises(OSError, match=r"\.lock is a symbolic link"):
+        data.lock()
+    assert precious.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("name", ["settings.json", "tray.json", "games/current"])
+def test_a_small_file_is_never_written_through_a_link_at_its_temporary_name(
+    tmp_path: Path, name: str
+) -> None:
+    """atomic_write wrote the new content into .NAME.tmp and renamed that over NAME: a
+    link left there wrote the content into the file it led to, and moved the link over
+    NAME. A temporary file is now always a new file."""
+    from table.gamelog import atomic_write
+
+    precious = tmp_path / "precious"
+    precious.write_text("keep me\n")
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    target = data.root / name
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.symlink_to(precious)
+    atomic_write(target, b'{"new": true}\n')
+    assert precious.read_text() == "keep me\n"
+    assert not target.is_symlink() and target.read_bytes() == b'{"new": true}\n'
+    assert not tmp.exists() and not tmp.is_symlink()
+    tmp.write_bytes(b"left by a cut")  # a plain file there is replaced as before
+    atomic_write(target, b"again\n")
+    assert target.read_bytes() == b"again\n" and not tmp.exists()
+
+
+def test_games_current_linked_to_nothing_is_set_aside_and_said(tmp_path: Path) -> None:
+    """A games/current that is a link to a file that is not there was taken for no game
+    in progress: the table started at the menu without a word, the log it had named
+    left behind. It is set aside as current.bad and the reason given, as for an empty
+    one."""
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.current_path.symlink_to(tmp_path / "nowhere" / "g.jsonl")
+    found = data.unfinished()
+    assert found is not None and not isinstance(found, Unfinished)
+    assert found.text() == "current: a link to a file that is not there; set aside as current.bad"
+    assert (data.games / "current.bad").is_symlink() and not data.current_path.is_symlink()
+    assert data.unfinished() is None  # said once

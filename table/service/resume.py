@@ -132,6 +132,20 @@ def _running(pid: str) -> bool:
     return True
 
 
+def _open_no_link(path: Path, *, writable: bool) -> TextIO:
+    """``path`` opened as the table's own file, never through a symbolic link: the lock
+    file is emptied and given the process id, and a ``.lock`` linked to another file
+    (run as root: /etc/passwd) wrote that id over it. A link is an OSError that says so."""
+    flags = (os.O_RDWR | os.O_CREAT) if writable else os.O_RDONLY
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, f"{path.name} is a symbolic link", str(path)) from None
+        raise
+    return open(fd, "r+" if writable else "r", encoding="utf-8")
+
+
 class DataDir:
     """Where the table keeps its files (``table.data_dir`` in the config)."""
 
@@ -161,11 +175,11 @@ class DataDir:
             return
         self.root.mkdir(parents=True, exist_ok=True)
         try:
-            held = (self.root / LOCK).open("a+", encoding="utf-8")
+            held = _open_no_link(self.root / LOCK, writable=True)
         except PermissionError:
             # Made by another user (a run with sudo beside the service's own user): a
             # lock needs no writing, only the file open.
-            held = (self.root / LOCK).open(encoding="utf-8")
+            held = _open_no_link(self.root / LOCK, writable=False)
         try:
             fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -427,6 +441,8 @@ def named_log(pointer: Path) -> Path | None:
     try:
         data = read_small(pointer, SMALL_FILE)
     except (FileNotFoundError, NotADirectoryError):
+        if pointer.is_symlink():  # a link to nothing: it names no log, and is said so
+            raise LogError(f"{mark}: a link to a file that is not there") from None
         return None
     except OSError as exc:
         raise LogUnreadable(f"{mark}: cannot read ({exc.strerror or exc})") from None
