@@ -138,7 +138,8 @@ def _open_no_link(path: Path, *, writable: bool) -> TextIO:
     (run as root: /etc/passwd) wrote that id over it. A link is an OSError that says so."""
     flags = (os.O_RDWR | os.O_CREAT) if writable else os.O_RDONLY
     try:
-        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        # 0o666 as open() makes a file: the umask decides (the service's: 0640)
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise OSError(errno.ELOOP, f"{path.name} is a symbolic link", str(path)) from None
