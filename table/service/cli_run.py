@@ -370,7 +370,6 @@ def _replaces_the_tables_own(data: DataDir, args: argparse.Namespace, gif: Path 
     progress aside, over the config file the next start found no TOML, over
     ``settings.json`` the menu's choices were gone."""
     from table.service.config import config_path
-    from table.service.resume import LOCK
 
     def real(path: Path) -> Path:
         return Path(os.path.realpath(path))
@@ -378,10 +377,7 @@ def _replaces_the_tables_own(data: DataDir, args: argparse.Namespace, gif: Path 
     own = {
         real(path): what
         for path, what in (
-            (data.settings_path, "the menu's saved choices"),
-            (data.tray_path, "the dice the table remembers in the tray"),
-            (data.entry_path, "the bids entered so far"),
-            (data.root / LOCK, "the data folder's lock"),
+            *data.own_files(),
             (config_path(args.config, os.environ), "the config file"),
             (args.script, "the script"),
         )

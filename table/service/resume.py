@@ -159,6 +159,16 @@ class DataDir:
         self.entry_path = root / ENTRY
         self._held: TextIO | None = None  # the locked .lock file (lock())
 
+    def own_files(self) -> tuple[tuple[Path, str], ...]:
+        """The files the table keeps here besides the game logs' folder (``games``), each
+        with what it holds: nothing else may write them."""
+        return (
+            (self.settings_path, "the menu's saved choices"),
+            (self.tray_path, "the dice the table remembers in the tray"),
+            (self.entry_path, "the bids entered so far"),
+            (self.root / LOCK, "the data folder's lock"),
+        )
+
     def prepare(self) -> None:
         """Create the folders; OSError (e.g. read-only) goes to the caller."""
         self.games.mkdir(parents=True, exist_ok=True)
