@@ -256,9 +256,14 @@ def _gone(out: TextIO) -> TextIO:
     """A stream whose reader has gone: what it still holds, and all written to it from
     now on, goes nowhere (flushed again as the program ends, it failed again)."""
     try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+        fd = out.fileno()
     except (OSError, ValueError):  # no file of its own (a test's StringIO)
         return open(os.devnull, "w")  # noqa: SIM115 - lives as long as the run
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
     return out
 
 
