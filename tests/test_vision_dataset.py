@@ -207,3 +207,44 @@ def test_bench_refuses_an_unknown_set_before_reading_any(
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == "unknown set 'matteo_webcm'; known: byler_d6, matteo_webcam\n"
+
+
+def test_a_closed_pipe_leaves_standard_output_on_dev_null_and_no_descriptor_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After a BrokenPipeError, what standard output still holds goes to /dev/null; the
+    descriptor opened to put it there was left open."""
+    import os
+
+    from vision.dataset import with_photos
+
+    read_end, write_end = os.pipe()
+    out = os.fdopen(write_end, "w")
+    monkeypatch.setattr("sys.stdout", out)
+    try:
+        before = set(os.listdir("/proc/self/fd"))
+
+        def run(argv: list[str] | None) -> int:
+            raise BrokenPipeError
+
+        assert with_photos("x", run, None) == 0
+        assert set(os.listdir("/proc/self/fd")) == before
+        assert os.readlink(f"/proc/self/fd/{write_end}") == os.devnull
+    finally:
+        out.close()
+        os.close(read_end)
+
+
+def test_a_closed_pipe_with_an_output_of_no_file_of_its_own_ends_quietly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from vision.dataset import with_photos
+
+    monkeypatch.setattr("sys.stdout", io.StringIO())
+
+    def run(argv: list[str] | None) -> int:
+        raise BrokenPipeError
+
+    assert with_photos("x", run, None) == 0

@@ -27,6 +27,7 @@ import cv2
 from vision.annotate import annotate
 from vision.settle import FrameReader
 from vision.sources import IMAGE_SUFFIXES, CameraError, list_images, load_image, quiet_opencv
+from vision.streams import send_nowhere
 from vision.types import FrameReading
 
 
@@ -240,7 +241,7 @@ def run(
             # at the first, exit 0), and no more lines are printed.
             if annotate_dir is None:
                 raise
-            stdout = _gone(stdout)
+            stdout = send_nowhere(stdout)
         if annotate_dir is not None:
             target, numbered = _annotated_path(annotate_dir, file, taken)
             # a numbered copy's banner names its input as given, to tell it from the first
@@ -250,21 +251,6 @@ def run(
                 failed = True
                 _emit(stderr, f"dicetable read: could not write {target} ({why})")
     return 1 if failed else 0
-
-
-def _gone(out: TextIO) -> TextIO:
-    """A stream whose reader has gone: what it still holds, and all written to it from
-    now on, goes nowhere (flushed again as the program ends, it failed again)."""
-    try:
-        fd = out.fileno()
-    except (OSError, ValueError):  # no file of its own (a test's StringIO)
-        return open(os.devnull, "w")  # noqa: SIM115 - lives as long as the run
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, fd)
-    finally:
-        os.close(null)
-    return out
 
 
 @contextlib.contextmanager

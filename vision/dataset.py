@@ -17,6 +17,7 @@ what fewer photos cost the classifier, on the calibration part.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -27,6 +28,8 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+
+from vision.streams import null_into
 
 SETS: tuple[str, ...] = ("byler_d6", "matteo_webcam")
 Part = Literal["tune", "heldout", "all", "fit", "calib", "half"]
@@ -157,5 +160,6 @@ def with_photos(prog: str, run: Callable[[list[str] | None], int], argv: list[st
         return 2
     except BrokenPipeError:
         # what is still buffered would fail again as the interpreter exits
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            null_into(sys.stdout.fileno())
         return 0
