@@ -649,3 +649,19 @@ def test_property_refusals_change_nothing_and_replay_is_deterministic(
     again = replay(game.header, events)
     assert again.view() == game.view()
     assert again.state == game.state
+
+
+def test_MY_3_a_refused_bid_names_a_player_on_one_line() -> None:
+    """A player's name from a game log may hold a line break or an escape; a refused bid
+    said it as it was and split the refusal (as an unknown name already did not)."""
+    odd = "Ann\nBob"
+    g = Game.start(GameHeader("mythical", (Player(odd), Player("Cid\x1b[2J")), {}))
+    for bad in [
+        {"bids": {odd: 2, "Cid\x1b[2J": 0}},
+        {"bids": {odd: 0}},
+        {"bids": {"Zed": 0}},
+    ]:
+        _, refused = g.apply(parse_event(bad))
+        assert isinstance(refused, Refused)
+        assert refused.reason.isprintable(), refused.reason
+        assert '"Ann\\nBob"' in refused.reason or '"Cid\\u001b[2J"' in refused.reason

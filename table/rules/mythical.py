@@ -414,17 +414,21 @@ class MythicalRules:
         given: dict[str, int] = {}
         for who, bid in event.bids:
             if who not in names:
-                return Refused(f"{NAME}: {_name(who)} is not playing (players: {', '.join(names)})")
+                playing = ", ".join(_name(n) for n in names)
+                return Refused(f"{NAME}: {_name(who)} is not playing (players: {playing})")
             if who in given:
-                return Refused(f"{NAME}: two bids for {who}")
+                return Refused(f"{NAME}: two bids for {_name(who)}")
             if isinstance(bid, bool) or not isinstance(bid, int):
-                return Refused(f"{NAME}: {who}'s bid must be a whole number of tricks")
+                return Refused(f"{NAME}: {_name(who)}'s bid must be a whole number of tricks")
             if not 0 <= bid <= r:
-                return Refused(f"{NAME}: {who} bid {bid}, but round {r} allows 0 to {r} tricks")
+                return Refused(
+                    f"{NAME}: {_name(who)} bid {bid}, but round {r} allows 0 to {r} tricks"
+                )
             given[who] = bid
         missing = [n for n in names if n not in given]
         if missing:
-            return Refused(f"{NAME}: no bid for {', '.join(missing)}; everybody bids at once")
+            nobid = ", ".join(_name(n) for n in missing)
+            return Refused(f"{NAME}: no bid for {nobid}; everybody bids at once")
         return replace(
             state,
             phase=Phase.TRICK,
