@@ -39,6 +39,9 @@ def seen_as_pi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, pi: bool = Tr
     model = tmp_path / "model"
     model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\x00" if pi else b"Some Laptop\x00")
     monkeypatch.setattr(build, "PI_MODEL_FILES", (model,))
+    # GPIO that cannot be opened on a Pi is tried again for 20 s (udev at boot); the
+    # tests of a table that stops for it do not wait
+    monkeypatch.setattr(build, "GPIO_WAIT_S", 0.0)
 
 
 # The presses of the referee's and the loop's tests.

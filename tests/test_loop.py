@@ -2222,3 +2222,51 @@ def test_a_fault_that_stops_the_table_is_left_on_either_kind_of_oled(
 
     monkeypatch.setattr(build_module, "open_oled", no_oled)
     assert build_module.show_fault(cfg, "cannot start", "why", "fix it") is False
+
+
+def test_on_a_pi_gpio_that_opens_a_little_later_is_waited_for(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """At boot udev may not yet have given /dev/gpiochip* to the gpio group when the
+    service starts. The table stopped at the first refusal (exit 2, which the unit does
+    not restart), and stayed stopped until someone restarted it. It now tries again for
+    GPIO_WAIT_S; buttons that open at the third try are used, and the note says so."""
+    from table.hw import build as build_module
+
+    tried: list[float] = []
+    clock = [0.0]
+
+    class LateGpio:
+        def __init__(self, cfg: object) -> None:
+            tried.append(clock[0])
+            if len(tried) < 3:
+                raise PermissionError(13, "Permission denied", "/dev/gpiochip0")
+
+        def start(self, put: object) -> None: ...
+
+        def close(self) -> None: ...
+
+    monkeypatch.setattr("table.hw.buttons.GpioButtons", LateGpio)
+    seen_as_pi(monkeypatch, tmp_path, pi=True)
+    monkeypatch.setattr(build_module, "GPIO_WAIT_S", 20.0)
+
+    def sleep(s: float) -> None:
+        clock[0] += s
+
+    monkeypatch.setattr(build_module, "_gpio_sleep", sleep)
+    monkeypatch.setattr(build_module, "_gpio_clock", lambda: clock[0])
+    parts = build_module.build(_keyboard_config(), text_out=io.StringIO())
+    try:
+        assert isinstance(parts.buttons, LateGpio)
+        assert tried == [0.0, 1.0, 2.0]
+        assert "GPIO buttons ready at try 3" in parts.summary
+    finally:
+        _close_parts(parts)
+
+    # GPIO that never opens: tried for GPIO_WAIT_S, then the table stops as before
+    tried.clear()
+    clock[0] = 0.0
+    refused = _gpio_fails(monkeypatch, RuntimeError("no GPIO"))
+    with pytest.raises(build_module.GpioUnavailable, match="no GPIO"):
+        build_module.build(_keyboard_config(), text_out=io.StringIO())
+    assert len(refused) == 21 and clock[0] == 20.0

@@ -4,8 +4,8 @@ Off a Raspberry Pi (no GPIO, no I2C display, no picamera2) each part falls back
 to a stand-in, and :attr:`Parts.notes` says so, and why, in one line, e.g. ``no
 GPIO here (lgpio: ...): keyboard buttons; display: no /dev/i2c-1 ...: display in
 the terminal; camera replays frames from ...``. On a Pi, GPIO buttons that cannot
-be used are a :class:`GpioUnavailable` (the service has no keyboard to stand in;
-``keys`` asks for it). A camera the config names is never
+be used, tried again for ``GPIO_WAIT_S``, are a :class:`GpioUnavailable` (the service
+has no keyboard to stand in; ``keys`` asks for it). A camera the config names is never
 replaced by replayed photos: a ``folder:PATH`` or ``video:PATH`` is opened at once,
 and one that cannot be opened is a :class:`ConfigError` naming ``camera.source``;
 a ``usb:N`` webcam, like the Pi's camera, is opened when dice are first wanted, and
@@ -18,6 +18,7 @@ import contextlib
 import importlib.util
 import random
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -123,6 +124,35 @@ class GpioUnavailable(RuntimeError):
     def __init__(self, why: str, *, pin: bool = False) -> None:
         super().__init__(why)
         self.pin = pin
+
+
+# On a Pi, GPIO that cannot be opened is tried again every GPIO_RETRY_S for GPIO_WAIT_S
+# before the table stops: at boot, udev may not yet have given /dev/gpiochip* to the gpio
+# group when the service starts, and the service is not started again after that stop
+# (exit 2). A fault that lasts (no gpio group, no lgpio) stops it GPIO_WAIT_S later.
+GPIO_WAIT_S = 20.0
+GPIO_RETRY_S = 1.0
+_gpio_sleep: Callable[[float], object] = time.sleep
+_gpio_clock: Callable[[], float] = time.monotonic
+
+
+def _gpio_buttons_in_time(cfg: Config, first: GpioUnavailable) -> tuple[Buttons, int]:
+    """The GPIO buttons, tried again after ``first`` failed until GPIO_WAIT_S has
+    passed; with the number of tries it took. A pin not to be had is not waited for."""
+    if first.pin:
+        raise first
+    deadline = _gpio_clock() + GPIO_WAIT_S
+    tries = 1
+    while _gpio_clock() < deadline:
+        _gpio_sleep(GPIO_RETRY_S)
+        tries += 1
+        try:
+            return _gpio_buttons(cfg), tries
+        except GpioUnavailable as exc:
+            if exc.pin:
+                raise
+            first = exc
+    raise first
 
 
 def _gpio_buttons(cfg: Config) -> Buttons:
@@ -259,12 +289,17 @@ def build(
             buttons = _gpio_buttons(cfg)
         except GpioUnavailable as exc:
             if _on_a_pi():  # the service has no keyboard: the buttons would be dead
-                if camera is not None:
-                    camera.close()
-                raise
-            buttons = KeyButtons()
-            where = f"pin {exc}" if exc.pin else f"no GPIO here ({exc})"
-            notes.append(f"{where}: keyboard buttons ({KEYS_HELP})")
+                try:
+                    buttons, tries = _gpio_buttons_in_time(cfg, exc)
+                except GpioUnavailable:
+                    if camera is not None:
+                        camera.close()
+                    raise
+                notes.append(f"GPIO buttons ready at try {tries} (after: {exc})")
+            else:
+                buttons = KeyButtons()
+                where = f"pin {exc}" if exc.pin else f"no GPIO here ({exc})"
+                notes.append(f"{where}: keyboard buttons ({KEYS_HELP})")
 
     # -- display
     display: Display
