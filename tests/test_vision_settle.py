@@ -798,3 +798,86 @@ def test_a_hand_drifting_over_a_plain_tray_with_no_dice_is_motion() -> None:
         cv2.ellipse(frame, (430 - 3 * k, 330), (110, 160), 20, 0, 360, (120, 150, 215), -1)
         got.append(settler.update(frame, EMPTY_READING).state)
     assert EMPTY not in got[1:], got
+
+
+@needs_photos
+def test_dice_refused_then_read_after_a_pause_with_nothing_moved_are_no_new_rest(
+    byler: Scene,
+) -> None:
+    """The dice settle and their reading is refused ("die 1 is unclear"); the table
+    stops looking (STOP), then looks again (ROLL) with nobody having touched them, and
+    now reads them all. After a reset they were a new rest, and the refused throw was
+    counted; after ``resume`` the tray is held against its last still picture: SETTLED,
+    not ``entered``, but ``again`` (the table says why nothing counts)."""
+    dice = resting(byler)
+    good = byler.reading(dice)
+    unclear = replace(good.dice[0], value=None, reason="unclear")
+    refused = replace(
+        good, status=FrameStatus.REROLL, reason="die 1 is unclear", dice=(unclear, *good.dice[1:])
+    )
+    settler = Settler(SettleConfig(consistent_frames=3))
+    before = [settler.update(byler.render(dice, noise=3.0, seed=k), refused) for k in range(3)]
+    assert states(before)[-1] is SETTLED and before[-1].entered
+    settler.resume()
+    after = [settler.update(byler.render(dice, noise=3.0, seed=10 + k), good) for k in range(5)]
+    assert states(after) == [MOVING, MOVING, SETTLED, SETTLED, SETTLED]
+    assert [(e.entered, e.again) for e in after if e.settled] == [
+        (False, True),
+        (False, False),
+        (False, False),
+    ]
+    # thrown again: a new rest, as ever
+    frames, throw_readings = throw(byler, 6, 4)
+    thrown = [settler.update(f, r) for f, r in zip(frames, throw_readings, strict=True)]
+    settled = [e for e in thrown if e.settled]
+    assert settled and settled[0].entered and not any(e.again for e in settled)
+
+
+@needs_photos
+def test_dice_moved_while_the_frames_paused_come_to_rest_anew(byler: Scene) -> None:
+    """Thrown while the table was not looking: the first frame after ``resume`` is not
+    the last still picture, so the rest is new (``entered``), as after a reset."""
+    dice = resting(byler)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    for k in range(3):
+        settler.update(byler.render(dice, seed=k), byler.reading(dice))
+    moved = [replace(d, x=d.x + 60.0) if d.crop == 0 else d for d in dice]
+    settler.resume()
+    after = [settler.update(byler.render(moved, seed=k), byler.reading(moved)) for k in range(4)]
+    settled = [e for e in after if e.settled]
+    assert settled and settled[0].entered and not settled[0].again
+
+
+@needs_photos
+def test_resume_with_no_still_picture_or_a_new_size_is_a_reset(byler: Scene) -> None:
+    dice = resting(byler)
+    frames = [byler.render(dice, seed=k) for k in range(4)]
+    fresh = Settler(SettleConfig(consistent_frames=3))
+    fresh.resume()  # nothing seen still yet
+    events = [fresh.update(f, byler.reading(dice)) for f in frames]
+    assert [(e.entered, e.again) for e in events if e.settled] == [(True, False), (False, False)]
+    # the last still picture was of another size (the camera's size changed)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    small = [f[: f.shape[0] // 2] for f in frames]
+    for f in small[:3]:
+        settler.update(f, byler.reading([]))
+    settler.resume()
+    events = [settler.update(f, byler.reading(dice)) for f in frames]
+    assert [(e.entered, e.again) for e in events if e.settled] == [(True, False), (False, False)]
+
+
+@needs_photos
+def test_a_hand_after_a_pause_makes_the_next_rest_new(byler: Scene) -> None:
+    """The tray as it was after ``resume``, then a hand in it: whatever it did, the
+    dice's next rest is a new one."""
+    dice = resting(byler)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    for k in range(3):
+        settler.update(byler.render(dice, seed=k), byler.reading(dice))
+    settler.resume()
+    settler.update(byler.render(dice, seed=5), byler.reading(dice))
+    hand = byler.render(dice, hand=(dice[0].x, byler.height * 0.4))
+    assert settler.update(hand, byler.reading(dice)).state is HAND
+    after = [settler.update(byler.render(dice, seed=9 + k), byler.reading(dice)) for k in range(4)]
+    settled = [e for e in after if e.settled]
+    assert settled and settled[0].entered and not settled[0].again

@@ -122,6 +122,11 @@ class SettleEvent:
     """Largest region that is neither tray nor die (0-1 of the frame)."""
     streak: int
     """How many still frames in a row the readings have agreed."""
+    again: bool = False
+    """True on the first SETTLED frame after :meth:`Settler.resume` when the tray has not
+    changed since its last rest before the frames paused: nobody touched the dice while
+    the table was not looking. Such a rest is not ``entered``; a table says why it
+    counts nothing ("dice lie as last thrown")."""
     empty_settled: bool = False
     """True once per still stretch of EMPTY frames, when the tray has been still and read
     the same (no dice, too dark, blurred) for ``consistent_frames`` frames after a first
@@ -303,9 +308,41 @@ class Settler:
         self._hand_still = 0
         self._state: SettleState | None = None
         self._moved = True  # motion or a hand since the last SETTLED (or none yet)
+        self._resuming = False  # the next frame is the first after resume()
+        self._unmoved = False  # the tray as at its last rest, since resume(), untouched
         # Of the base from before an adoption, only the empty-tray reference outlives this.
         former_reference = self._former[0] if self._former is not None else None
         self._former = None if former_reference is None else (former_reference, None, None)
+
+    def resume(self) -> None:
+        """Frames come again after a pause (the table stopped looking, and now waits for
+        dice again). The frame-to-frame past is forgotten, as by :meth:`reset`, but the
+        last still picture and its reading are kept: the first frame is held against it.
+        If the tray looks as it did then, the dice have not moved since, and their rest
+        is no new one (SETTLED, not ``entered``, but ``again``). Otherwise, or with no
+        still picture of that size, the next rest is new, as after a reset. Without it,
+        dice whose reading was refused ("die 2 is tilted") were counted, unmoved, once
+        the table stopped reading and was asked to read again, if read the second time.
+        """
+        still, still_reading = self._still, self._still_reading
+        self.reset()
+        self._still, self._still_reading = still, still_reading
+        self._resuming = still is not None
+
+    def _unchanged_since_still(
+        self, small: Frame, reading: FrameReading, scale: float, motion_px: float
+    ) -> bool:
+        """Whether the first frame after resume() is the last still picture (the camera
+        shaking by a pixel or two aside)."""
+        still = self._still
+        if still is None or still.shape != small.shape:
+            return False
+        changed = self._changed(small, still)
+        if np.count_nonzero(changed) > motion_px and reading.dice:
+            last = self._still_reading.dice if self._still_reading is not None else ()
+            dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
+            changed = self._unshaken(small, still, changed, dice)
+        return bool(np.count_nonzero(changed) <= motion_px)
 
     def set_reference(self, empty_tray_bgr: Frame | None) -> None:
         """Show the settler the empty tray, so it also sees a hand that keeps still.
@@ -467,6 +504,10 @@ class Settler:
             self._die_side = None
             prev = None
         motion_px, hand_area = self._thresholds(pixels, self._die_area(reading, scale))
+        if self._resuming:
+            self._resuming = False
+            self._unmoved = self._unchanged_since_still(small, reading, scale, motion_px)
+            self._moved = not self._unmoved
 
         changed_px = 0.0
         biggest_change = 0
@@ -500,7 +541,7 @@ class Settler:
         if max(biggest_change, foreign) >= hand_area:
             state = SettleState.HAND
             self._streak = 0
-            self._moved = True
+            self._moved, self._unmoved = True, False
             self._hand_still = self._hand_still + 1 if changed_px <= motion_px else 0
             if self._hand_still >= cfg.adopt_after:
                 # Not a hand after all, or one that stays: make this the new normal.
@@ -510,7 +551,7 @@ class Settler:
         elif changed_px > motion_px:
             state = SettleState.MOVING
             self._streak = 0
-            self._moved = True
+            self._moved, self._unmoved = True, False
         else:
             # Compare with the first reading of the still stretch, so a slow creep
             # cannot pass by agreeing with each step.
@@ -544,9 +585,11 @@ class Settler:
         empty_settled = state is SettleState.EMPTY and self._streak == max(cfg.consistent_frames, 2)
 
         entered = state is not self._state
+        again = False
         if state is SettleState.SETTLED:
+            again = entered and self._unmoved
             entered = entered and self._moved  # not after readings wavered on still dice
-            self._moved = False
+            self._moved = self._unmoved = False
         self._state = state
         return SettleEvent(
             state=state,
@@ -555,6 +598,7 @@ class Settler:
             motion=changed_px / pixels,
             foreign=foreign / pixels,
             streak=self._streak,
+            again=again,
             empty_settled=empty_settled,
         )
 
