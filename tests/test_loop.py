@@ -2270,3 +2270,88 @@ def test_on_a_pi_gpio_that_opens_a_little_later_is_waited_for(
     with pytest.raises(build_module.GpioUnavailable, match="no GPIO"):
         build_module.build(_keyboard_config(), text_out=io.StringIO())
     assert len(refused) == 21 and clock[0] == 20.0
+
+
+class _SetReader:
+    """A reader that reads what the test says, whatever the frame shows."""
+
+    def __init__(self) -> None:
+        self.reading: Any = None
+
+    def read(self, image: Any, expect: int | None = None) -> Any:
+        return self.reading
+
+
+def _two_dice_tray(shift: int = 0) -> np.ndarray:
+    img = np.full((480, 640, 3), 90, np.uint8)
+    img[100:140, 100 + shift : 140 + shift] = 230
+    img[100:140, 300:340] = 230
+    return img
+
+
+@pytest.mark.parametrize("moved_while_stopped", [False, True])
+def test_a_refused_throw_is_not_counted_after_stop_and_roll_unless_rolled(
+    tmp_path: Path, moved_while_stopped: bool
+) -> None:
+    """A throw refused ("die 2 is tilted: roll again"), then STOP ("reading cancelled")
+    and ROLL with nobody touching the dice: the settler was started afresh, so the same
+    still dice, read whole the second time, were counted as a throw nobody made. Now
+    they are "dice lie as last thrown", and nothing is logged. Dice that were rolled
+    while the table was not reading are counted as ever."""
+    from table.service.ports import Press
+    from vision.settle import SettleConfig, Settler
+    from vision.types import DieReading, FrameReading, FrameStatus
+
+    def die(value: int | None, x: float, reason: str = "") -> DieReading:
+        return DieReading(value, (x, 120.0), ((x, 120.0), (40.0, 40.0), 0.0), 0.9, reason)
+
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    s = DEMO_SETTINGS["mexico"]
+    data.save_settings(s)
+    reader = _SetReader()
+    texts: list[str] = []
+
+    class Shows:
+        def show(self, image: Any) -> None: ...
+
+        def show_text(self, text: str) -> None:
+            texts.append(text)
+
+        def close(self) -> None: ...
+
+    loop = TableLoop(
+        data=data,
+        settings=Settings.from_json(s),
+        buttons=None,
+        display=Shows(),
+        camera=None,
+        reader=reader,
+        settler=Settler(SettleConfig(consistent_frames=3)),
+        errors=io.StringIO(),
+    )
+    loop.boot()
+    roll, stop = ButtonPress(Button.ROLL), ButtonPress(Button.STOP, Press.SHORT)
+    for _ in range(menu_presses(s)):
+        loop.handle(roll)
+    loop.handle(roll)
+    reader.reading = FrameReading(
+        FrameStatus.REROLL, "die 2 is tilted", (die(6, 120.0), die(None, 320.0, "tilted"))
+    )
+    for k in range(6):
+        loop.handle(Frame(_two_dice_tray(), float(k)))
+    assert "die 2 is tilted" in texts[-1]
+    loop.handle(stop)
+    assert "reading cancelled" in texts[-1]
+    loop.handle(roll)
+    shift = 60 if moved_while_stopped else 0
+    reader.reading = FrameReading(FrameStatus.OK, "", (die(6, 120.0 + shift), die(5, 320.0)))
+    for k in range(6):
+        loop.handle(Frame(_two_dice_tray(shift), 10.0 + k))
+    assert loop.writer is not None
+    thrown = [e for e in load(loop.writer.path).events if e.kind.value == "throw"]
+    if moved_while_stopped:
+        assert [tuple(e.dice) for e in thrown] == [(6, 5)]  # type: ignore[attr-defined]
+    else:
+        assert thrown == []
+        assert "dice lie as last thrown" in texts[-1]

@@ -59,7 +59,7 @@ class FrameReader(Protocol):
 
 
 class SettleLike(Protocol):
-    def reset(self) -> None: ...
+    def resume(self) -> None: ...
 
     def update(self, frame: Any, reading: FrameReading) -> Any: ...
 
@@ -293,7 +293,9 @@ class TableLoop:
         if out.want_dice and not self.want_dice:
             self._last_frame = self.clock()  # the camera's time to deliver starts now
             if self.settler is not None:
-                self.settler.reset()
+                # the tray's last still picture is kept: dice not moved since (a reading
+                # refused, then STOP and ROLL) are not counted however they read now
+                self.settler.resume()
         self._want(out.want_dice)
         if out.rolled and out.want_dice:
             rolled = getattr(self.camera, "rolled", None)
@@ -516,6 +518,9 @@ class TableLoop:
             # A tray still and read as no dice (empty, too dark, blurred) for as long as
             # dice take to settle: the referee says why, once, and goes on waiting.
             empty = bool(verdict.empty_settled)
+            if verdict.again:  # lying as they lay before the table stopped reading
+                self._take(*ref.on_unmoved())
+                return
         if (settled and entered) or empty:
             self._take(*ref.on_reading(reading))
 

@@ -619,6 +619,15 @@ class Referee:
         ref = replace(ref, game=after, waiting=False, table=table, held=None, cpu_roll=False)
         return ref._after_event(game, (event,), thrown=values)
 
+    def on_unmoved(self) -> tuple[Referee, Output]:
+        """The camera sees the tray as it was when the table last stopped reading (STOP,
+        a camera fault, a throw counted): nobody has rolled since, and what lies there is
+        not counted, whatever it reads now (a reading refused before may read now)."""
+        if self.mode is not Mode.PLAY or self.game is None or not self.waiting:
+            return self, self._out(self.screen)  # nobody asked; nothing changes
+        player = _player(self.game)
+        return self._not_counted(Refusal("dice lie as last thrown", f"{player}: roll them"))
+
     def _not_counted(self, screen: Refusal) -> tuple[Referee, Output]:
         """A reading not counted: shown, and the table goes on reading; the player's next
         ROLL says they threw again (``_press_while_reading``)."""
