@@ -699,6 +699,16 @@ def test_dice_moved_under_a_hand_come_to_rest_anew(byler: Scene) -> None:
     assert settled and settled[0].entered, states(after)
 
 
+def _read_and_refused(scene: Scene, dice: list[Placed]) -> tuple[FrameReading, FrameReading]:
+    """The dice read right, and read with die 1 unclear (the throw refused)."""
+    good = scene.reading(dice)
+    unclear = replace(good.dice[0], value=None, reason="unclear")
+    refused = replace(
+        good, status=FrameStatus.REROLL, reason="die 1 is unclear", dice=(unclear, *good.dice[1:])
+    )
+    return good, refused
+
+
 @needs_photos
 def test_readings_that_waver_on_still_dice_are_no_new_coming_to_rest(byler: Scene) -> None:
     """The dice settle, and the table takes that reading: a refusal, "die 1 is unclear,
@@ -707,11 +717,7 @@ def test_readings_that_waver_on_still_dice_are_no_new_coming_to_rest(byler: Scen
     coming to rest (``entered``), or the refused throw would be counted after all. Once
     the dice are thrown again, their coming to rest counts as ever."""
     dice = resting(byler)
-    good = byler.reading(dice)
-    unclear = replace(good.dice[0], value=None, reason="unclear")
-    refused = replace(
-        good, status=FrameStatus.REROLL, reason="die 1 is unclear", dice=(unclear, *good.dice[1:])
-    )
+    good, refused = _read_and_refused(byler, dice)
     settler = Settler(SettleConfig(consistent_frames=3))
     readings = [refused] * 3 + [good] * 4
     events = [
@@ -810,11 +816,7 @@ def test_dice_refused_then_read_after_a_pause_with_nothing_moved_are_no_new_rest
     counted; after ``resume`` the tray is held against its last still picture: SETTLED,
     not ``entered``, but ``again`` (the table says why nothing counts)."""
     dice = resting(byler)
-    good = byler.reading(dice)
-    unclear = replace(good.dice[0], value=None, reason="unclear")
-    refused = replace(
-        good, status=FrameStatus.REROLL, reason="die 1 is unclear", dice=(unclear, *good.dice[1:])
-    )
+    good, refused = _read_and_refused(byler, dice)
     settler = Settler(SettleConfig(consistent_frames=3))
     before = [settler.update(byler.render(dice, noise=3.0, seed=k), refused) for k in range(3)]
     assert states(before)[-1] is SETTLED and before[-1].entered
