@@ -883,3 +883,30 @@ def test_a_hand_after_a_pause_makes_the_next_rest_new(byler: Scene) -> None:
     after = [settler.update(byler.render(dice, seed=9 + k), byler.reading(dice)) for k in range(4)]
     settled = [e for e in after if e.settled]
     assert settled and settled[0].entered and not settled[0].again
+
+
+@needs_photos
+def test_dice_at_rest_under_a_hand_kept_still_until_adopted_are_no_throw(byler: Scene) -> None:
+    """A hand reaches in and rests, fingers over a die, until the settler takes the
+    scene for its new base (``adopt_after``). The dice then lay still in the new base and
+    were SETTLED and ``entered`` with the hand still there, a die under it unread or
+    read wrong. That rest is now ``adopted``, not ``entered``; once the hand is drawn
+    back, the dice's next rest is a new one."""
+    dice = resting(byler)
+    reading = byler.reading(dice)
+    under = byler.reading(dice[1:])  # the hand covers the first die
+    calm = byler.render(dice)
+    with_hand = byler.render(dice, hand=(dice[0].x, dice[0].y + 10))
+    settler = Settler(SettleConfig(adopt_after=5))
+    before = [settler.update(byler.render(dice, seed=k), reading) for k in range(3)]
+    assert states(before)[-1] is SETTLED
+    held = [settler.update(with_hand, under) for _ in range(9)]
+    assert states(held)[:5] == [HAND] * 5
+    settled = [e for e in held if e.settled]
+    assert settled, states(held)
+    assert [(e.entered, e.adopted) for e in settled] == [(False, True)] + [(False, False)] * (
+        len(settled) - 1
+    )
+    after = [settler.update(calm, reading) for _ in range(5)]
+    settled = [e for e in after if e.settled]
+    assert settled and settled[0].entered and not settled[0].adopted, states(after)

@@ -127,6 +127,11 @@ class SettleEvent:
     changed since its last rest before the frames paused: nobody touched the dice while
     the table was not looking. Such a rest is not ``entered``; a table says why it
     counts nothing ("dice lie as last thrown")."""
+    adopted: bool = False
+    """True on the first SETTLED frame after the settler took a scene it had seen as a
+    hand, kept still for ``adopt_after`` frames, as its new base, with no motion since:
+    a hand, a cup or a shadow may still be in the tray, over a die. Such a rest is not
+    ``entered``; a table asks for the dice to be rolled again."""
     empty_settled: bool = False
     """True once per still stretch of EMPTY frames, when the tray has been still and read
     the same (no dice, too dark, blurred) for ``consistent_frames`` frames after a first
@@ -310,6 +315,7 @@ class Settler:
         self._moved = True  # motion or a hand since the last SETTLED (or none yet)
         self._resuming = False  # the next frame is the first after resume()
         self._unmoved = False  # the tray as at its last rest, since resume(), untouched
+        self._adopted = False  # a still "hand" taken as the base, no motion since
         # Of the base from before an adoption, only the empty-tray reference outlives this.
         former_reference = self._former[0] if self._former is not None else None
         self._former = None if former_reference is None else (former_reference, None, None)
@@ -548,6 +554,7 @@ class Settler:
                 self._former = self._base()
                 self._set_base((None, small, reading))
                 self._hand_still = 0
+                self._adopted = True
         elif changed_px > motion_px:
             state = SettleState.MOVING
             self._streak = 0
@@ -575,6 +582,8 @@ class Settler:
                 state = SettleState.MOVING
         if state is not SettleState.HAND:
             self._hand_still = 0
+        if changed_px > motion_px:  # what was adopted moved (a hand drawn back), or dice did
+            self._adopted = False
         if state in (SettleState.SETTLED, SettleState.EMPTY) and prev is not None:
             # Not a first frame: a hand taking the last dice out may be on it, and as
             # the base it would be a hand-sized change on every frame after it.
@@ -585,11 +594,13 @@ class Settler:
         empty_settled = state is SettleState.EMPTY and self._streak == max(cfg.consistent_frames, 2)
 
         entered = state is not self._state
-        again = False
+        again = under_adopted = False
         if state is SettleState.SETTLED:
             again = entered and self._unmoved
-            entered = entered and self._moved  # not after readings wavered on still dice
-            self._moved = self._unmoved = False
+            # a hand kept still until it was taken for the tray may lie over a die
+            under_adopted = entered and self._moved and self._adopted
+            entered = entered and self._moved and not under_adopted  # nor if readings wavered
+            self._moved = self._unmoved = self._adopted = False
         self._state = state
         return SettleEvent(
             state=state,
@@ -599,6 +610,7 @@ class Settler:
             foreign=foreign / pixels,
             streak=self._streak,
             again=again,
+            adopted=under_adopted,
             empty_settled=empty_settled,
         )
 
