@@ -2289,21 +2289,16 @@ def _two_dice_tray(shift: int = 0) -> np.ndarray:
     return img
 
 
-@pytest.mark.parametrize("moved_while_stopped", [False, True])
-def test_a_refused_throw_is_not_counted_after_stop_and_roll_unless_rolled(
-    tmp_path: Path, moved_while_stopped: bool
-) -> None:
-    """A throw refused ("die 2 is tilted: roll again"), then STOP ("reading cancelled")
-    and ROLL with nobody touching the dice: the settler was started afresh, so the same
-    still dice, read whole the second time, were counted as a throw nobody made. Now
-    they are "dice lie as last thrown", and nothing is logged. Dice that were rolled
-    while the table was not reading are counted as ever."""
-    from table.service.ports import Press
-    from vision.settle import SettleConfig, Settler
-    from vision.types import DieReading, FrameReading, FrameStatus
+def _die_at(value: int | None, x: float, reason: str = "") -> Any:
+    from vision.types import DieReading
 
-    def die(value: int | None, x: float, reason: str = "") -> DieReading:
-        return DieReading(value, (x, 120.0), ((x, 120.0), (40.0, 40.0), 0.0), 0.9, reason)
+    return DieReading(value, (x, 120.0), ((x, 120.0), (40.0, 40.0), 0.0), 0.9, reason)
+
+
+def _synthetic_loop(tmp_path: Path, settle: Any = None) -> tuple[TableLoop, _SetReader, list[str]]:
+    """A mexico game started, read by the real settler from frames the test makes, with
+    a reader that reads what the test says; the texts shown."""
+    from vision.settle import SettleConfig, Settler
 
     data = DataDir(tmp_path / "data")
     data.prepare()
@@ -2327,13 +2322,36 @@ def test_a_refused_throw_is_not_counted_after_stop_and_roll_unless_rolled(
         display=Shows(),
         camera=None,
         reader=reader,
-        settler=Settler(SettleConfig(consistent_frames=3)),
+        settler=Settler(settle or SettleConfig(consistent_frames=3)),
         errors=io.StringIO(),
     )
     loop.boot()
-    roll, stop = ButtonPress(Button.ROLL), ButtonPress(Button.STOP, Press.SHORT)
     for _ in range(menu_presses(s)):
-        loop.handle(roll)
+        loop.handle(ButtonPress(Button.ROLL))
+    return loop, reader, texts
+
+
+def _thrown(loop: TableLoop) -> list[tuple[int, ...]]:
+    assert loop.writer is not None
+    events = load(loop.writer.path).events
+    return [tuple(e.dice) for e in events if e.kind.value == "throw"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("moved_while_stopped", [False, True])
+def test_a_refused_throw_is_not_counted_after_stop_and_roll_unless_rolled(
+    tmp_path: Path, moved_while_stopped: bool
+) -> None:
+    """A throw refused ("die 2 is tilted: roll again"), then STOP ("reading cancelled")
+    and ROLL with nobody touching the dice: the settler was started afresh, so the same
+    still dice, read whole the second time, were counted as a throw nobody made. Now
+    they are "dice lie as last thrown", and nothing is logged. Dice that were rolled
+    while the table was not reading are counted as ever."""
+    from table.service.ports import Press
+    from vision.types import FrameReading, FrameStatus
+
+    die = _die_at
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    roll, stop = ButtonPress(Button.ROLL), ButtonPress(Button.STOP, Press.SHORT)
     loop.handle(roll)
     reader.reading = FrameReading(
         FrameStatus.REROLL, "die 2 is tilted", (die(6, 120.0), die(None, 320.0, "tilted"))
@@ -2348,10 +2366,43 @@ def test_a_refused_throw_is_not_counted_after_stop_and_roll_unless_rolled(
     reader.reading = FrameReading(FrameStatus.OK, "", (die(6, 120.0 + shift), die(5, 320.0)))
     for k in range(6):
         loop.handle(Frame(_two_dice_tray(shift), 10.0 + k))
-    assert loop.writer is not None
-    thrown = [e for e in load(loop.writer.path).events if e.kind.value == "throw"]
     if moved_while_stopped:
-        assert [tuple(e.dice) for e in thrown] == [(6, 5)]  # type: ignore[attr-defined]
+        assert _thrown(loop) == [(6, 5)]
     else:
-        assert thrown == []
+        assert _thrown(loop) == []
         assert "dice lie as last thrown" in texts[-1]
+
+
+def test_dice_at_rest_with_a_hand_kept_still_in_the_tray_are_not_counted(
+    tmp_path: Path,
+) -> None:
+    """A throw counted; the next one comes to rest while a hand rests in the tray long
+    enough for the settler to take it for the tray: the hand may cover a die. That rest
+    was counted as a throw; now it is "something in the tray", and once the hand is
+    gone the dice's rest is counted."""
+    from vision.settle import SettleConfig
+    from vision.types import FrameReading, FrameStatus
+
+    loop, reader, texts = _synthetic_loop(
+        tmp_path, SettleConfig(consistent_frames=3, adopt_after=3)
+    )
+    roll = ButtonPress(Button.ROLL)
+    loop.handle(roll)
+    reader.reading = FrameReading(FrameStatus.OK, "", (_die_at(6, 120.0), _die_at(5, 320.0)))
+    for k in range(5):
+        loop.handle(Frame(_two_dice_tray(), float(k)))
+    assert _thrown(loop) == [(6, 5)]
+    loop.handle(roll)  # throw 2 of 3
+    reader.reading = FrameReading(FrameStatus.OK, "", (_die_at(4, 180.0), _die_at(2, 320.0)))
+    with_hand = _two_dice_tray(80)
+    with_hand[250:480, 200:560] = 200  # a hand, 27 % of the frame, kept still
+    t = 10.0
+    for image in [_two_dice_tray(40), *[with_hand] * 10]:
+        loop.handle(Frame(image, t))
+        t += 1
+    assert _thrown(loop) == [(6, 5)], texts[-1]
+    assert "something in the tray" in texts[-1]
+    for image in [_two_dice_tray(80)] * 5:  # the hand drawn back
+        loop.handle(Frame(image, t))
+        t += 1
+    assert _thrown(loop) == [(6, 5), (4, 2)]

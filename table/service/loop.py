@@ -521,6 +521,9 @@ class TableLoop:
             if verdict.again:  # lying as they lay before the table stopped reading
                 self._take(*ref.on_unmoved())
                 return
+            if verdict.adopted:  # at rest under a hand kept still
+                self._take(*ref.on_obstructed())
+                return
         if (settled and entered) or empty:
             self._take(*ref.on_reading(reading))
 

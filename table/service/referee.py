@@ -623,10 +623,18 @@ class Referee:
         """The camera sees the tray as it was when the table last stopped reading (STOP,
         a camera fault, a throw counted): nobody has rolled since, and what lies there is
         not counted, whatever it reads now (a reading refused before may read now)."""
+        return self._still_not_counted("dice lie as last thrown", "roll them")
+
+    def on_obstructed(self) -> tuple[Referee, Output]:
+        """The dice came to rest with something in the tray that stayed still so long the
+        camera took it for the tray (a hand, a cup): it may cover a die, or part of one,
+        which would then be read wrong or not at all."""
+        return self._still_not_counted("something in the tray", "roll again")
+
+    def _still_not_counted(self, reason: str, then: str) -> tuple[Referee, Output]:
         if self.mode is not Mode.PLAY or self.game is None or not self.waiting:
             return self, self._out(self.screen)  # nobody asked; nothing changes
-        player = _player(self.game)
-        return self._not_counted(Refusal("dice lie as last thrown", f"{player}: roll them"))
+        return self._not_counted(Refusal(reason, f"{_player(self.game)}: {then}"))
 
     def _not_counted(self, screen: Refusal) -> tuple[Referee, Output]:
         """A reading not counted: shown, and the table goes on reading; the player's next
