@@ -910,3 +910,25 @@ def test_dice_at_rest_under_a_hand_kept_still_until_adopted_are_no_throw(byler: 
     after = [settler.update(calm, reading) for _ in range(5)]
     settled = [e for e in after if e.settled]
     assert settled and settled[0].entered and not settled[0].adopted, states(after)
+
+
+@needs_photos
+def test_a_shadow_fallen_while_the_frames_paused_is_no_hand(byler: Scene) -> None:
+    """Someone leans over the tray (a shadow on a third of it) while the table is not
+    reading, and the dice are thrown. Held against the still picture from before the
+    pause, the shadow was a hand kept still: HAND for ``adopt_after`` frames, then the
+    throw refused as "something in the tray". After ``resume`` only the first frame is
+    held against that picture; the throw settles as after a reset."""
+    dice = resting(byler)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    for k in range(3):
+        settler.update(byler.render(dice, seed=k), byler.reading(dice))
+    moved = [replace(d, x=d.x + 60.0) if d.crop == 0 else d for d in dice]
+    shadowed = byler.render(moved)
+    third = shadowed.shape[1] // 3
+    shadowed[:, :third] = (shadowed[:, :third] * 0.55).astype(np.uint8)
+    settler.resume()
+    after = [settler.update(shadowed, byler.reading(moved)) for _ in range(5)]
+    assert HAND not in states(after)
+    settled = [e for e in after if e.settled]
+    assert settled and settled[0].entered and not settled[0].adopted, states(after)

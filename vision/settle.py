@@ -313,7 +313,8 @@ class Settler:
         self._hand_still = 0
         self._state: SettleState | None = None
         self._moved = True  # motion or a hand since the last SETTLED (or none yet)
-        self._resuming = False  # the next frame is the first after resume()
+        # the last still picture before resume(), until the first frame after it
+        self._paused: tuple[Frame, FrameReading | None] | None = None
         self._unmoved = False  # the tray as at its last rest, since resume(), untouched
         self._adopted = False  # a still "hand" taken as the base, no motion since
         # Of the base from before an adoption, only the empty-tray reference outlives this.
@@ -332,20 +333,24 @@ class Settler:
         """
         still, still_reading = self._still, self._still_reading
         self.reset()
-        self._still, self._still_reading = still, still_reading
-        self._resuming = still is not None
+        # Held against the first frame only: as the base a hand is told by, a lamp
+        # switched on or a shadow fallen while the frames paused would be a hand kept
+        # still, and a throw made meanwhile would wait for it to be adopted.
+        self._paused = None if still is None else (still, still_reading)
 
     def _unchanged_since_still(
         self, small: Frame, reading: FrameReading, scale: float, motion_px: float
     ) -> bool:
         """Whether the first frame after resume() is the last still picture (the camera
         shaking by a pixel or two aside)."""
-        still = self._still
-        if still is None or still.shape != small.shape:
+        assert self._paused is not None
+        still, still_reading = self._paused
+        self._paused = None
+        if still.shape != small.shape:
             return False
         changed = self._changed(small, still)
         if np.count_nonzero(changed) > motion_px and reading.dice:
-            last = self._still_reading.dice if self._still_reading is not None else ()
+            last = still_reading.dice if still_reading is not None else ()
             dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
             changed = self._unshaken(small, still, changed, dice)
         return bool(np.count_nonzero(changed) <= motion_px)
@@ -510,8 +515,7 @@ class Settler:
             self._die_side = None
             prev = None
         motion_px, hand_area = self._thresholds(pixels, self._die_area(reading, scale))
-        if self._resuming:
-            self._resuming = False
+        if self._paused is not None:
             self._unmoved = self._unchanged_since_still(small, reading, scale, motion_px)
             self._moved = not self._unmoved
 
