@@ -323,8 +323,8 @@ class Settler:
 
     def resume(self) -> None:
         """Frames come again after a pause (the table stopped looking, and now waits for
-        dice again). The frame-to-frame past is forgotten, as by :meth:`reset`, but the
-        last still picture and its reading are kept: the first frame is held against it.
+        dice again). Everything is forgotten, as by :meth:`reset`, but the last still
+        picture and its reading are kept for the first frame, which is held against it.
         If the tray looks as it did then, the dice have not moved since, and their rest
         is no new one (SETTLED, not ``entered``, but ``again``). Otherwise, or with no
         still picture of that size, the next rest is new, as after a reset. Without it,
