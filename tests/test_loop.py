@@ -2403,7 +2403,8 @@ def test_dice_at_rest_with_a_hand_kept_still_in_the_tray_are_not_counted(
         t += 1
     assert _thrown(loop) == [], texts[-1]
     assert "something in the tray" in texts[-1]
-    for image in [_two_dice_tray()] * 5:  # the hand drawn back
+    assert "take it out" in texts[-1]
+    for image in [_two_dice_tray()] * 5:  # the hand drawn back: the dice are read
         loop.handle(Frame(image, t))
         t += 1
     assert _thrown(loop) == [(6, 5)]

@@ -628,8 +628,9 @@ class Referee:
     def on_obstructed(self) -> tuple[Referee, Output]:
         """The dice came to rest with something in the tray that stayed still so long the
         camera took it for the tray (a hand, a cup): it may cover a die, or part of one,
-        which would then be read wrong or not at all."""
-        return self._still_not_counted("something in the tray", "roll again")
+        which would then be read wrong or not at all. Once it is taken out (the tray
+        moves), the dice are read as they lie then, as after any hand in the tray."""
+        return self._still_not_counted("something in the tray", "take it out")
 
     def _still_not_counted(self, reason: str, then: str) -> tuple[Referee, Output]:
         if self.mode is not Mode.PLAY or self.game is None or not self.waiting:
