@@ -259,13 +259,15 @@ def frame_name(dice: tuple[int, ...]) -> str:
     return f"dice_{hi}{lo}"
 
 
-# A throw of the same dice as the last shows their photo moved by this many pixels (right,
-# down), and the next such throw shows it where it was: dice rolled land elsewhere, and
-# the table counts no dice lying as the last throw left them. It is less than a die may
-# shift when left lying (MN-5) in the shipped frames, whose dice are 33-45 px across.
+# Each throw's photo is shown moved by this many pixels (right, down) if the last one's
+# was not, and where it is if the last one's was: the shipped frames lay a value in the
+# same place whenever it is the higher (or the lower) die, and the table counts no die
+# lying as the last throw left it (a throw of 63 after 64 would leave the 6 unthrown).
+# It is less than a die may shift when left lying (MN-5) in the shipped frames, whose
+# dice are 33-45 px across.
 SAME_THROW_SHIFT = (8, 8)
-# A throw after a start of the same values as the dice the table remembers lying
-# (tray.json) may have been shown unmoved or moved before it stopped: it is shown
+# A throw after a start sharing a value with the dice the table remembers lying
+# (tray.json), which may have been shown unmoved or moved before it stopped, is shown
 # where neither was, as far from both places (11.4 px) as they are from each other.
 RESUMED_SHIFT = (11, -3)
 
@@ -323,7 +325,8 @@ class ScriptedCamera(_Paced):
     def left_lying(self, dice: tuple[int, ...]) -> None:
         """The dice the table remembers lying in the tray from before it started (its
         ``tray.json``). The tray is shown empty until a throw, as before; a first throw
-        of the same values is shown where neither of the places they may lie in is. It
+        sharing a value with them is shown where neither of the places they may lie in
+        is. It
         was shown unmoved, and after a throw of the same values the table said "dice lie
         as last thrown" and the script's throw was never counted."""
         with self._lock:
@@ -331,10 +334,10 @@ class ScriptedCamera(_Paced):
 
     def _thrown(self, dice: tuple[int, ...]) -> None:
         """The dice of a new throw lie in the tray (the lock held)."""
-        if sorted(dice) == sorted(self._dice):
+        if not self._dice:  # the first throw shown
+            self._shift = RESUMED_SHIFT if set(dice) & set(self._left) else (0, 0)
+        else:
             self._shift = SAME_THROW_SHIFT if self._shift == (0, 0) else (0, 0)
-        elif not self._dice and self._left and sorted(dice) == sorted(self._left):
-            self._shift = RESUMED_SHIFT
         self._left = ()
         self._dice = tuple(dice)
 
