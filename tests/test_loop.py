@@ -1108,6 +1108,63 @@ def test_every_shipped_frame_moved_reads_as_dice_rolled_again(
             assert UNROLLED_TOLERANCE * size < moved < HOLD_TOLERANCE * size, path.name
 
 
+def test_no_shipped_frame_shown_after_another_leaves_a_die_unthrown(vision: Any) -> None:
+    """The shipped frames lay a value in the same place whenever it is the higher (or
+    the lower) die: shown unmoved, a throw of 63 after 64 left the 6 where it lay, and
+    the table (which counts no die left lying unthrown) refused the script's throw. Each
+    throw is shown at another of the camera's shifts than the last: no die of any frame
+    then lies unthrown as a die of any other frame lay."""
+    from table.service.referee import _unthrown
+
+    camera = ScriptedCamera(FRAMES)
+    shifts = [(0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT]
+    read: dict[tuple[str, tuple[int, int]], Any] = {}
+    for path in sorted(FRAMES.glob("dice_*.jpg")):
+        dice = tuple(int(c) for c in path.stem.split("_")[1])
+        image = camera.image_for(dice)
+        for shift in shifts:
+            read[(path.stem, shift)] = vision.read(camera.shifted(image, shift)).dice
+    for (a, was), before in read.items():
+        for (b, now), after in read.items():
+            if was != now:
+                assert not _unthrown(before, after), (a, was, b, now)
+
+
+def test_the_replayed_camera_shows_each_throw_at_another_place_than_the_last() -> None:
+    """Throws of other values are shown moved as the same values are: 64, then 63 (the
+    6 laid in the same place by both frames), then 52, each at another shift than the
+    one before."""
+    import queue
+
+    from table.service.ports import TableEvent
+
+    camera = ScriptedCamera(FRAMES, fps=60)
+    got: queue.Queue[TableEvent] = queue.Queue()
+    camera.start(got.put)
+    try:
+        shown = []
+        for dice in [(6, 4), (6, 3), (5, 2)]:
+            camera.throw(dice)
+            camera.want(True)
+            while True:  # frames of the throw before may still be queued
+                frame = got.get(timeout=30)
+                camera.frame_done()
+                assert isinstance(frame, Frame)
+                image = camera.image_for(dice)
+                at = [
+                    s
+                    for s in [(0, 0), SAME_THROW_SHIFT]
+                    if np.array_equal(frame.image, camera.shifted(image, s))
+                ]
+                if at:
+                    shown.append(at[0])
+                    break
+            camera.want(False)
+        assert shown == [(0, 0), SAME_THROW_SHIFT, (0, 0)]
+    finally:
+        camera.close()
+
+
 def test_roll_pressed_without_rolling_is_not_counted(tmp_path: Path, vision: Any) -> None:
     """ROLL with the last throw's dice lying as they fell (the scripted camera shows
     the same photo): "dice lie as last thrown", nothing logged; the dice thrown after

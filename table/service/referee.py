@@ -609,6 +609,10 @@ class Referee:
             # the tray has moved (or a hand has been in it).
             screen = Refusal("dice lie as last thrown", f"{player}: roll them")
             return self._not_counted(screen)
+        held = game.view().get("held")
+        if _left_unthrown(self.last_roll, reading.dice, held if isinstance(held, int) else None):
+            screen = Refusal("a die was not thrown", f"{player}: roll again")
+            return self._not_counted(screen)
         event = Throw(values)
         after, refused = game.apply(event)
         ref = replace(self, last_roll=reading.dice)
@@ -1792,14 +1796,12 @@ def _rest(chooser: Chooser) -> tuple[str, int, int, str]:
     return chooser.labels[chooser.index], chooser.index, len(chooser.labels), "HOLD next  ROLL ok"
 
 
-def _unrolled(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> bool:
-    """Whether ``now`` are the dice ``before`` lying as they lay: as many or fewer (one
-    of a two-dice throw left for a one-die tie-break, MN-10), each showing the face of
-    one of them within ``UNROLLED_TOLERANCE`` of its size of where it was. A die left
-    lying (MN-5) may be among them; the thrown one must have moved."""
-    if not before or not now or len(now) > len(before):
-        return False
+def _unthrown(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> list[DieReading]:
+    """The dice of ``now`` that are dice of ``before`` lying as they lay: each showing
+    the face of one of them within ``UNROLLED_TOLERANCE`` of its size of where it was
+    (each die of ``before`` matched once, by the nearest)."""
     left = list(before)
+    lying: list[DieReading] = []
     for d in now:
         same = [
             b
@@ -1807,10 +1809,34 @@ def _unrolled(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> bo
             if b.value == d.value
             and math.dist(b.center, d.center) <= UNROLLED_TOLERANCE * _spot(b).size
         ]
-        if not same:
-            return False
-        left.remove(min(same, key=lambda b: math.dist(b.center, d.center)))
-    return True
+        if same:
+            left.remove(min(same, key=lambda b: math.dist(b.center, d.center)))
+            lying.append(d)
+    return lying
+
+
+def _unrolled(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> bool:
+    """Whether ``now`` are the dice ``before`` lying as they lay: as many or fewer (one
+    of a two-dice throw left for a one-die tie-break, MN-10), each showing the face of
+    one of them within ``UNROLLED_TOLERANCE`` of its size of where it was. A die left
+    lying (MN-5) may be among them; the thrown one must have moved."""
+    if not before or not now or len(now) > len(before):
+        return False
+    return len(_unthrown(before, now)) == len(now)
+
+
+def _left_unthrown(
+    before: tuple[DieReading, ...], now: tuple[DieReading, ...], held: int | None
+) -> bool:
+    """Whether a die of ``now`` lies as it lay in ``before`` besides the one die the
+    game says is left lying (``held``, MN-5): a die that was to be thrown was not.
+    Counted, such a throw kept one die in mexico (MC-2 forbids it), held a die in mexen
+    without a HOLD (which the rules would then let lie for another throw), or let a
+    held die lie a second time."""
+    lying = [d.value for d in _unthrown(before, now)]
+    if held is not None and held in lying:
+        lying.remove(held)
+    return bool(lying)
 
 
 def _held_problem(held: HeldDie, dice: tuple[DieReading, ...]) -> str:
