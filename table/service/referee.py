@@ -414,6 +414,8 @@ class Referee:
     game: Game | None = None
     waiting: bool = False
     table: tuple[DieReading, ...] = ()  # dice of the last counted throw, as read
+    # those of them that lay through that throw (a held die, MN-5): none may lie again
+    lain: tuple[DieReading, ...] = ()
     # The dice of the last throw the camera read, as they lay, kept from game to game:
     # the tray still holds them until someone rolls.
     last_roll: tuple[DieReading, ...] = ()
@@ -609,8 +611,11 @@ class Referee:
             # the tray has moved (or a hand has been in it).
             screen = Refusal("dice lie as last thrown", f"{player}: roll them")
             return self._not_counted(screen)
-        held = game.view().get("held")
-        if _left_unthrown(self.last_roll, reading.dice, held if isinstance(held, int) else None):
+        held = self.held
+        lying = game.view().get("held")
+        if held is None and isinstance(lying, int):  # held by a CPU, or before a restart
+            held = HeldDie(lying)
+        if _left_unthrown(self.last_roll, reading.dice, held):
             screen = Refusal("a die was not thrown", f"{player}: roll again")
             return self._not_counted(screen)
         event = Throw(values)
@@ -620,7 +625,10 @@ class Referee:
             ref = replace(ref, game=after, waiting=False, cpu_roll=False)
             return ref._refused(refused, (event,))
         table = reading.dice if want == 2 else ()
-        ref = replace(ref, game=after, waiting=False, table=table, held=None, cpu_roll=False)
+        lain = tuple(_unthrown(self.last_roll, table)) if held is not None else ()
+        ref = replace(
+            ref, game=after, waiting=False, table=table, lain=lain, held=None, cpu_roll=False
+        )
         return ref._after_event(game, (event,), thrown=values)
 
     def on_unmoved(self) -> tuple[Referee, Output]:
@@ -949,7 +957,8 @@ class Referee:
         after, refused = game.apply(event)
         if refused is not None:
             return replace(self, game=after)._refused(refused, (event,))
-        spots = tuple(_spot(d) for d in self.table if d.value == value)
+        # MN-5: of a double, the die that lay through the last throw may not lie again
+        spots = tuple(_spot(d) for d in self.table if d.value == value and d not in self.lain)
         ref = replace(self, game=after, held=HeldDie(value, spots), chooser=None)
         player = _player(after)
         # a CPU's next step is its own (ROLL lets it), even when a person rolls for it
@@ -1826,16 +1835,24 @@ def _unrolled(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> bo
 
 
 def _left_unthrown(
-    before: tuple[DieReading, ...], now: tuple[DieReading, ...], held: int | None
+    before: tuple[DieReading, ...], now: tuple[DieReading, ...], held: HeldDie | None
 ) -> bool:
-    """Whether a die of ``now`` lies as it lay in ``before`` besides the one die the
-    game says is left lying (``held``, MN-5): a die that was to be thrown was not.
-    Counted, such a throw kept one die in mexico (MC-2 forbids it), held a die in mexen
-    without a HOLD (which the rules would then let lie for another throw), or let a
-    held die lie a second time."""
-    lying = [d.value for d in _unthrown(before, now)]
-    if held is not None and held in lying:
-        lying.remove(held)
+    """Whether a die of ``now`` lies as it lay in ``before`` besides the one die left
+    lying (``held``, MN-5: of its value, at one of its spots if it has any): a die that
+    was to be thrown was not. Counted, such a throw kept one die in mexico (MC-2 forbids
+    it), held a die in mexen without a HOLD (which the rules would then let lie for
+    another throw), or let a held die lie a second time."""
+    lying = _unthrown(before, now)
+    if held is not None:
+        for d in lying:
+            if d.value == held.value and (
+                not held.spots
+                or any(
+                    math.dist(d.center, (s.x, s.y)) <= HOLD_TOLERANCE * s.size for s in held.spots
+                )
+            ):
+                lying.remove(d)
+                break
     return bool(lying)
 
 
