@@ -19,7 +19,7 @@ from PIL import Image
 
 from table.game import replay
 from table.gamelog import load
-from table.hw.camera import RESUMED_SHIFT, SAME_THROW_SHIFT, ScriptedCamera
+from table.hw.camera import RESUMED_SHIFT, SAME_THROW_SHIFT, SHIFTS, ScriptedCamera
 from table.hw.script import ScriptButtons, parse_script
 from table.service import screens
 from table.service.demo import DEMO_PLAYS, DEMO_SETTINGS, menu_presses, script_for
@@ -1132,8 +1132,9 @@ def test_no_shipped_frame_shown_after_another_leaves_a_die_unthrown(vision: Any)
 
 def test_the_replayed_camera_shows_each_throw_at_another_place_than_the_last() -> None:
     """Throws of other values are shown moved as the same values are: 64, then 63 (the
-    6 laid in the same place by both frames), then 52, each at another shift than the
-    one before."""
+    6 laid in the same place by both frames), then 52 and 62, each at another shift
+    than the two before it: a throw shown between that the table did not count (STOP,
+    "roll again") left the 6 of 62 where the 6 of 63 lay."""
     import queue
 
     from table.service.ports import TableEvent
@@ -1143,7 +1144,7 @@ def test_the_replayed_camera_shows_each_throw_at_another_place_than_the_last() -
     camera.start(got.put)
     try:
         shown = []
-        for dice in [(6, 4), (6, 3), (5, 2)]:
+        for dice in [(6, 4), (6, 3), (5, 2), (6, 2)]:
             camera.throw(dice)
             camera.want(True)
             while True:  # frames of the throw before may still be queued
@@ -1151,18 +1152,31 @@ def test_the_replayed_camera_shows_each_throw_at_another_place_than_the_last() -
                 camera.frame_done()
                 assert isinstance(frame, Frame)
                 image = camera.image_for(dice)
-                at = [
-                    s
-                    for s in [(0, 0), SAME_THROW_SHIFT]
-                    if np.array_equal(frame.image, camera.shifted(image, s))
-                ]
+                at = [s for s in SHIFTS if np.array_equal(frame.image, camera.shifted(image, s))]
                 if at:
                     shown.append(at[0])
                     break
             camera.want(False)
-        assert shown == [(0, 0), SAME_THROW_SHIFT, (0, 0)]
+        assert shown == [(0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT, (0, 0)]
     finally:
         camera.close()
+
+
+@pytest.mark.parametrize("was", SHIFTS)
+def test_a_first_throw_after_a_start_is_shown_away_from_the_dice_remembered(
+    was: tuple[int, int],
+) -> None:
+    """The dice remembered lying (tray.json) may have been shown at any of the shifts,
+    at the fixed one of a first throw after a start too: two starts in a row, each
+    with one throw of 6x, left the 6 where it lay. The first throw is now shown at the
+    shift that lays its dice farthest from the ones remembered."""
+    from table.hw.camera import frame_centres
+
+    camera = ScriptedCamera(FRAMES)
+    lying = tuple((v, (x + was[0], y + was[1])) for v, (x, y) in frame_centres((6, 3)))
+    camera.left_lying(lying)
+    camera.throw((6, 2))
+    assert camera._shift != was
 
 
 def test_roll_pressed_without_rolling_is_not_counted(tmp_path: Path, vision: Any) -> None:

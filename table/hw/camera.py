@@ -11,6 +11,7 @@ reader never builds up a backlog of stale pictures.
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import threading
 import time
@@ -259,17 +260,43 @@ def frame_name(dice: tuple[int, ...]) -> str:
     return f"dice_{hi}{lo}"
 
 
-# Each throw's photo is shown moved by this many pixels (right, down) if the last one's
-# was not, and where it is if the last one's was: the shipped frames lay a value in the
-# same place whenever it is the higher (or the lower) die, and the table counts no die
-# lying as the last throw left it (a throw of 63 after 64 would leave the 6 unthrown).
-# It is less than a die may shift when left lying (MN-5) in the shipped frames, whose
-# dice are 33-45 px across.
+# Where the shipped frames (``python -m table.service.make_frames``) lay the dice, in
+# pixels of their 400 x 300 picture: six places well apart; value v lies at SPOT_A[v],
+# and the second die of a double at the place across the board, SPOT_B[v] =
+# SPOT_A[7 - v]. A die keeps its place from throw to throw, so a die left lying
+# (mexen's hold) is where the referee saw it.
+_GRID_X = (80, 200, 320)
+_GRID_Y = (85, 215)
+SPOT_A = {v: (_GRID_X[(v - 1) % 3], _GRID_Y[(v - 1) // 3]) for v in range(1, 7)}
+SPOT_B = {v: SPOT_A[7 - v] for v in range(1, 7)}
+
+
+def pair_positions(hi: int, lo: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Centres for the two dice of a pair (see SPOT_A / SPOT_B)."""
+    return SPOT_A[hi], (SPOT_B[lo] if hi == lo else SPOT_A[lo])
+
+
+def frame_centres(dice: tuple[int, ...]) -> list[tuple[int, tuple[int, int]]]:
+    """(value, centre) of each die of a shipped frame."""
+    if not dice:
+        return []
+    if len(dice) == 1:
+        return [(dice[0], SPOT_A[dice[0]])]
+    hi, lo = max(dice), min(dice)
+    p1, p2 = pair_positions(hi, lo)
+    return [(hi, p1), (lo, p2)]
+
+
+# Since a value lies in one place whatever the throw, each throw's photo is shown moved
+# by another of these shifts (x, y; right and down) than the two throws shown before it:
+# dice rolled land elsewhere, and the table counts no die lying as the last throw it
+# read left it (a throw of 63 after 64 would leave the 6 unthrown), even with a throw
+# shown between that it did not count (STOP, "roll again"). The three are 11.3-11.4 px
+# apart: more than an unrolled die shifts, less than a die may shift when left lying
+# (MN-5) in the shipped frames, whose dice are 33-45 px across.
 SAME_THROW_SHIFT = (8, 8)
-# A throw after a start sharing a value with the dice the table remembers lying
-# (tray.json), which may have been shown unmoved or moved before it stopped, is shown
-# where neither was, as far from both places (11.4 px) as they are from each other.
 RESUMED_SHIFT = (11, -3)
+SHIFTS = ((0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT)
 
 
 class ScriptedCamera(_Paced):
@@ -281,7 +308,9 @@ class ScriptedCamera(_Paced):
         self._lock = threading.Lock()
         self._dice: tuple[int, ...] = ()
         self._shift = (0, 0)  # how far the photo shown is moved (x, y)
-        self._left: tuple[int, ...] = ()  # the dice remembered lying from before a start
+        # the dice remembered lying from before a start: (value, centre)
+        self._left: tuple[tuple[int, tuple[float, float]], ...] = ()
+        self._shown: tuple[tuple[int, int], ...] = ()  # the shifts of the last throws
         # The last few frames read, newest last: a folder of 48-megapixel photos, each
         # 144 MB decoded, all 21 kept, was 3 GB.
         self._cache: dict[tuple[int, ...], Any] = {}
@@ -322,22 +351,40 @@ class ScriptedCamera(_Paced):
         y0, x0 = max(-dy, 0), max(-dx, 0)
         return np.pad(image, pad, mode="edge")[y0 : y0 + h, x0 : x0 + w]
 
-    def left_lying(self, dice: tuple[int, ...]) -> None:
+    def left_lying(self, dice: tuple[tuple[int, tuple[float, float]], ...]) -> None:
         """The dice the table remembers lying in the tray from before it started (its
-        ``tray.json``). The tray is shown empty until a throw, as before; a first throw
-        sharing a value with them is shown where neither of the places they may lie in
-        is. It
-        was shown unmoved, and after a throw of the same values the table said "dice lie
-        as last thrown" and the script's throw was never counted."""
+        ``tray.json``): (value, centre) each. The tray is shown empty until a throw, as
+        before; a first throw sharing a value with them is shown at the shift that lays
+        its dice farthest from them. Shown unmoved, the table said "dice lie as last
+        thrown" (or "a die was not thrown") and the script's throw was never counted;
+        shown at one fixed shift, so it was after a second start."""
         with self._lock:
             self._left = tuple(dice) if not self._dice else ()
+
+    def _away_from_left(self, dice: tuple[int, ...]) -> tuple[int, int]:
+        """The shift that lays the dice of ``dice`` farthest from the dice remembered
+        lying of the same values ((0, 0) if they share none)."""
+
+        def nearest(shift: tuple[int, int]) -> float:
+            return min(
+                (
+                    math.dist((x + shift[0], y + shift[1]), centre)
+                    for v, (x, y) in frame_centres(dice)
+                    for w, centre in self._left
+                    if v == w
+                ),
+                default=math.inf,
+            )
+
+        return max(SHIFTS, key=nearest)
 
     def _thrown(self, dice: tuple[int, ...]) -> None:
         """The dice of a new throw lie in the tray (the lock held)."""
         if not self._dice:  # the first throw shown
-            self._shift = RESUMED_SHIFT if set(dice) & set(self._left) else (0, 0)
+            self._shift = self._away_from_left(dice) if self._left else (0, 0)
         else:
-            self._shift = SAME_THROW_SHIFT if self._shift == (0, 0) else (0, 0)
+            self._shift = next(s for s in SHIFTS if s not in self._shown[-2:])
+        self._shown = (*self._shown, self._shift)[-2:]
         self._left = ()
         self._dice = tuple(dice)
 

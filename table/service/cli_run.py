@@ -490,7 +490,8 @@ def _run_table(
     try:
         loop.boot()
         if parts.scripted_camera is not None and loop.referee is not None:
-            lying = tuple(d.value for d in loop.referee.last_roll if d.value is not None)
+            last = loop.referee.last_roll
+            lying = tuple((d.value, d.center) for d in last if d.value is not None)
             parts.scripted_camera.left_lying(lying)
         if loop.resumed is not None:
             resumed = loop.resumed

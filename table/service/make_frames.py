@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from table.hw.camera import SPOT_A, SPOT_B, pair_positions
 from table.service.cli_run import folder_arg
 from vision.compose import (
     MARGIN,
@@ -58,21 +59,6 @@ BACKGROUND = "images/IMG_20191208_112554.jpg"
 BACKGROUND_BOX = (0, 0, 400, 300)  # x0, y0, x1, y1: the die of that photo lies outside
 MAX_BOARD_DIFF = 45.0  # summed B, G, R difference of a crop's board from the background
 JPEG_QUALITY = 92
-
-
-# Six places on the board, well apart: value v lies at SPOT_A[v]; the second die
-# of a double lies at the place across the board, SPOT_B[v] = SPOT_A[7 - v]. A
-# die keeps its place from throw to throw, so a die left lying (mexen's hold)
-# is where the referee saw it.
-_GRID_X = (80, 200, 320)
-_GRID_Y = (85, 215)
-SPOT_A = {v: (_GRID_X[(v - 1) % 3], _GRID_Y[(v - 1) // 3]) for v in range(1, 7)}
-SPOT_B = {v: SPOT_A[7 - v] for v in range(1, 7)}
-
-
-def pair_positions(hi: int, lo: int) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Centres for the two dice of a pair (see SPOT_A / SPOT_B)."""
-    return SPOT_A[hi], (SPOT_B[lo] if hi == lo else SPOT_A[lo])
 
 
 def background(dice_dir: Path) -> Image:
