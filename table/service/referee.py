@@ -625,7 +625,7 @@ class Referee:
             ref = replace(ref, game=after, waiting=False, cpu_roll=False)
             return ref._refused(refused, (event,))
         table = reading.dice if want == 2 else ()
-        lain = tuple(_unthrown(self.last_roll, table)) if held is not None else ()
+        lain = _lain(held, self.last_roll, table)
         ref = replace(
             ref, game=after, waiting=False, table=table, lain=lain, held=None, cpu_roll=False
         )
@@ -1834,6 +1834,32 @@ def _unrolled(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> bo
     return len(_unthrown(before, now)) == len(now)
 
 
+def _near_spot(d: DieReading, held: HeldDie) -> bool:
+    """Whether ``d`` may be the held die: its value, within ``HOLD_TOLERANCE`` of one of
+    its spots (any place when it has none)."""
+    return d.value == held.value and (
+        not held.spots
+        or any(math.dist(d.center, (s.x, s.y)) <= HOLD_TOLERANCE * s.size for s in held.spots)
+    )
+
+
+def _lain(
+    held: HeldDie | None, before: tuple[DieReading, ...], now: tuple[DieReading, ...]
+) -> tuple[DieReading, ...]:
+    """The die of the throw ``now`` that lay through it (MN-5): the held die, found as
+    the hold is checked (a held die nudged by the throw is still the one that lay)."""
+    if held is None or not now:
+        return ()
+    if held.spots:
+
+        def off(d: DieReading) -> float:
+            return min(math.dist(d.center, (s.x, s.y)) / s.size for s in held.spots)
+
+        near = [d for d in now if _near_spot(d, held)]
+        return (min(near, key=off),) if near else ()
+    return tuple(d for d in _unthrown(before, now) if d.value == held.value)[:1]
+
+
 def _left_unthrown(
     before: tuple[DieReading, ...], now: tuple[DieReading, ...], held: HeldDie | None
 ) -> bool:
@@ -1845,12 +1871,7 @@ def _left_unthrown(
     lying = _unthrown(before, now)
     if held is not None:
         for d in lying:
-            if d.value == held.value and (
-                not held.spots
-                or any(
-                    math.dist(d.center, (s.x, s.y)) <= HOLD_TOLERANCE * s.size for s in held.spots
-                )
-            ):
+            if _near_spot(d, held):
                 lying.remove(d)
                 break
     return bool(lying)
