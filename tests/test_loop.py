@@ -1131,10 +1131,10 @@ def test_no_shipped_frame_shown_after_another_leaves_a_die_unthrown(vision: Any)
 
 
 def test_the_replayed_camera_shows_each_throw_at_another_place_than_the_last() -> None:
-    """Throws of other values are shown moved as the same values are: 64, then 63 (the
-    6 laid in the same place by both frames), then 52 and 62, each at another shift
-    than the two before it: a throw shown between that the table did not count (STOP,
-    "roll again") left the 6 of 62 where the 6 of 63 lay."""
+    """Throws of other values are shown moved as the same values are: 64 (read by the
+    table), then 63 and 52 (not read: STOP, "roll again"), then 62: each at another
+    shift than the throw before it and the one the table read, so the 6 of 62 does not
+    lie where the 6 of 64 lay (the 6 has one place in every frame)."""
     import queue
 
     from table.service.ports import TableEvent
@@ -1156,8 +1156,10 @@ def test_the_replayed_camera_shows_each_throw_at_another_place_than_the_last() -
                 if at:
                     shown.append(at[0])
                     break
+            if dice == (6, 4):
+                camera.read()
             camera.want(False)
-        assert shown == [(0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT, (0, 0)]
+        assert shown == [(0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT, SAME_THROW_SHIFT]
     finally:
         camera.close()
 
@@ -2366,7 +2368,9 @@ def _die_at(value: int | None, x: float, reason: str = "") -> Any:
     return DieReading(value, (x, 120.0), ((x, 120.0), (40.0, 40.0), 0.0), 0.9, reason)
 
 
-def _synthetic_loop(tmp_path: Path, settle: Any = None) -> tuple[TableLoop, _SetReader, list[str]]:
+def _synthetic_loop(
+    tmp_path: Path, settle: Any = None, camera: Any = None
+) -> tuple[TableLoop, _SetReader, list[str]]:
     """A mexico game started, read by the real settler from frames the test makes, with
     a reader that reads what the test says; the texts shown."""
     from vision.settle import SettleConfig, Settler
@@ -2391,7 +2395,7 @@ def _synthetic_loop(tmp_path: Path, settle: Any = None) -> tuple[TableLoop, _Set
         settings=Settings.from_json(s),
         buttons=None,
         display=Shows(),
-        camera=None,
+        camera=camera,
         reader=reader,
         settler=Settler(settle or SettleConfig(consistent_frames=3)),
         errors=io.StringIO(),
@@ -2479,3 +2483,36 @@ def test_dice_at_rest_with_a_hand_kept_still_in_the_tray_are_not_counted(
         loop.handle(Frame(image, t))
         t += 1
     assert _thrown(loop) == [(6, 5)]
+
+
+def test_the_loop_tells_the_replay_camera_which_throw_it_read(tmp_path: Path) -> None:
+    """The replay camera shows each throw away from the last one the table read; it
+    knows that one from the loop, which tells it once the throw's dice are remembered,
+    and not for a reading it refused."""
+    from vision.types import FrameReading, FrameStatus
+
+    class Camera:
+        def __init__(self) -> None:
+            self.reads = 0
+
+        def want(self, flag: bool) -> None: ...
+
+        def read(self) -> None:
+            self.reads += 1
+
+    camera = Camera()
+    loop, reader, texts = _synthetic_loop(tmp_path, camera=camera)
+    loop.handle(ButtonPress(Button.ROLL))
+    reader.reading = FrameReading(
+        FrameStatus.REROLL, "die 2 is tilted", (_die_at(6, 120.0), _die_at(None, 320.0, "tilted"))
+    )
+    t = 0.0
+    for image in [_two_dice_tray(40), *[_two_dice_tray()] * 4]:
+        loop.handle(Frame(image, t))
+        t += 1
+    assert "die 2 is tilted" in texts[-1] and camera.reads == 0
+    reader.reading = FrameReading(FrameStatus.OK, "", (_die_at(6, 180.0), _die_at(5, 320.0)))
+    for image in [_two_dice_tray(80)] * 5:
+        loop.handle(Frame(image, t))
+        t += 1
+    assert _thrown(loop) == [(6, 5)] and camera.reads == 1

@@ -288,12 +288,12 @@ def frame_centres(dice: tuple[int, ...]) -> list[tuple[int, tuple[int, int]]]:
 
 
 # Since a value lies in one place whatever the throw, each throw's photo is shown moved
-# by another of these shifts (x, y; right and down) than the two throws shown before it:
-# dice rolled land elsewhere, and the table counts no die lying as the last throw it
-# read left it (a throw of 63 after 64 would leave the 6 unthrown), even with a throw
-# shown between that it did not count (STOP, "roll again"). The three are 11.3-11.4 px
-# apart: more than an unrolled die shifts, less than a die may shift when left lying
-# (MN-5) in the shipped frames, whose dice are 33-45 px across.
+# by another of these shifts (x, y; right and down) than the throw shown before it and
+# the last throw the table read: dice rolled land elsewhere, and the table counts no
+# die lying as the last throw it read left it (a throw of 63 after 64 would leave the 6
+# unthrown), however many throws it did not read between (STOP, "roll again"). The
+# three are 11.3-11.4 px apart: more than an unrolled die shifts, less than a die may
+# shift when left lying (MN-5) in the shipped frames, whose dice are 33-45 px across.
 SAME_THROW_SHIFT = (8, 8)
 RESUMED_SHIFT = (11, -3)
 SHIFTS = ((0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT)
@@ -308,9 +308,9 @@ class ScriptedCamera(_Paced):
         self._lock = threading.Lock()
         self._dice: tuple[int, ...] = ()
         self._shift = (0, 0)  # how far the photo shown is moved (x, y)
-        # the dice remembered lying from before a start: (value, centre)
-        self._left: tuple[tuple[int, tuple[float, float]], ...] = ()
-        self._shown: tuple[tuple[int, int], ...] = ()  # the shifts of the last throws
+        # the shift of the dice the table read last (of those remembered from before a
+        # start, the nearest), None before any
+        self._tray: tuple[int, int] | None = None
         # The last few frames read, newest last: a folder of 48-megapixel photos, each
         # 144 MB decoded, all 21 kept, was 3 GB.
         self._cache: dict[tuple[int, ...], Any] = {}
@@ -354,38 +354,38 @@ class ScriptedCamera(_Paced):
     def left_lying(self, dice: tuple[tuple[int, tuple[float, float]], ...]) -> None:
         """The dice the table remembers lying in the tray from before it started (its
         ``tray.json``): (value, centre) each. The tray is shown empty until a throw, as
-        before; a first throw sharing a value with them is shown at the shift that lays
-        its dice farthest from them. Shown unmoved, the table said "dice lie as last
-        thrown" (or "a die was not thrown") and the script's throw was never counted;
-        shown at one fixed shift, so it was after a second start."""
-        with self._lock:
-            self._left = tuple(dice) if not self._dice else ()
+        before; the throws after it are shown away from the shift those dice were shown
+        at (the one that lays them nearest where they are remembered). Shown unmoved, or
+        at one fixed shift for the first throw after a start, a throw sharing a value
+        with them was "dice lie as last thrown" (or "a die was not thrown"), and the
+        script's throw was never counted."""
+        values = tuple(v for v, _ in dice)
 
-    def _away_from_left(self, dice: tuple[int, ...]) -> tuple[int, int]:
-        """The shift that lays the dice of ``dice`` farthest from the dice remembered
-        lying of the same values ((0, 0) if they share none)."""
-
-        def nearest(shift: tuple[int, int]) -> float:
-            return min(
-                (
-                    math.dist((x + shift[0], y + shift[1]), centre)
-                    for v, (x, y) in frame_centres(dice)
-                    for w, centre in self._left
-                    if v == w
-                ),
-                default=math.inf,
+        def off(shift: tuple[int, int]) -> float:
+            laid = frame_centres(values)
+            return sum(
+                min(
+                    (math.dist((x + shift[0], y + shift[1]), c) for v, (x, y) in laid if v == w),
+                    default=0.0,
+                )
+                for w, c in dice
             )
 
-        return max(SHIFTS, key=nearest)
+        with self._lock:
+            if not self._dice and dice:
+                self._tray = min(SHIFTS, key=off)
+
+    def read(self) -> None:
+        """The table has read the throw shown (counted it, or its rules refused it): the
+        next throw is shown away from these dice."""
+        with self._lock:
+            if self._dice:
+                self._tray = self._shift
 
     def _thrown(self, dice: tuple[int, ...]) -> None:
         """The dice of a new throw lie in the tray (the lock held)."""
-        if not self._dice:  # the first throw shown
-            self._shift = self._away_from_left(dice) if self._left else (0, 0)
-        else:
-            self._shift = next(s for s in SHIFTS if s not in self._shown[-2:])
-        self._shown = (*self._shown, self._shift)[-2:]
-        self._left = ()
+        avoid = {self._tray, self._shift if self._dice else None}
+        self._shift = next(s for s in SHIFTS if s not in avoid)
         self._dice = tuple(dice)
 
     def throw(self, dice: tuple[int, ...]) -> None:

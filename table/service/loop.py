@@ -323,6 +323,9 @@ class TableLoop:
         assert self.referee is not None
         if referee.last_roll == self.referee.last_roll:
             return
+        read = getattr(self.camera, "read", None)
+        if callable(read):  # the replay camera shows the next throw away from these dice
+            read()
         try:
             self.data.save_tray(referee.last_roll, self._frame_size)
         except OSError as exc:
