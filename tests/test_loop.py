@@ -2406,6 +2406,22 @@ def _synthetic_loop(
     return loop, reader, texts
 
 
+def _thrown_tilted(loop: TableLoop, reader: _SetReader) -> float:
+    """ROLL, and the dice come to rest read with die 2 tilted (refused); the time of
+    the next frame."""
+    from vision.types import FrameReading, FrameStatus
+
+    loop.handle(ButtonPress(Button.ROLL))
+    reader.reading = FrameReading(
+        FrameStatus.REROLL, "die 2 is tilted", (_die_at(6, 120.0), _die_at(None, 320.0, "tilted"))
+    )
+    t = 0.0
+    for image in [_two_dice_tray(40), *[_two_dice_tray()] * 4]:
+        loop.handle(Frame(image, t))
+        t += 1
+    return t
+
+
 def _thrown(loop: TableLoop) -> list[tuple[int, ...]]:
     assert loop.writer is not None
     events = load(loop.writer.path).events
@@ -2461,14 +2477,7 @@ def test_dice_at_rest_with_a_hand_kept_still_in_the_tray_are_not_counted(
     loop, reader, texts = _synthetic_loop(
         tmp_path, SettleConfig(consistent_frames=3, adopt_after=3)
     )
-    loop.handle(ButtonPress(Button.ROLL))
-    reader.reading = FrameReading(
-        FrameStatus.REROLL, "die 2 is tilted", (_die_at(6, 120.0), _die_at(None, 320.0, "tilted"))
-    )
-    t = 0.0
-    for image in [_two_dice_tray(40), *[_two_dice_tray()] * 4]:
-        loop.handle(Frame(image, t))
-        t += 1
+    t = _thrown_tilted(loop, reader)
     assert "die 2 is tilted" in texts[-1]
     reader.reading = FrameReading(FrameStatus.OK, "", (_die_at(6, 120.0), _die_at(5, 320.0)))
     with_hand = _two_dice_tray()
@@ -2502,14 +2511,7 @@ def test_the_loop_tells_the_replay_camera_which_throw_it_read(tmp_path: Path) ->
 
     camera = Camera()
     loop, reader, texts = _synthetic_loop(tmp_path, camera=camera)
-    loop.handle(ButtonPress(Button.ROLL))
-    reader.reading = FrameReading(
-        FrameStatus.REROLL, "die 2 is tilted", (_die_at(6, 120.0), _die_at(None, 320.0, "tilted"))
-    )
-    t = 0.0
-    for image in [_two_dice_tray(40), *[_two_dice_tray()] * 4]:
-        loop.handle(Frame(image, t))
-        t += 1
+    t = _thrown_tilted(loop, reader)
     assert "die 2 is tilted" in texts[-1] and camera.reads == 0
     reader.reading = FrameReading(FrameStatus.OK, "", (_die_at(6, 180.0), _die_at(5, 320.0)))
     for image in [_two_dice_tray(80)] * 5:

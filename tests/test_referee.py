@@ -545,11 +545,7 @@ def test_a_held_die_may_lie_still_but_the_other_must_be_rolled() -> None:
     """MN-5: the 5 stays where it lay; the 2 left lying too is no throw."""
     t = mexen()
     t.throw(5, 2, xs=(100.0, 300.0))
-    t.press(HOLD)
-    t.press(HOLD)
-    t.press(HOLD)
-    assert t.press(ROLL).log == (Hold(5),)
-    assert t.press(ROLL).want_dice
+    held_first(t, 5)
     last = t.ref.last_roll
     out = t.read(FrameReading(FrameStatus.OK, "", last))
     assert out.log == () and "lie as last thrown" in render_text(out.screen)
@@ -718,6 +714,16 @@ def test_mex_hold_outside_tie_break_is_a_message() -> None:
 
 def mexen(**kw: object) -> Table:
     return start(Settings("mexen", 2, options=opts(**kw)))
+
+
+def held_first(t: Table, value: int) -> None:
+    """HOLD the first die of the two (``value``), chosen with HOLD and ROLL, and press
+    ROLL to throw the other."""
+    t.press(HOLD)
+    t.press(HOLD)
+    t.press(HOLD)
+    assert t.press(ROLL).log == (Hold(value),)
+    assert t.press(ROLL).want_dice
 
 
 def test_whole_game_of_mexen_with_31_give_and_one_die_tie_break() -> None:
@@ -2361,11 +2367,7 @@ def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() 
     out = t.read(FrameReading(FrameStatus.OK, "", (five, die(4, 450.0))))
     assert out.log == () and "a die was not thrown" in render_text(out.screen)
     t.press(STOP)  # the reading cancelled; HOLD the 5, throw the 2
-    t.press(HOLD)
-    t.press(HOLD)
-    t.press(HOLD)
-    assert t.press(ROLL).log == (Hold(5),)
-    assert t.press(ROLL).want_dice
+    held_first(t, 5)
     out = t.read(FrameReading(FrameStatus.OK, "", (five, die(4, 450.0))))
     assert out.log == (Throw((5, 4)),)  # the held 5 may lie
     assert t.press(ROLL).want_dice  # the 5 has lain once: it must be thrown now
@@ -2379,12 +2381,8 @@ def test_MN_5_of_a_double_the_die_that_lay_may_not_lie_again() -> None:
     lying a second time."""
     t = mexen()
     t.throw(4, 2, xs=(100.0, 300.0))
-    t.press(HOLD)
-    t.press(HOLD)
-    t.press(HOLD)
-    assert t.press(ROLL).log == (Hold(4),)
     old = t.ref.last_roll[0]
-    assert t.press(ROLL).want_dice
+    held_first(t, 4)
     assert t.read(FrameReading(FrameStatus.OK, "", (old, die(4, 450.0)))).log == (Throw((4, 4)),)
     assert t.press(HOLD).log == (Hold(4),)  # a double: nothing to choose
     assert t.press(ROLL).want_dice
@@ -2400,11 +2398,7 @@ def test_MN_5_a_held_die_nudged_by_the_throw_has_still_lain() -> None:
     after it let it lie a second time."""
     t = mexen()
     t.throw(4, 2, xs=(100.0, 300.0))
-    t.press(HOLD)
-    t.press(HOLD)
-    t.press(HOLD)
-    assert t.press(ROLL).log == (Hold(4),)
-    assert t.press(ROLL).want_dice
+    held_first(t, 4)
     nudged = die(4, 108.0)
     assert t.read(FrameReading(FrameStatus.OK, "", (nudged, die(4, 450.0)))).log == (Throw((4, 4)),)
     assert t.press(HOLD).log == (Hold(4),)
