@@ -2373,35 +2373,3 @@ def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() 
     assert t.press(ROLL).want_dice  # the 5 has lain once: it must be thrown now
     out = t.read(FrameReading(FrameStatus.OK, "", (five, die(3, 250.0, 300.0))))
     assert out.log == () and "a die was not thrown" in render_text(out.screen)
-
-
-def test_MN_5_of_a_double_the_die_that_lay_may_not_lie_again() -> None:
-    """MN-5: a die may lie for one throw. A held 4 lay while the other die came up a 4
-    too; HOLD 4 again let either 4 stay, and the one that had lain already was counted
-    lying a second time."""
-    t = mexen()
-    t.throw(4, 2, xs=(100.0, 300.0))
-    old = t.ref.last_roll[0]
-    held_first(t, 4)
-    assert t.read(FrameReading(FrameStatus.OK, "", (old, die(4, 450.0)))).log == (Throw((4, 4)),)
-    assert t.press(HOLD).log == (Hold(4),)  # a double: nothing to choose
-    assert t.press(ROLL).want_dice
-    out = t.read(FrameReading(FrameStatus.OK, "", (old, die(5, 250.0, 320.0))))
-    assert out.log == () and isinstance(out.screen, Refusal), render_text(out.screen)
-    out = t.read(FrameReading(FrameStatus.OK, "", (die(4, 452.0), die(5, 250.0, 320.0))))
-    assert out.log == (Throw((5, 4)),)  # the 4 thrown last lies; the old one was thrown
-
-
-def test_MN_5_a_held_die_nudged_by_the_throw_has_still_lain() -> None:
-    """The held 4 nudged by the other die (0.2 of its size, within where a held die may
-    lie) was not taken for the die that lay through the throw, and a HOLD of the 44
-    after it let it lie a second time."""
-    t = mexen()
-    t.throw(4, 2, xs=(100.0, 300.0))
-    held_first(t, 4)
-    nudged = die(4, 108.0)
-    assert t.read(FrameReading(FrameStatus.OK, "", (nudged, die(4, 450.0)))).log == (Throw((4, 4)),)
-    assert t.press(HOLD).log == (Hold(4),)
-    assert t.press(ROLL).want_dice
-    out = t.read(FrameReading(FrameStatus.OK, "", (nudged, die(5, 250.0, 320.0))))
-    assert out.log == () and isinstance(out.screen, Refusal), render_text(out.screen)

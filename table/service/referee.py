@@ -414,8 +414,6 @@ class Referee:
     game: Game | None = None
     waiting: bool = False
     table: tuple[DieReading, ...] = ()  # dice of the last counted throw, as read
-    # those of them that lay through that throw (a held die, MN-5): none may lie again
-    lain: tuple[DieReading, ...] = ()
     # The dice of the last throw the camera read, as they lay, kept from game to game:
     # the tray still holds them until someone rolls.
     last_roll: tuple[DieReading, ...] = ()
@@ -625,10 +623,7 @@ class Referee:
             ref = replace(ref, game=after, waiting=False, cpu_roll=False)
             return ref._refused(refused, (event,))
         table = reading.dice if want == 2 else ()
-        lain = _lain(held, self.last_roll, table)
-        ref = replace(
-            ref, game=after, waiting=False, table=table, lain=lain, held=None, cpu_roll=False
-        )
+        ref = replace(ref, game=after, waiting=False, table=table, held=None, cpu_roll=False)
         return ref._after_event(game, (event,), thrown=values)
 
     def on_unmoved(self) -> tuple[Referee, Output]:
@@ -957,8 +952,7 @@ class Referee:
         after, refused = game.apply(event)
         if refused is not None:
             return replace(self, game=after)._refused(refused, (event,))
-        # MN-5: of a double, the die that lay through the last throw may not lie again
-        spots = tuple(_spot(d) for d in self.table if d.value == value and d not in self.lain)
+        spots = tuple(_spot(d) for d in self.table if d.value == value)
         ref = replace(self, game=after, held=HeldDie(value, spots), chooser=None)
         player = _player(after)
         # a CPU's next step is its own (ROLL lets it), even when a person rolls for it
@@ -1841,23 +1835,6 @@ def _near_spot(d: DieReading, held: HeldDie) -> bool:
         not held.spots
         or any(math.dist(d.center, (s.x, s.y)) <= HOLD_TOLERANCE * s.size for s in held.spots)
     )
-
-
-def _lain(
-    held: HeldDie | None, before: tuple[DieReading, ...], now: tuple[DieReading, ...]
-) -> tuple[DieReading, ...]:
-    """The die of the throw ``now`` that lay through it (MN-5): the held die, found as
-    the hold is checked (a held die nudged by the throw is still the one that lay)."""
-    if held is None or not now:
-        return ()
-    if held.spots:
-
-        def off(d: DieReading) -> float:
-            return min(math.dist(d.center, (s.x, s.y)) / s.size for s in held.spots)
-
-        near = [d for d in now if _near_spot(d, held)]
-        return (min(near, key=off),) if near else ()
-    return tuple(d for d in _unthrown(before, now) if d.value == held.value)[:1]
 
 
 def _left_unthrown(
