@@ -292,10 +292,13 @@ def frame_centres(dice: tuple[int, ...]) -> list[tuple[int, tuple[int, int]]]:
 # the last throw the table read: dice rolled land elsewhere, and the table counts no
 # die lying as the last throw it read left it (a throw of 63 after 64 would leave the 6
 # unthrown), however many throws it did not read between (STOP, "roll again"). The
-# three are 11.3-11.4 px apart: more than an unrolled die shifts, less than a die may
-# shift when left lying (MN-5) in the shipped frames, whose dice are 33-45 px across.
-SAME_THROW_SHIFT = (8, 8)
-RESUMED_SHIFT = (11, -3)
+# three are 13.3-13.6 px apart: more than an unrolled die shifts, less than a die may
+# shift when left lying (MN-5) in the shipped frames, whose dice are 33-45 px across,
+# and more than twice as far as a die of them lies from its nominal place (6.3 px):
+# after a start, the shift the remembered dice were shown at is told from where they
+# were read.
+SAME_THROW_SHIFT = (9, 10)
+RESUMED_SHIFT = (13, -3)
 SHIFTS = ((0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT)
 
 
