@@ -1828,13 +1828,16 @@ def _unrolled(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> bo
     return len(_unthrown(before, now)) == len(now)
 
 
+def _at_a_spot(d: DieReading, held: HeldDie) -> bool:
+    """Whether ``d`` lies where the held die may lie: within ``HOLD_TOLERANCE`` of its
+    size of one of its spots."""
+    return any(math.dist(d.center, (s.x, s.y)) <= HOLD_TOLERANCE * s.size for s in held.spots)
+
+
 def _near_spot(d: DieReading, held: HeldDie) -> bool:
-    """Whether ``d`` may be the held die: its value, within ``HOLD_TOLERANCE`` of one of
-    its spots (any place when it has none)."""
-    return d.value == held.value and (
-        not held.spots
-        or any(math.dist(d.center, (s.x, s.y)) <= HOLD_TOLERANCE * s.size for s in held.spots)
-    )
+    """Whether ``d`` may be the held die: its value, at one of its spots (any place when
+    it has none)."""
+    return d.value == held.value and (not held.spots or _at_a_spot(d, held))
 
 
 def _left_unthrown(
@@ -1856,12 +1859,7 @@ def _left_unthrown(
 
 def _held_problem(held: HeldDie, dice: tuple[DieReading, ...]) -> str:
     """Why the reading breaks the hold (the held die moved or turned), or ""."""
-    near: list[DieReading] = []
-    for d in dice:
-        for s in held.spots:
-            if math.dist(d.center, (s.x, s.y)) <= HOLD_TOLERANCE * s.size:
-                near.append(d)
-                break
+    near = [d for d in dice if _at_a_spot(d, held)]
     if any(d.value == held.value for d in near):
         return ""
     if near:
