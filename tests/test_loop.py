@@ -19,7 +19,7 @@ from PIL import Image
 
 from table.game import replay
 from table.gamelog import load
-from table.hw.camera import RESUMED_SHIFT, SAME_THROW_SHIFT, SHIFTS, ScriptedCamera
+from table.hw.camera import SHIFTS, ScriptedCamera
 from table.hw.script import ScriptButtons, parse_script
 from table.service import screens
 from table.service.demo import DEMO_PLAYS, DEMO_SETTINGS, menu_presses, script_for
@@ -1067,7 +1067,7 @@ def test_a_display_that_fails_once_is_said_and_the_game_goes_on(tmp_path: Path) 
 
 def test_the_same_throw_twice_is_two_throws(tmp_path: Path, vision: Any) -> None:
     """The replayed camera has one photo per throw: the same dice thrown again are shown
-    moved (``SAME_THROW_SHIFT``), as rolled dice would lie, and counted again."""
+    moved (by another of ``SHIFTS``), as rolled dice would lie, and counted again."""
     steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"])
     steps += ["throw 6 3", "roll", "stop", "throw 3 6", "roll"]
     loop, display, _ = make_loop(tmp_path, "mexico", steps, vision)
@@ -1080,18 +1080,17 @@ def test_the_same_throw_twice_is_two_throws(tmp_path: Path, vision: Any) -> None
 @pytest.mark.parametrize(
     ("was", "now"),
     [
-        ((0, 0), SAME_THROW_SHIFT),
-        ((0, 0), RESUMED_SHIFT),
-        (SAME_THROW_SHIFT, RESUMED_SHIFT),
+        (SHIFTS[0], SHIFTS[1]),
+        (SHIFTS[0], SHIFTS[2]),
+        (SHIFTS[1], SHIFTS[2]),
     ],
 )
 def test_every_shipped_frame_moved_reads_as_dice_rolled_again(
     vision: Any, was: tuple[int, int], now: tuple[int, int]
 ) -> None:
-    """``SAME_THROW_SHIFT`` on each shipped frame, and ``RESUMED_SHIFT`` (a throw after a
-    start of the dice remembered lying, which may lie unmoved or moved): the same values
-    are read, each die beyond where an unrolled die lies and within where a held one may
-    lie (MN-5)."""
+    """Each shipped frame shown at one of the replay camera's ``SHIFTS``, then at
+    another: the same values are read, each die beyond where an unrolled die lies and
+    within where a held one may lie (MN-5)."""
     from table.service.referee import HOLD_TOLERANCE, UNROLLED_TOLERANCE, _spot, _unrolled
 
     camera = ScriptedCamera(FRAMES)
@@ -1117,12 +1116,11 @@ def test_no_shipped_frame_shown_after_another_leaves_a_die_unthrown(vision: Any)
     from table.service.referee import _unthrown
 
     camera = ScriptedCamera(FRAMES)
-    shifts = [(0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT]
     read: dict[tuple[str, tuple[int, int]], Any] = {}
     for path in sorted(FRAMES.glob("dice_*.jpg")):
         dice = tuple(int(c) for c in path.stem.split("_")[1])
         image = camera.image_for(dice)
-        for shift in shifts:
+        for shift in SHIFTS:
             read[(path.stem, shift)] = vision.read(camera.shifted(image, shift)).dice
     for (a, was), before in read.items():
         for (b, now), after in read.items():
@@ -1159,7 +1157,7 @@ def test_the_replayed_camera_shows_each_throw_at_another_place_than_the_last() -
             if dice == (6, 4):
                 camera.read()
             camera.want(False)
-        assert shown == [(0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT, SAME_THROW_SHIFT]
+        assert shown == [SHIFTS[0], SHIFTS[1], SHIFTS[2], SHIFTS[1]]
     finally:
         camera.close()
 

@@ -131,7 +131,7 @@ class SettleEvent:
     """True on the first SETTLED frame after the settler took a scene it had seen as a
     hand, kept still for ``adopt_after`` frames, as its new base, with no motion since:
     a hand, a cup or a shadow may still be in the tray, over a die. Such a rest is not
-    ``entered``; a table asks for the dice to be rolled again."""
+    ``entered``; a table asks for it to be taken out."""
     empty_settled: bool = False
     """True once per still stretch of EMPTY frames, when the tray has been still and read
     the same (no dice, too dark, blurred) for ``consistent_frames`` frames after a first

@@ -297,9 +297,7 @@ def frame_centres(dice: tuple[int, ...]) -> list[tuple[int, tuple[int, int]]]:
 # and more than twice as far as a die of them lies from its nominal place (6.3 px):
 # after a start, the shift the remembered dice were shown at is told from where they
 # were read.
-SAME_THROW_SHIFT = (9, 10)
-RESUMED_SHIFT = (13, -3)
-SHIFTS = ((0, 0), SAME_THROW_SHIFT, RESUMED_SHIFT)
+SHIFTS = ((0, 0), (9, 10), (13, -3))
 
 
 class ScriptedCamera(_Paced):
@@ -342,7 +340,7 @@ class ScriptedCamera(_Paced):
             self._cache[key] = self._cache.pop(key)  # the newest again
         return self._cache[key]
 
-    def shifted(self, image: Any, by: tuple[int, int] = SAME_THROW_SHIFT) -> Any:
+    def shifted(self, image: Any, by: tuple[int, int]) -> Any:
         """``image`` moved by ``by`` (x, y; down and right if positive), its edge rows
         and columns repeated."""
         import numpy as np
@@ -362,10 +360,9 @@ class ScriptedCamera(_Paced):
         at one fixed shift for the first throw after a start, a throw sharing a value
         with them was "dice lie as last thrown" (or "a die was not thrown"), and the
         script's throw was never counted."""
-        values = tuple(v for v, _ in dice)
+        laid = frame_centres(tuple(v for v, _ in dice))
 
         def off(shift: tuple[int, int]) -> float:
-            laid = frame_centres(values)
             return sum(
                 min(
                     (math.dist((x + shift[0], y + shift[1]), c) for v, (x, y) in laid if v == w),

@@ -319,7 +319,8 @@ class TableLoop:
         """Remember where the dice of a throw just read lie, before its event is logged:
         a cut between the two then makes the table ask for them to be rolled (the throw
         was not counted), never count them again (it was). Not saved, the table goes on:
-        only the first throw after a restart would not be checked."""
+        only the first throw after a restart would not be checked. The replay camera is
+        told too (``read``): it shows the next throw away from these dice."""
         assert self.referee is not None
         if referee.last_roll == self.referee.last_roll:
             return
