@@ -962,6 +962,30 @@ def test_the_menu_leaves_at_least_one_seat_to_a_person() -> None:
     pytest.fail("the menu never asked for CPU players")
 
 
+def test_each_cpu_strength_is_asked_under_the_name_its_seat_gets() -> None:
+    """A config naming a CPU "CPU2" seats CPU2 and CPU3: the menu asks "CPU2 strength"
+    and "CPU3 strength", each setting the seat it names, not "CPU1" for CPU2."""
+    s = Settings("mexico", 3, cpus=("easy", "easy"), names=("Ann",), cpu_names=("CPU2",))
+    t = Table.boot(s)
+    titles = []
+    for _ in range(30):
+        screen = t.out.screen
+        assert isinstance(screen, Menu)
+        if screen.title == "start game":
+            break
+        titles.append(screen.title)
+        if screen.title == "CPU3 strength":  # "hard" for the second CPU seat only
+            while screen.item != "hard":
+                screen = t.press(HOLD).screen
+                assert isinstance(screen, Menu)
+        t.press(ROLL)
+    assert [x for x in titles if x.endswith("strength")] == ["CPU2 strength", "CPU3 strength"]
+    t.press(ROLL)
+    assert t.header is not None
+    seats = [(p.name, p.cpu) for p in t.header.players]
+    assert seats == [("Ann", None), ("CPU2", "easy"), ("CPU3", "hard")]
+
+
 @pytest.mark.parametrize("rules", ["mexico", "mex", "mexen"])
 def test_cpu_players_play_by_roll_presses(rules: str) -> None:
     t = start(

@@ -1878,9 +1878,12 @@ def _menu_steps(draft: Settings) -> tuple[MenuStep, ...]:
         cpus = tuple(range(0, draft.players))
         labels = tuple("no CPU" if n == 0 else f"{n} CPU" for n in cpus)
         steps.append(MenuStep("cpus", "of them CPU", cpus, labels))
-    for i in range(len(draft.cpus)):
+    # each strength under the name its seat will have (a CPU named in the config, or
+    # CPU2 when a person is called CPU1), not the CPU's place among them
+    cpu_seats = seat_players(draft)[draft.players - len(draft.cpus) :]
+    for i, seat in enumerate(cpu_seats):
         levels = tuple(CPU_LEVELS)
-        steps.append(MenuStep(f"cpu:{i}", f"CPU{i + 1} strength", levels, levels))
+        steps.append(MenuStep(f"cpu:{i}", f"{seat.name} strength", levels, levels))
     for spec in get_rules(draft.rules).options:
         values = _option_values(spec, draft.option(spec.name))
         # only values a game can start with, with the seats and the other options chosen
