@@ -2161,11 +2161,23 @@ def test_MX_9_hold_does_not_choose_the_count_for_a_cpu_that_is_the_tie_break_s_l
     out = t.press(HOLD)
     assert not isinstance(out.screen, Choose) and out.log == ()
     assert "CPU1" in render_text(out.screen)
+    assert "HOLD: count" not in render_text(out.screen)  # not offered to P1 either
     t.press(HOLD)
     out = t.press(ROLL)  # P1 throws: no count was chosen in CPU1's name
     assert out.want_dice
     t.read(dice(6, 5))
     assert not any(isinstance(e, Count) for e in t.events)
+
+
+def test_MX_9_a_person_last_in_the_tie_break_is_offered_the_count() -> None:
+    players = (Player("P1"), Player("P2"))
+    header = GameHeader("mex", players, {"lives": 3, "max_throws": 1}, 5)
+    t = Table.boot(Settings(), resume=LoadedGame(header, (Throw((4, 2)), Throw((4, 2)))))
+    assert t.press(ROLL).want_dice
+    out = t.press(STOP)  # reading cancelled: P1's turn as before
+    assert isinstance(out.screen, Turn) and out.screen.player == "P1"
+    assert out.screen.hint == "roll+ROLL  HOLD: count"  # P2's choice, before P1 throws
+    assert isinstance(t.press(HOLD).screen, Choose)
 
 
 def test_MX_9_a_cpu_s_count_at_a_tie_break_s_start_keeps_who_throws_first() -> None:

@@ -823,8 +823,8 @@ class Referee:
         allowed = game.allowed
         if EventKind.STAND in allowed:  # a throw is kept already: as after that throw
             return "ROLL again  STOP stand"
-        if EventKind.COUNT in allowed:
-            return "roll+ROLL  HOLD: count"
+        if EventKind.COUNT in allowed and not _seat_is_cpu(game, _tiebreak_last(game)):
+            return "roll+ROLL  HOLD: count"  # MX-9: the tie-break's last player's choice
         if EventKind.HOLD in allowed:
             return "roll+ROLL  HOLD: keep"
         if game.view().get("held") is not None:  # MN-5: that die stays lying
