@@ -83,6 +83,7 @@ from table.service.screens import (
     Screen,
     Turn,
     overflow,
+    shown_whole,
     single_spaced,
 )
 from vision.types import DieReading, FrameReading
@@ -423,6 +424,10 @@ class Referee:
     # Notices still to show, one a press, after the one on screen (mythical: the last
     # trick, the round's scores, then the next round's standings or the game's end).
     queued: tuple[Screen, ...] = ()
+    # The game's own screen under the notice shown, shown (as the game's, not a notice)
+    # once a press takes the notice away: a round's end too crowded for one screen says
+    # who lost and the throw that ended the round first, then everyone's count.
+    behind: Screen | None = None
     # CPU players' dice: rolled in software, or by a person at the table and read
     # by the camera (MC-6); ``cpu_roll`` is set once a CPU has decided to throw.
     cpu_dice_by_hand: bool = False
@@ -550,6 +555,8 @@ class Referee:
         if self.dismiss:  # a notice was shown: this press only takes it away
             if self.queued:  # ... and shows the next one
                 return replace(self, queued=self.queued[1:])._show(self.queued[0])
+            if self.behind is not None:  # ... and the screen under it
+                return replace(self, dismiss=False, behind=None)._show(self.behind)
             return replace(self, dismiss=False)._current()
         if self.mode is Mode.MENU:
             return self._menu_press(press)
@@ -739,6 +746,7 @@ class Referee:
             cpu_roll=False,
             bids=(),
             die="",
+            behind=None,
         )
         ref = replace(ref, index=_current_index(steps[step], ref.draft), table=(), held=None)
         screen = ref._menu_screen(note)
@@ -1069,7 +1077,10 @@ class Referee:
             return ref._game_over(game, log, f"{_player(before)} {shown}" if thrown else "")
         if game.view().get("round") != before.view().get("round"):
             ref = replace(ref, table=(), held=None)
-            return ref._show(ref._round_screen(before, thrown, note, news), log=log)
+            end, notice = ref._round_screen(before, thrown, note, news)
+            if notice is not None:  # first who lost and how, then everyone's count
+                return replace(ref, dismiss=True, behind=end)._show(notice, log=log)
+            return ref._show(end, log=log)
         ref = ref._auto_chooser()
         if ref.chooser is not None:
             screen: Screen = ref.chooser.screen()
@@ -1223,7 +1234,11 @@ class Referee:
 
     def _round_screen(
         self, before: Game, thrown: tuple[int, ...], note: str = "", news: str = ""
-    ) -> Screen:
+    ) -> tuple[RoundEnd, Message | None]:
+        """The round's end, and the notice to show before it when it cannot show who
+        lost (by name) and the throw that ended the round, or who is out: with five or
+        six players the standings take the room, and a CPU's software dice that ended
+        the round were seen nowhere else."""
         game = self.game
         assert game is not None
         view = game.view()
@@ -1235,35 +1250,38 @@ class Referee:
         lives = "lives" if loss != 1 else "life"
         # the loss whole: names that take the line give way to a shorter one
         if rules == "mexen":
-            lost = _lost_line(
-                f"{who} takes {_counted(loss, view)}", who=who, line=lambda w: f"{w} takes {loss}"
-            )
+            named = f"{who} takes {_counted(loss, view)}"
+            lost = _lost_line(named, who=who, line=lambda w: f"{w} takes {loss}")
         elif len(losers) > 1 and len(losers) == len(_in_game(before.view())):
-            lost = f"all lose {loss} {lives}"
+            lost = named = f"all lose {loss} {lives}"
         elif len(losers) > 3:
+            named = f"{who} lose {loss} {lives}"
             lost = f"{len(losers)} players lose {loss}"
         elif len(losers) > 1:
+            named = f"{who} lose {loss} {lives}"
             lost = _lost_line(
                 f"{who} lose {loss} {lives}",
                 f"{who} lose {loss}",
                 f"{len(losers)} players lose {loss} {lives}",
             )
         else:
-            lost = _lost_line(
-                f"{who} loses {loss} {lives}", who=who, line=lambda w: f"{w} loses {loss}"
-            )
+            named = f"{who} loses {loss} {lives}"
+            lost = _lost_line(named, who=who, line=lambda w: f"{w} loses {loss}")
         # Most important first: the screen leaves out the parts that do not fit.
         extras: list[str] = []
+        out = ended = ""  # who is out, the throw that ended the round: never left out
         gone = [n for n in _in_game(before.view()) if n not in _in_game(view)]
         if gone:  # MX-6, MC-4: at 0 lives
-            extras.append(f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} out")
+            out = f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} out"
+            extras.append(out)
         if last.get("ended_by"):  # MX-7
             extras.append(f"ended by {last['ended_by']}")
         if note:
             extras.append(note)
         if thrown:
             shown = _shown(rules, thrown, pips=_counts_pips(before.view()))
-            extras.append(f"{_player(before)} {shown}")
+            ended = f"{_player(before)} {shown}"
+            extras.append(ended)
         if news:
             extras.append(news)
         if rules == "mexen" and isinstance(view.get("pirate"), dict):
@@ -1276,7 +1294,20 @@ class Referee:
         n = last.get("round", "?")
         # the next player's name goes before the word "over": "round 1" beside "next: Maximilian"
         title = _beside(hint, f"round {n} over", f"round {n}")
-        return RoundEnd(title, lost, _standings(view), "  ".join(extras), hint)
+        screen = RoundEnd(title, lost, _standings(view), "  ".join(extras), hint)
+        must = [x for x in (ended, named, out) if x]  # the throw, the loss it made, who is out
+        drawn = shown_whole(screen)
+        named_all = not lost.startswith(f"{len(losers)} players lose ")  # or cut short
+        if named_all and all(x in drawn for x in (ended, out) if x):
+            return screen, None
+        rest = [x for x in extras if x not in must]
+        go_on = "any button: go on"
+        notice = _fitting(
+            Message(f"round {n} over", "; ".join([*must, *rest]), go_on),
+            Message(f"round {n} over", "; ".join(must), go_on),
+        )
+        assert isinstance(notice, Message)
+        return screen, notice
 
     # -- mythical: bids and dice entered with the buttons (MY-1..MY-9) ---------
 

@@ -260,6 +260,7 @@ class _Canvas:
         self.ox = ox
         self.oy = oy
         self.lost: list[str] = []  # texts that had to be cut or left out
+        self.whole: list[str] = []  # texts drawn whole
 
     def text(
         self,
@@ -284,6 +285,8 @@ class _Canvas:
         if fitted:
             tx = (width - (right - left)) // 2 - left if center else -left
             self._clipped(x, y, width, height, (tx, -top), fitted, size, 1)
+            if fitted == text:
+                self.whole.append(text)
         return y + height + 1
 
     def _clipped(
@@ -612,6 +615,15 @@ def overflow(screen: Screen) -> tuple[str, ...]:
     canvas = _Canvas(image, 0, 0)
     _draw(screen, canvas)
     return tuple(canvas.lost)
+
+
+def shown_whole(screen: Screen) -> tuple[str, ...]:
+    """The texts of ``screen`` that are drawn whole: a part of a line left out for want
+    of room (a round end's extra) is neither here nor in ``overflow``."""
+    image = Image.new("1", DISPLAY_SIZE, 0)
+    canvas = _Canvas(image, 0, 0)
+    _draw(screen, canvas)
+    return tuple(canvas.whole)
 
 
 def render_padded(screen: Screen, margin: int) -> Image.Image:
