@@ -1671,12 +1671,15 @@ def test_MY_3_to_MY_9_a_whole_mythical_game_entered_with_the_buttons() -> None:
     assert out.screen.title == "round 1 over"
     scores = t.game.view()["last_round"]["scores"]
     assert out.screen.standings == tuple((n, f"{v:+d}") for n, v in scores.items())
-    # round 2 opens with the totals and who leads (MY-2), as round 1 did
+    # round 2 opens with the totals and who leads (MY-2), both drawn: a turn screen's
+    # foot line had room for one, and the totals were never seen before the game's end
     out = t.press(HOLD)
-    assert isinstance(out.screen, Turn) and out.screen.header == "round 2 of 2: bids"
-    assert out.screen.info == "Bob leads"
+    assert isinstance(out.screen, RoundEnd) and out.screen.title == "round 2: bids"
+    assert out.screen.lost == "Bob leads"
     totals = tuple((p["name"], str(p["points"])) for p in t.game.view()["players"])
     assert out.screen.standings == totals and totals != (("Ann", "0"), ("Bob", "0"))
+    drawn = shown_whole(out.screen)
+    assert "Bob leads" in drawn and all(f"{v}" in drawn for _, v in totals)
     # a mermaid takes a minotaur (MY-5, MY-8)
     out = t.press(HOLD)
     assert isinstance(out.screen, Choose) and out.screen.title == "Ann's bid, round 2"

@@ -2116,20 +2116,33 @@ def _rolled(roll: object) -> str:
     return die if face == die else f"{die} {face}"
 
 
-def _mythical_turn(game: Game) -> Turn:
-    """The screen that opens a round (its bids) or names the player to roll."""
+def _mythical_turn(game: Game) -> Screen:
+    """The screen that opens a round (its bids: who leads, everyone's total so far) or
+    names the player to roll."""
     view = game.view()
     turn = view.get("turn")
     if not isinstance(turn, Mapping):
         turn = {}
     r, rounds = view.get("round", 1), view.get("rounds", "?")
     rows = _standings(view)
-    if turn.get("phase") == "bids":
+    if turn.get("phase") == "bids" and r == 1:
         header = f"round {r} of {rounds}: bids"
         leads = f"{view.get('leader')} leads"
         return _fitting_turn(
             Turn("bids", header, "any button: enter", leads, None, rows),
             Turn("bids", f"round {r}: bids", "any button: enter", "", None, rows),
+        )
+    if turn.get("phase") == "bids":
+        # laid out as a round's end: a turn screen's foot line had room for who leads or
+        # the totals so far, not both, and the totals went (MY-2, MY-7)
+        leads = f"{view.get('leader')} leads"
+        return _fitting(
+            *(
+                RoundEnd(title, leads, rows, "", hint)
+                for title in (f"round {r} of {rounds}: bids", f"round {r}: bids", f"round {r}")
+                for hint in ("any button: enter", "any button")
+            ),
+            RoundEnd(f"round {r}", leads, rows),
         )
     player = str(turn.get("player") or "")
     header = f"round {r} trick {turn.get('trick')}"
