@@ -189,6 +189,12 @@ def byler() -> Scene:
 
 
 @pytest.fixture(scope="module")
+def byler_plain() -> Scene:
+    # A 5 and a 3 on grey cardboard whose lower half is too plain to measure a shake by.
+    return Scene("byler_d6", "IMG_20191209_100541.jpg", grow=0.15)
+
+
+@pytest.fixture(scope="module")
 def matteo() -> Scene:
     # A wooden desk under a webcam, three ivory dice showing 5 (labels: top face only).
     return Scene("matteo_webcam", "train_five_25.jpg", grow=0.4)
@@ -324,7 +330,7 @@ def shaken(frame: np.ndarray, k: int) -> np.ndarray:
 
 
 @needs_photos
-@pytest.mark.parametrize("which", ["byler", "matteo"])
+@pytest.mark.parametrize("which", ["byler", "matteo", "byler_plain"])
 def test_a_trembling_camera_is_no_motion(which: str, request: pytest.FixtureRequest) -> None:
     scene: Scene = request.getfixturevalue(which)
     dice = resting(scene)
@@ -793,6 +799,41 @@ def test_on_a_plain_tray_something_unread_moving_is_not_taken_for_a_shake() -> N
         _square_die(frame, 400 + 2 * k, 300)
         got.append(settler.update(frame, read).state)
     assert SETTLED not in got, got
+
+
+def _shaken_plain(k: int, dice: list[tuple[float, float]], by: tuple[int, int]) -> np.ndarray:
+    frame = _plain_tray(k)
+    for x, y in dice:
+        _square_die(frame, x + by[0], y + by[1])
+    return frame
+
+
+def test_dice_still_on_a_plain_tray_under_a_trembling_camera_settle() -> None:
+    """A felt tray has no texture to measure the camera's shake by away from the dice:
+    a camera trembling by a pixel or two kept still dice MOVING for ever, and no throw
+    was counted. The dice read, the same on both frames, are then what the shake is
+    measured by."""
+    at = [(100.0, 100.0), (400.0, 300.0)]
+    read = _frame(_die(3, 120, 120), _die(3, 420, 320))
+    settler = Settler(SettleConfig(consistent_frames=3))
+    got = [settler.update(_shaken_plain(k, at, SHAKE[k % len(SHAKE)]), read) for k in range(12)]
+    assert SETTLED in states(got[:6]), states(got)
+    assert states(got)[-4:] == [SETTLED] * 4
+
+
+def test_on_a_plain_tray_a_trembling_camera_does_not_hide_one_die_creeping() -> None:
+    """Measured on the dice, a shake is what moves them all alike: one die creeping 2 px
+    a frame while the other lies still is moving, trembling camera or not."""
+    read = _frame(_die(3, 120, 120), _die(3, 420, 320))
+    for trembling in (False, True):
+        settler = Settler(SettleConfig(consistent_frames=3))
+        got = []
+        for k in range(12):
+            by = SHAKE[k % len(SHAKE)] if trembling else (0, 0)
+            frame = _shaken_plain(k, [(100.0, 100.0)], by)
+            _square_die(frame, 400 + 2 * k + by[0], 300 + by[1])
+            got.append(settler.update(frame, read).state)
+        assert SETTLED not in got, (trembling, got)
 
 
 def test_a_hand_drifting_over_a_plain_tray_with_no_dice_is_motion() -> None:

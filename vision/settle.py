@@ -31,7 +31,9 @@ channel by channel (a hand can be as bright as a wooden table, not as blue). Two
 things that change every pixel are no motion: the light (a lamp flickering, the
 camera's exposure: the levels are matched first) and the camera trembling by a pixel
 or two (a fan, a knocked table: the shift of the tray around the dice is measured and
-undone). Only the tray's shift is undone, so a die sliding across it still moves.
+undone; on a tray too plain for that, the shift of the dice read, when all of them
+moved alike). Only a shift of the whole picture is undone, so a die sliding across it
+still moves.
 """
 
 from __future__ import annotations
@@ -207,13 +209,15 @@ def _match_levels(b: Frame, qa: npt.NDArray[np.float64], qb: npt.NDArray[np.floa
     return np.asarray(cv2.transform(b, levels), dtype=np.uint8)
 
 
-def _shift_between(a: Frame, b: Frame, ignore: Frame | None = None) -> tuple[float, float] | None:
+def _shift_between(
+    a: Frame, b: Frame, ignore: Frame | None = None, quarters: int = 3
+) -> tuple[float, float] | None:
     """The shift (dx, dy) in pixels that moves picture ``b`` onto ``a`` (a few steps of
     Lucas-Kanade for one translation of the whole picture): good to a tenth of a pixel
     for shifts of a pixel or two, meaningless for large ones.
 
     Measured only where ``ignore`` is 0 (the dice read are left out: a die sliding is
-    no camera shaking); None unless at least three quarters of the picture have
+    no camera shaking); None unless at least ``quarters`` quarters of the picture have
     texture of their own to tell a shift by. On a plain tray the only edges may be
     those of something moving that the reader does not see (a hand, a die it missed):
     measured from them, its motion would be taken for the camera's and undone.
@@ -226,7 +230,7 @@ def _shift_between(a: Frame, b: Frame, ignore: Frame | None = None) -> tuple[flo
         keep = (ignore == 0).astype(np.float32)
         ix, iy = cv2.multiply(ix, keep), cv2.multiply(iy, keep)
     xx, yy = cv2.multiply(ix, ix), cv2.multiply(iy, iy)
-    if _textured_quarters(xx, yy) < 3:
+    if _textured_quarters(xx, yy) < quarters:
         return None
     sxx, syy = cv2.sumElems(xx)[0], cv2.sumElems(yy)[0]
     sxy = cv2.sumElems(cv2.multiply(ix, iy))[0]
@@ -402,7 +406,15 @@ class Settler:
         _, mask = cv2.threshold(biggest, self.config.pixel_threshold, 1, cv2.THRESH_BINARY)
         return np.asarray(mask, dtype=np.uint8)
 
-    def _unshaken(self, a: Frame, b: Frame, mask: Frame, dice: Frame, blank: bool = False) -> Frame:
+    def _unshaken(
+        self,
+        a: Frame,
+        b: Frame,
+        mask: Frame,
+        dice: Frame,
+        blank: bool = False,
+        same_dice: bool = False,
+    ) -> Frame:
         """``mask`` (``a`` against ``b``), or, when the camera has shaken, the mask of ``a``
         against ``b`` moved by the shake, whichever changes fewer pixels. With ``blank``
         the dice are left out of the new mask, as they are out of ``mask``.
@@ -410,9 +422,15 @@ class Settler:
         The shake is one small shift of the whole picture, measured away from the dice
         (1 in ``dice``; :func:`_shift_between`) and then undone everywhere: a die
         rolling, or a hand, is a change of one part and stays one, however little it
-        moves.
+        moves. On a tray too plain to measure it by (felt, cardboard), it is measured on
+        the dice themselves when ``same_dice`` (both frames were read alike): all of
+        them shifted alike is the camera, one die creeping while the others lie still
+        leaves them all changed once the mean shift is undone, and something moving that
+        the reader does not list is not measured by at all.
         """
         shift = _shift_between(a, b, dice)
+        if shift is None and same_dice:
+            shift = _shift_between(a, b, 1 - dice, quarters=0)
         if shift is None:
             return mask
         dx, dy = shift
@@ -530,7 +548,10 @@ class Settler:
                 # there is to measure by (a hand on a plain tray): nothing is undone.
                 last = self._prev_reading.dice if self._prev_reading is not None else ()
                 dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
-                changed = self._unshaken(small, prev, changed, dice)
+                same = self._prev_reading is not None and readings_agree(
+                    reading, self._prev_reading, cfg.center_tolerance
+                )
+                changed = self._unshaken(small, prev, changed, dice, same_dice=same)
             changed_px = float(np.count_nonzero(changed))
             if changed_px >= hand_area:
                 biggest_change = self._largest_region(changed)
