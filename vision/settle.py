@@ -39,6 +39,7 @@ still moves.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -258,6 +259,12 @@ in the two sets); a plain grey tray under sensor noise of 4 grey levels has 0.07
 Below it the shake is not undone: on a plain tray it changes little beyond the dice's
 edges anyway."""
 _SHIFT_STEPS = 3
+_DRIFT_FRAMES = 10
+"""How many shifts measured on the dice in a row (a plain tray) must add up to no more
+than twice ``SettleConfig.shake_px`` before such a shift is undone as the camera's: a
+second at 10 fps. A camera trembling about its place passes; two dice sliding side by
+side faster than 0.4 working pixels a frame (4 px a second in a 640-px frame at 10 fps)
+do not."""
 
 
 def _textured_quarters(xx: npt.NDArray[Any], yy: npt.NDArray[Any]) -> int:
@@ -315,6 +322,9 @@ class Settler:
         self._still_reading: FrameReading | None = None  # and what was read on it
         self._streak = 0
         self._hand_still = 0
+        # the last shifts of the camera measured on the dice (a plain tray), while they
+        # read alike: dice sliding together add up, a trembling camera's do not
+        self._shakes: deque[tuple[float, float]] = deque(maxlen=_DRIFT_FRAMES)
         self._state: SettleState | None = None
         self._moved = True  # motion or a hand since the last SETTLED (or none yet)
         # the last still picture before resume(), until the first frame after it
@@ -423,18 +433,28 @@ class Settler:
         (1 in ``dice``; :func:`_shift_between`) and then undone everywhere: a die
         rolling, or a hand, is a change of one part and stays one, however little it
         moves. On a tray too plain to measure it by (felt, cardboard), it is measured on
-        the dice themselves when ``same_dice`` (both frames were read alike): all of
-        them shifted alike is the camera, one die creeping while the others lie still
-        leaves them all changed once the mean shift is undone, and something moving that
-        the reader does not list is not measured by at all.
+        the dice themselves when ``same_dice`` (both frames were read alike, two dice or
+        more): all of them shifted alike is the camera, one die creeping while the others
+        lie still leaves them all changed once the mean shift is undone, and something
+        moving that the reader does not list is not measured by at all. A trembling
+        camera brings the dice back about where they were; dice sliding together (the
+        tray pushed, or two dice slowing down side by side) do not: a shift measured
+        so is undone only once ``_DRIFT_FRAMES`` of them in a row add up to no more than
+        twice ``shake_px`` (a camera trembling by ``shake_px`` each way).
         """
         shift = _shift_between(a, b, dice)
-        if shift is None and same_dice:
+        by_dice = shift is None and same_dice
+        if by_dice:
             shift = _shift_between(a, b, 1 - dice, quarters=0)
         if shift is None:
             return mask
         dx, dy = shift
         limit = self.config.shake_px
+        if by_dice:
+            self._shakes.append((dx, dy))
+            drift_x, drift_y = (sum(d[i] for d in self._shakes) for i in (0, 1))
+            if len(self._shakes) < _DRIFT_FRAMES or max(abs(drift_x), abs(drift_y)) > 2 * limit:
+                return mask
         if not (abs(dx) <= limit and abs(dy) <= limit) or (abs(dx) < 0.05 and abs(dy) < 0.05):
             return mask
         h, w = b.shape[:2]
@@ -548,9 +568,13 @@ class Settler:
                 # there is to measure by (a hand on a plain tray): nothing is undone.
                 last = self._prev_reading.dice if self._prev_reading is not None else ()
                 dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
-                same = self._prev_reading is not None and readings_agree(
-                    reading, self._prev_reading, cfg.center_tolerance
+                same = (
+                    len(reading.dice) >= 2
+                    and self._prev_reading is not None
+                    and readings_agree(reading, self._prev_reading, cfg.center_tolerance)
                 )
+                if not same:
+                    self._shakes.clear()
                 changed = self._unshaken(small, prev, changed, dice, same_dice=same)
             changed_px = float(np.count_nonzero(changed))
             if changed_px >= hand_area:
