@@ -324,6 +324,40 @@ def test_a_round_end_crowded_by_five_players_first_names_the_losers_and_the_thro
     assert out.want_dice and isinstance(out.screen, Reading)
 
 
+def test_a_round_end_says_six_long_names_whole_over_as_many_notices_as_it_takes() -> None:
+    """MC-3, MC-4: three of six long names lose 2 lives to a Mexico and are out. One
+    notice cut "lose 2 lives" and "are out" off; each part is now said whole, one
+    notice a press, then the round end."""
+    names = (
+        "Maximilian12",
+        "Bartholomeus",
+        "Christopher1",
+        "Wolfgangxxxx",
+        "Friedrichxyz",
+        "Sebastianxyz",
+    )
+    s = Settings("mexico", 6, names=names, options=opts(lives=2, max_throws=1))
+    t = start(s, names_cut=True)
+    for pair in ((3, 1), (3, 1), (3, 1), (6, 5), (6, 4)):
+        t.throw(*pair)
+    out = t.throw(2, 1)
+    said = []
+    while isinstance(out.screen, Message):
+        assert out.screen.title == "round 1 over" and overflow(out.screen) == ()
+        said.append(out.screen.text)
+        out = t.press(ROLL)
+        assert out.log == () and not out.want_dice
+    assert isinstance(out.screen, RoundEnd) and out.screen.hint == "next: Wolfgangxxxx"
+    told = "; ".join(said)
+    for part in (
+        "Sebastianxyz MEX!",
+        "Maximilian12, Bartholomeus, Christopher1 lose 2 lives",
+        "Maximilian12, Bartholomeus, Christopher1 are out",
+    ):
+        assert part in told, said
+    assert len(said) <= 3
+
+
 def test_a_round_end_with_room_is_one_screen() -> None:
     t = start(Settings("mexico", 5, options=opts(lives=3, max_throws=1)))
     for pair in ((3, 1), (3, 1), (6, 5), (6, 4)):

@@ -1077,9 +1077,10 @@ class Referee:
             return ref._game_over(game, log, f"{_player(before)} {shown}" if thrown else "")
         if game.view().get("round") != before.view().get("round"):
             ref = replace(ref, table=(), held=None)
-            end, notice = ref._round_screen(before, thrown, note, news)
-            if notice is not None:  # first who lost and how, then everyone's count
-                return replace(ref, dismiss=True, behind=end)._show(notice, log=log)
+            end, notices = ref._round_screen(before, thrown, note, news)
+            if notices:  # first who lost and how, then everyone's count
+                ref = replace(ref, dismiss=True, behind=end, queued=notices[1:])
+                return ref._show(notices[0], log=log)
             return ref._show(end, log=log)
         ref = ref._auto_chooser()
         if ref.chooser is not None:
@@ -1234,11 +1235,12 @@ class Referee:
 
     def _round_screen(
         self, before: Game, thrown: tuple[int, ...], note: str = "", news: str = ""
-    ) -> tuple[RoundEnd, Message | None]:
-        """The round's end, and the notice to show before it when it cannot show who
+    ) -> tuple[RoundEnd, tuple[Message, ...]]:
+        """The round's end, and the notices to show before it when it cannot show who
         lost (by name) and the throw that ended the round, or who is out: with five or
         six players the standings take the room, and a CPU's software dice that ended
-        the round were seen nowhere else."""
+        the round were seen nowhere else. As many notices as it takes to say those
+        whole, one a press (six long names, three of them out, take two)."""
         game = self.game
         assert game is not None
         view = game.view()
@@ -1295,19 +1297,18 @@ class Referee:
         # the next player's name goes before the word "over": "round 1" beside "next: Maximilian"
         title = _beside(hint, f"round {n} over", f"round {n}")
         screen = RoundEnd(title, lost, _standings(view), "  ".join(extras), hint)
-        must = [x for x in (ended, named, out) if x]  # the throw, the loss it made, who is out
         drawn = shown_whole(screen)
-        named_all = not lost.startswith(f"{len(losers)} players lose ")  # or cut short
+        # a name cut short ("Maximilia.. loses 1") still names its player
+        named_all = not lost.startswith(f"{len(losers)} players lose ")
         if named_all and all(x in drawn for x in (ended, out) if x):
-            return screen, None
-        rest = [x for x in extras if x not in must]
-        go_on = "any button: go on"
-        notice = _fitting(
-            Message(f"round {n} over", "; ".join([*must, *rest]), go_on),
-            Message(f"round {n} over", "; ".join(must), go_on),
-        )
-        assert isinstance(notice, Message)
-        return screen, notice
+            return screen, ()
+        rest = [x for x in extras if x not in (ended, out)]
+        title = f"round {n} over"
+        if out and sorted(gone) == sorted(losers):  # "Ann, Bob lose 2 lives: out"
+            both = _notices(title, [f"{named}: out"], [])
+            if not overflow(both[0]):
+                return screen, _notices(title, [x for x in (ended, both[0].text) if x], rest)
+        return screen, _notices(title, [x for x in (ended, named, out) if x], rest)
 
     # -- mythical: bids and dice entered with the buttons (MY-1..MY-9) ---------
 
@@ -1989,6 +1990,27 @@ def _summary(s: Settings) -> str:
 
 def _is_mythical(game: Game | None) -> bool:
     return game is not None and isinstance(game.state, MythicalState)
+
+
+def _notices(title: str, must: list[str], rest: list[str]) -> tuple[Message, ...]:
+    """``must``'s parts said whole in as few notices as they fit, in order (a part too
+    long for a notice of its own gets one, cut), then as many of ``rest`` as the last
+    one has room for."""
+    go_on = "any button: go on"
+
+    def notice(parts: list[str]) -> Message:
+        return Message(title, "; ".join(parts), go_on)
+
+    groups: list[list[str]] = []
+    for part in must:
+        if groups and not overflow(notice([*groups[-1], part])):
+            groups[-1].append(part)
+        else:
+            groups.append([part])
+    for part in rest:
+        if groups and not overflow(notice([*groups[-1], part])):
+            groups[-1].append(part)
+    return tuple(notice(g) for g in groups)
 
 
 def _fitting(*screens: Screen) -> Screen:
