@@ -1924,6 +1924,36 @@ def test_mythical_screens_fit_six_players() -> None:
     assert len(t.events) == 7
 
 
+def test_MY_2_six_long_names_keep_the_round_s_title_and_hint_over_their_totals() -> None:
+    """Six long names are cut in any standings: the screen opening round 2 fell back to
+    its last form, "round 2" with no "bids" and no hint, for want of an uncut one."""
+    names = (
+        "Maximilian12",
+        "Bartholomeus",
+        "Christopher1",
+        "Wolfgangxxxx",
+        "Friedrichxyz",
+        "Sebastianxyz",
+    )
+    t = mythical(6, rounds=2, names=names)
+    t.names_cut = True
+    enter_bids(t, 0, 0, 0, 0, 0, 0)
+    for die, face in (("red", 7), ("yellow", 5), ("purple", 3), ("grey", 1)) + (
+        ("red", 6),
+        ("yellow", 4),
+    ):
+        enter_roll(t, die, face)
+    screen = t.out.screen
+    for _ in range(5):
+        if isinstance(screen, RoundEnd) and screen.title.startswith("round 2"):
+            break
+        screen = t.press(HOLD).screen
+    assert isinstance(screen, RoundEnd) and screen.title == "round 2: bids"
+    drawn = shown_whole(screen)
+    assert {"round 2: bids", "any button", f"{screen.lost}"} <= set(drawn)
+    assert screen.lost.endswith(" leads")
+
+
 def test_MY_8_six_players_see_the_bonus_on_the_trick_s_screen() -> None:
     """The round's end has no room for its bonuses beside six players' scores; the
     trick's screen names the bonus, and that it counts only with the bid met."""

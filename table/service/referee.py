@@ -2158,13 +2158,15 @@ def _mythical_turn(game: Game) -> Screen:
         # laid out as a round's end: a turn screen's foot line had room for who leads or
         # the totals so far, not both, and the totals went (MY-2, MY-7)
         leads = f"{view.get('leader')} leads"
-        return _fitting(
-            *(
-                RoundEnd(title, leads, rows, "", hint)
-                for title in (f"round {r} of {rounds}: bids", f"round {r}: bids", f"round {r}")
-                for hint in ("any button: enter", "any button")
-            ),
-            RoundEnd(f"round {r}", leads, rows),
+        # the first whose title, hint and leader are drawn whole: six long names are cut
+        # in the standings whatever the top line says
+        tries = [
+            RoundEnd(title, leads, rows, "", hint)
+            for title in (f"round {r} of {rounds}: bids", f"round {r}: bids", f"round {r}")
+            for hint in ("any button: enter", "any button")
+        ]
+        return next(
+            (s for s in tries if {s.title, s.lost, s.hint} <= set(shown_whole(s))), tries[-1]
         )
     player = str(turn.get("player") or "")
     header = f"round {r} trick {turn.get('trick')}"
