@@ -19,8 +19,9 @@
 #   3. a venv in /opt/dicetable/venv that can see the apt picamera2/libcamera
 #      (--system-site-packages), with dicetable and its Pi extra installed (--no-pip skips)
 #   4. /etc/dicetable/dicetable.toml (only if absent: your edits are kept)
-#   5. /etc/systemd/system/dicetable.service, enabled; i2c-dev loaded at boot
-#      (/etc/modules-load.d/dicetable.conf: /dev/i2c-1, the OLED's bus, comes from it)
+#   5. /etc/systemd/system/dicetable.service, enabled; i2c-dev, videodev and mc loaded
+#      at boot (/etc/modules-load.d/dicetable.conf: /dev/i2c-1, the OLED's bus, comes
+#      from i2c-dev; the unit's camera devices are allowed only once the other two are)
 #   6. the boot config fragment in /boot/firmware/config.txt, only with consent (an
 #      older version's block is replaced, also only with consent; a copy is kept)
 set -euo pipefail
@@ -152,15 +153,21 @@ fi
 
 # The I2C controller (dtparam=i2c_arm=on) gives no /dev/i2c-1 without the i2c-dev module,
 # which raspi-config loads through /etc/modules when it turns I2C on; this script does
-# it here.
+# it here. videodev and mc (video4linux and the media controller, modules in the Pi's
+# kernel) are loaded before the service too: its DeviceAllow=char-video4linux and
+# char-media are looked up in /proc/devices when it starts, and a class whose module
+# udev had not loaded yet was left out for good, the camera refused until a restart.
 MODULES=/etc/modules-load.d/dicetable.conf
+WANTED_MODULES='i2c-dev
+videodev
+mc'
 install -d "$(R /etc/modules-load.d)"
-if [ "$(cat "$(R $MODULES)" 2>/dev/null)" != "i2c-dev" ]; then
-    printf 'i2c-dev\n' > "$(R $MODULES)"
+if [ "$(cat "$(R $MODULES)" 2>/dev/null)" != "$WANTED_MODULES" ]; then
+    printf '%s\n' "$WANTED_MODULES" > "$(R $MODULES)"
     chmod 0644 "$(R $MODULES)"
-    say "installed $MODULES (i2c-dev: the OLED's /dev/i2c-1)"
+    say "installed $MODULES (i2c-dev: the OLED's /dev/i2c-1; videodev, mc: the camera)"
 fi
-[ -n "$ROOT" ] || modprobe i2c-dev 2>/dev/null || true
+[ -n "$ROOT" ] || modprobe -a i2c-dev videodev mc 2>/dev/null || true
 
 # 6. boot config, only with consent
 FRAGMENT=$SRC/firmware_config/config.txt.fragment

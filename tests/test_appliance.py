@@ -356,7 +356,9 @@ def test_install_loads_i2c_dev_at_boot_so_the_oled_has_its_bus(tmp_path: Path) -
     """dtparam=i2c_arm=on turns the I2C controller on; /dev/i2c-1, which luma opens, comes
     from the i2c-dev module, which nothing loaded (raspi-config adds it to /etc/modules
     when it turns I2C on): after the install and a reboot the OLED stayed dark with "no
-    /dev/i2c-1 ... is I2C on?"."""
+    /dev/i2c-1 ... is I2C on?". The unit's DeviceAllow=char-video4linux and char-media
+    are looked up when it starts: videodev and mc, modules in the Pi's kernel that udev
+    may load after the service started, are loaded before it too."""
     root = _fake_root(tmp_path / "pi")
     for _ in range(2):  # once only when run again
         proc = _install(root, "--boot-config", "yes")
@@ -367,7 +369,7 @@ def test_install_loads_i2c_dev_at_boot_so_the_oled_has_its_bus(tmp_path: Path) -
         for line in loaded.read_text().splitlines()
         if line.strip() and not line.lstrip().startswith(("#", ";"))
     ]
-    assert modules == ["i2c-dev"]
+    assert modules == ["i2c-dev", "videodev", "mc"]
 
 
 @NEEDS_USERADD
