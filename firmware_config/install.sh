@@ -67,9 +67,11 @@ BOOT=/boot/firmware/config.txt
 
 # 1. packages from the OS
 if [ "$DO_APT" = 1 ]; then
-    say "installing OS packages (python3-picamera2, python3-libcamera, i2c-tools)"
+    # python3-lgpio too: the venv sees it, so pip need not build lgpio (whose only wheels
+    # on the package index are for Python 3.9-3.12) from source, which has no swig here
+    say "installing OS packages (python3-picamera2, python3-libcamera, python3-lgpio, i2c-tools)"
     apt-get update -qq
-    apt-get install -y -qq python3-venv python3-picamera2 python3-libcamera i2c-tools
+    apt-get install -y -qq python3-venv python3-picamera2 python3-libcamera python3-lgpio i2c-tools
 fi
 
 # 2. the service user and its groups
