@@ -94,9 +94,11 @@ from vision.types import DieReading, FrameReading
 MENU_RULES: tuple[str, ...] = ("mexico", "mexen", "mex", "mythical")
 MAX_SEATS = 6  # what the screen shows legibly
 HOLD_TOLERANCE = 0.5  # a held die may shift by this fraction of its size
-# A die nobody touched is read within a few pixels of where it lay; one rolled lands
-# farther than this fraction of its size away or shows another face.
-UNROLLED_TOLERANCE = 0.15
+# A die nobody threw is read within a few pixels of where it lay, or a little farther
+# when the die thrown pushed it; one rolled lands farther than this fraction of its size
+# away or shows another face. (The replay camera's shifts, table.hw.camera.SHIFTS, lie
+# between it and HOLD_TOLERANCE on every shipped frame.)
+UNROLLED_TOLERANCE = 0.2
 
 # ---------------------------------------------------------------------------
 # Settings
