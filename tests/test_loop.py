@@ -209,7 +209,7 @@ def test_a_game_whose_in_progress_mark_cannot_be_removed_still_shows_its_end(
     said = loop.errors.getvalue()  # type: ignore[union-attr]
     assert [line for line in said.splitlines() if "games/current" in line] == [
         f"dicetable: the game is over, but games/current cannot be removed: "
-        f"[Errno {num}] {os.strerror(num)}: '{pointer}'; the next start finds the game over"
+        f"[Errno {num}] {os.strerror(num)}: '{pointer}'; the next start shows its end again"
     ]
     path = loop.data.current()
     assert path is not None and replay(*_header_events(path)).is_over

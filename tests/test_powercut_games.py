@@ -352,7 +352,13 @@ def resume_at(
         assert got == full[: len(got)], (cut, n, event)
         assert len(got) > n
     assert events_on_disk(loop) == full
-    assert loop.data.current() is None
+    # still the game in progress while its end is shown (a cut now shows it again) ...
+    assert loop.data.current() is not None
+    for _ in range(6):  # ... until a press takes it away (mythical: a notice or two first)
+        if ref(loop).game is None:
+            break
+        press(loop, ROLL)
+    assert ref(loop).game is None and loop.data.current() is None
     loop.close()
 
 
@@ -788,3 +794,29 @@ def test_MN_10_a_long_stop_in_a_tie_break_is_the_last_tie_break_throwers(
     press(loop, STOP_LONG)
     assert "no ending a round" in display.texts[-1]
     assert events_on_disk(loop)[before:] == [EndRound()]
+
+
+@pytest.mark.parametrize("rules", ["mex", "mythical"])
+def test_a_cut_while_the_game_s_end_is_shown_shows_it_again(tmp_path: Path, rules: str) -> None:
+    """games/current went the moment the last event was logged: a power cut while the
+    last trick's and round's screens, or the winner, were shown brought the table up at
+    the menu, and nobody saw who won. It now goes once a press has left the end (or the
+    table is stopped on purpose): after a cut the next start shows the end again."""
+    settings = dict((name, s) for name, s, _, _ in CASES)[rules]
+    root = tmp_path / "data"
+    loop, _ = make_loop(root, settings, False)
+    start_game(loop)
+    rng = random.Random(3)
+    while not game(loop).is_over:
+        do(loop, pick(loop, rng))
+    log = loop.data.current()
+    assert log is not None  # the cut: the loop is never closed
+    content = log.read_bytes()
+    again, display = make_loop(root, settings, False)
+    again.boot()
+    assert again.resumed is not None and again.referee is not None
+    assert "wins" in display.texts[-1] or "no winner" in display.texts[-1]
+    press(again, ROLL)  # the end seen: the menu, and no game in progress
+    assert ref(again).game is None and again.data.current() is None
+    assert log.read_bytes() == content  # nothing added to the game's log
+    again.close()

@@ -131,6 +131,9 @@ class TableLoop:
         self.display_fault: str | None = None  # why the display last failed, until it works
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the last read
         self._entry_saved: tuple[int, ...] = ()  # the mythical bids entry.json holds
+        # The game in progress is over, and games/current still names it until a press
+        # has taken its end off the display: cut before, the next start shows it again.
+        self._end_unseen = False
         # The tray's dice remembered at the start and the frame size they were read in,
         # until the first frame (``_tray_in``).
         self._tray_frame: tuple[tuple[DieReading, ...], tuple[int, int]] | None = None
@@ -260,6 +263,7 @@ class TableLoop:
             self.kept = None
             self._close_writer()
             self.writer = writer
+            self._end_unseen = False  # games/current names the new game now
         if out.log:
             if self.writer is None:
                 return self._not_saved(
@@ -273,14 +277,13 @@ class TableLoop:
             self.referee = referee
             self._save_entry(referee)
         if out.game_over:
+            # Its log is whole; games/current goes once the end has been seen (below):
+            # a power cut while the last trick's or round's screens, or the winner, are
+            # shown brought the table up at the menu, and nobody saw who won.
             self._close_writer()
-            try:
-                self.data.finish()
-            except OSError as exc:  # the game is over all the same: its log is whole
-                self._error(
-                    f"the game is over, but games/current cannot be removed: {exc}; "
-                    "the next start finds the game over"
-                )
+            self._end_unseen = True
+        elif self.referee is not None and self.referee.game is None:
+            self._end_seen()  # a press took the end away: the menu is shown
         self.show(out.screen)
         if out.settings is not None:
             self.settings = out.settings
@@ -302,6 +305,20 @@ class TableLoop:
             if callable(rolled):
                 rolled()
         return True
+
+    def _end_seen(self) -> None:
+        """The game that ended has been seen to its end (a press left it, or the table was
+        stopped on purpose): it is no longer the game in progress."""
+        if not self._end_unseen:
+            return
+        self._end_unseen = False
+        try:
+            self.data.finish()
+        except OSError as exc:  # the game is over all the same: its log is whole
+            self._error(
+                f"the game is over, but games/current cannot be removed: {exc}; "
+                "the next start shows its end again"
+            )
 
     def _save_entry(self, referee: Referee) -> None:
         """Remember the mythical bids entered so far, before the next bidder's screen is
@@ -605,6 +622,7 @@ class TableLoop:
                     self._error(f"closing {type(part).__name__}: {exc}")
         self.write_state()
         self._close_writer()
+        self._end_seen()  # stopped on purpose: only a power cut shows the end again
         try:
             self.display.close()
         except Exception as exc:

@@ -10,8 +10,10 @@
 
 A game is unfinished while ``games/current`` names its log: the pointer is
 written (atomically) right after the log's header, and removed once the game
-is over. At start the table loads that log (a torn last line survives),
-resumes the game from it and goes on appending to it.
+is over and its end has been seen (a press left it, or the table was stopped on
+purpose). At start the table loads that log (a torn last line survives),
+resumes the game from it and goes on appending to it; a game that is over is
+shown at its end again.
 
 ``tray.json`` belongs to no game: it tells the table, once started again, where the
 last throw's dice lay, so that ROLL pressed over them unrolled is no throw after a
