@@ -820,3 +820,22 @@ def test_a_cut_while_the_game_s_end_is_shown_shows_it_again(tmp_path: Path, rule
     assert ref(again).game is None and again.data.current() is None
     assert log.read_bytes() == content  # nothing added to the game's log
     again.close()
+
+
+def test_a_fault_that_stops_the_table_at_a_game_s_end_leaves_it_to_be_shown_again(
+    tmp_path: Path,
+) -> None:
+    """Stopped on purpose (q, a signal, the script's end), the table takes the end as
+    seen; stopped by a fault that escaped the loop, it does not: the next start shows
+    who won."""
+    settings = dict((name, s) for name, s, _, _ in CASES)["mex"]
+    for reason, kept in (("", True), ("q pressed", False)):
+        root = tmp_path / (reason or "fault")
+        loop, _ = make_loop(root, settings, False)
+        start_game(loop)
+        rng = random.Random(3)
+        while not game(loop).is_over:
+            do(loop, pick(loop, rng))
+        loop.quit_reason = reason
+        loop.close()
+        assert (loop.data.current() is not None) == kept, reason

@@ -622,7 +622,8 @@ class TableLoop:
                     self._error(f"closing {type(part).__name__}: {exc}")
         self.write_state()
         self._close_writer()
-        self._end_seen()  # stopped on purpose: only a power cut shows the end again
+        if self.quit_reason:  # stopped on purpose (q, a signal, the script's end) ...
+            self._end_seen()  # ... not by a fault: that and a power cut show it again
         try:
             self.display.close()
         except Exception as exc:
