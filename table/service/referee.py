@@ -96,8 +96,9 @@ MAX_SEATS = 6  # what the screen shows legibly
 HOLD_TOLERANCE = 0.5  # a held die may shift by this fraction of its size
 # A die nobody threw is read within a few pixels of where it lay, or a little farther
 # when the die thrown pushed it; one rolled lands farther than this fraction of its size
-# away or shows another face. (The replay camera's shifts, table.hw.camera.SHIFTS, lie
-# between it and HOLD_TOLERANCE on every shipped frame.)
+# away or shows another face. A die pushed farther (12 px of a 50-px die) is taken for
+# one thrown: the replay camera's shifts (table.hw.camera.SHIFTS), which must lie
+# between this and HOLD_TOLERANCE on every shipped frame, come as close as 0.227.
 UNROLLED_TOLERANCE = 0.2
 
 # ---------------------------------------------------------------------------
