@@ -324,18 +324,22 @@ def test_a_round_end_crowded_by_five_players_first_names_the_losers_and_the_thro
     assert out.want_dice and isinstance(out.screen, Reading)
 
 
+# Six names of 12 letters: no standings show them whole.
+SIX_LONG_NAMES = (
+    "Maximilian12",
+    "Bartholomeus",
+    "Christopher1",
+    "Wolfgangxxxx",
+    "Friedrichxyz",
+    "Sebastianxyz",
+)
+
+
 def test_a_round_end_says_six_long_names_whole_over_as_many_notices_as_it_takes() -> None:
     """MC-3, MC-4: three of six long names lose 2 lives to a Mexico and are out. One
     notice cut "lose 2 lives" and "are out" off; each part is now said whole, one
     notice a press, then the round end."""
-    names = (
-        "Maximilian12",
-        "Bartholomeus",
-        "Christopher1",
-        "Wolfgangxxxx",
-        "Friedrichxyz",
-        "Sebastianxyz",
-    )
+    names = SIX_LONG_NAMES
     s = Settings("mexico", 6, names=names, options=opts(lives=2, max_throws=1))
     t = start(s, names_cut=True)
     for pair in ((3, 1), (3, 1), (3, 1), (6, 5), (6, 4)):
@@ -1931,14 +1935,7 @@ def test_mythical_screens_fit_six_players() -> None:
 def test_MY_2_six_long_names_keep_the_round_s_title_and_hint_over_their_totals() -> None:
     """Six long names are cut in any standings: the screen opening round 2 fell back to
     its last form, "round 2" with no "bids" and no hint, for want of an uncut one."""
-    names = (
-        "Maximilian12",
-        "Bartholomeus",
-        "Christopher1",
-        "Wolfgangxxxx",
-        "Friedrichxyz",
-        "Sebastianxyz",
-    )
+    names = SIX_LONG_NAMES
     t = mythical(6, rounds=2, names=names)
     t.names_cut = True
     enter_bids(t, 0, 0, 0, 0, 0, 0)
