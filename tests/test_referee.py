@@ -362,6 +362,30 @@ def test_a_round_end_says_six_long_names_whole_over_as_many_notices_as_it_takes(
     assert len(said) <= 3
 
 
+def test_a_game_ending_on_a_crowded_round_says_the_throw_and_the_losers_first() -> None:
+    """MC-3, MC-4: the game's end has a line for its last round, which six names leave
+    no room for: the throw that ended it and who lost were shown nowhere. They come
+    first, as on any crowded round's end (five names too long for a notice counted
+    instead: the standings below show them at 0); then who won; then the menu."""
+    s = Settings("mexico", 6, names=SIX_LONG_NAMES, options=opts(lives=2, max_throws=1))
+    t = start(s, names_cut=True)
+    t.throw(2, 1)  # Maximilian12's Mexico: the lowest lose 2 lives, all they have
+    for _ in range(4):
+        t.throw(3, 1)
+    out = t.throw(3, 1)
+    assert out.game_over and t.game.is_over
+    said = []
+    while isinstance(out.screen, Message):
+        assert overflow(out.screen) == ()
+        said.append(out.screen.text)
+        out = t.press(ROLL)
+    told = "; ".join(said)
+    assert told.startswith("Sebastianxyz 31; "), said
+    assert told == "Sebastianxyz 31; 5 players lost 2"  # the names: too many for a notice
+    assert isinstance(out.screen, GameEnd) and out.screen.headline == "Maximilian12 wins!"
+    assert isinstance(t.press(ROLL).screen, Menu)
+
+
 def test_a_round_end_with_room_is_one_screen() -> None:
     t = start(Settings("mexico", 5, options=opts(lives=3, max_throws=1)))
     for pair in ((3, 1), (3, 1), (6, 5), (6, 4)):
@@ -451,6 +475,10 @@ def test_a_long_name_is_cut_before_the_loss_or_the_win_is() -> None:
     out = t.throw(2, 1)  # Bob's Mex: the long name loses 2 (MC-3)
     assert isinstance(out.screen, RoundEnd) and out.screen.lost == "Bartholomew W.. loses 2"
     while not isinstance(out.screen, GameEnd):
+        if t.game.is_over:  # the last round first, its names too long for the end's line
+            assert isinstance(out.screen, Message) and "lost" in out.screen.text
+            out = t.press(ROLL)
+            continue
         turn = t.game.turn
         assert turn is not None
         out = t.throw(*((2, 1) if turn.player == LONG else (4, 1)))
@@ -1553,7 +1581,10 @@ def test_MX_6_MX_7_the_round_end_says_who_ended_it_and_who_is_out() -> None:
     assert not out.game_over
     t.throw(6, 3)  # round 2: P2 and P3 only
     out = t.throw(6, 4)
-    assert out.game_over and isinstance(out.screen, GameEnd)
+    # the game's end has no room for its last round beside the points: said first
+    assert out.game_over and isinstance(out.screen, Message)
+    assert out.screen.text == "P3 64; P2 lost 1"
+    assert isinstance(t.press(ROLL).screen, GameEnd)
 
 
 def test_MX_7_a_round_ended_by_a_cpu_names_the_player_who_ended_it() -> None:

@@ -1077,7 +1077,31 @@ class Referee:
             # the throw that ended it, as a round's end says it: a CPU's software dice are
             # seen nowhere else
             shown = _shown(game.header.rules, thrown, pips=_counts_pips(before.view()))
-            return ref._game_over(game, log, f"{_player(before)} {shown}" if thrown else "")
+            last_throw = f"{_player(before)} {shown}" if thrown else ""
+            ref, out = ref._game_over(game, log, last_throw)
+            end = out.screen
+            lost = _last_round_text(game.view(), game.header.rules).removeprefix("last round: ")
+            told = [x for x in (last_throw, lost) if x]
+            if (
+                not told
+                or not isinstance(end, GameEnd)
+                or (all(x in end.detail for x in told) and end.detail in shown_whole(end))
+            ):
+                return ref, out
+            # no room for the end's detail line beside six players: the last round as a
+            # crowded round's end says it, one notice a press, then who won
+            n = before.view().get("round", "?")
+            title = f"round {n} over"
+            last = game.view().get("last_round") or {}
+            losers = last.get("losers", [])
+            if len(losers) > 1 and overflow(_notices(title, [lost], [])[0]):
+                # "5 players lost 2": the standings that follow show which (at 0)
+                took = "took" if game.header.rules == "mexen" else "lost"
+                lost = f"{len(losers)} players {took} {last.get('loss', 0)}"
+                told = [x for x in (last_throw, lost) if x]
+            notices = _notices(title, told, [])
+            ref = replace(ref, screen=notices[0], dismiss=True, queued=(*notices[1:], end))
+            return ref, replace(out, screen=notices[0])
         if game.view().get("round") != before.view().get("round"):
             ref = replace(ref, table=(), held=None)
             end, notices = ref._round_screen(before, thrown, note, news)
