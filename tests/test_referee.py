@@ -386,6 +386,25 @@ def test_a_game_ending_on_a_crowded_round_says_the_throw_and_the_losers_first() 
     assert isinstance(t.press(ROLL).screen, Menu)
 
 
+def test_a_game_ended_from_the_menu_repeats_no_round_s_loss() -> None:
+    """E-1: ended from the end-game menu in round 2, before anyone threw, the game said
+    "round 2 over: 5 players lost 2": round 1's loss, told once already, under the
+    number of a round that never ended. The end comes at once."""
+    s = Settings("mexico", 6, names=SIX_LONG_NAMES, options=opts(lives=3, max_throws=1))
+    t = start(s, names_cut=True)
+    t.throw(2, 1)
+    for _ in range(5):
+        out = t.throw(3, 1)
+    while t.ref.dismiss:  # round 1's notices
+        out = t.press(ROLL)
+    assert isinstance(out.screen, RoundEnd) and t.game.view()["round"] == 2
+    t.press(STOP_VERY_LONG)
+    t.press(HOLD)
+    out = t.press(ROLL)  # "yes, end it"
+    assert out.log == (EndGame(),) and out.game_over
+    assert isinstance(out.screen, GameEnd)
+
+
 def test_a_round_end_with_room_is_one_screen() -> None:
     t = start(Settings("mexico", 5, options=opts(lives=3, max_throws=1)))
     for pair in ((3, 1), (3, 1), (6, 5), (6, 4)):

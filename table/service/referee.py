@@ -1082,17 +1082,17 @@ class Referee:
             end = out.screen
             lost = _last_round_text(game.view(), game.header.rules).removeprefix("last round: ")
             told = [x for x in (last_throw, lost) if x]
+            last = game.view().get("last_round") or {}
             if (
                 not told
                 or not isinstance(end, GameEnd)
+                or last == before.view().get("last_round")  # ended from the menu: no round
                 or (all(x in end.detail for x in told) and end.detail in shown_whole(end))
             ):
                 return ref, out
             # no room for the end's detail line beside six players: the last round as a
             # crowded round's end says it, one notice a press, then who won
-            n = before.view().get("round", "?")
-            title = f"round {n} over"
-            last = game.view().get("last_round") or {}
+            title = f"round {last.get('round', '?')} over"
             losers = last.get("losers", [])
             if len(losers) > 1 and overflow(_notices(title, [lost], [])[0]):
                 # "5 players lost 2": the standings that follow show which (at 0)
