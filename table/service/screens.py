@@ -602,28 +602,27 @@ def _wrapped(c: _Canvas, y: int, text: str, bottom: int) -> int:
     return y
 
 
+def _drawn(screen: Screen) -> _Canvas:
+    """The canvas ``screen`` was drawn on, 128x64: its image and what fitted."""
+    canvas = _Canvas(Image.new("1", DISPLAY_SIZE, 0), 0, 0)
+    _draw(screen, canvas)
+    return canvas
+
+
 def render(screen: Screen) -> Image.Image:
     """The screen as a mode "1" image of 128x64 (white ink on black)."""
-    image = Image.new("1", DISPLAY_SIZE, 0)
-    _draw(screen, _Canvas(image, 0, 0))
-    return image
+    return _drawn(screen).image
 
 
 def overflow(screen: Screen) -> tuple[str, ...]:
     """The texts of ``screen`` that did not fit and were cut or left out."""
-    image = Image.new("1", DISPLAY_SIZE, 0)
-    canvas = _Canvas(image, 0, 0)
-    _draw(screen, canvas)
-    return tuple(canvas.lost)
+    return tuple(_drawn(screen).lost)
 
 
 def shown_whole(screen: Screen) -> tuple[str, ...]:
     """The texts of ``screen`` that are drawn whole: a part of a line left out for want
     of room (a round end's extra) is neither here nor in ``overflow``."""
-    image = Image.new("1", DISPLAY_SIZE, 0)
-    canvas = _Canvas(image, 0, 0)
-    _draw(screen, canvas)
-    return tuple(canvas.whole)
+    return tuple(_drawn(screen).whole)
 
 
 def render_padded(screen: Screen, margin: int) -> Image.Image:
