@@ -362,12 +362,40 @@ class Settler:
         self._paused = None
         if still.shape != small.shape:
             return False
-        changed = self._changed(small, still)
-        if np.count_nonzero(changed) > motion_px and reading.dice:
-            last = still_reading.dice if still_reading is not None else ()
-            dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
-            changed = self._unshaken(small, still, changed, dice)
+        changed = self._changed_unshaken(small, still, reading, still_reading, scale, motion_px)
         return bool(np.count_nonzero(changed) <= motion_px)
+
+    def _changed_unshaken(
+        self,
+        small: Frame,
+        other: Frame,
+        reading: FrameReading,
+        other_reading: FrameReading | None,
+        scale: float,
+        motion_px: float,
+        on_dice: bool = False,
+    ) -> Frame:
+        """The working pixels changed from ``other`` to ``small``, with the camera's shake
+        undone when more than ``motion_px`` changed: measured away from the dice, now and
+        on ``other``, and undone everywhere (dice still on a trembling tray are still);
+        with ``on_dice``, on a plain tray, measured on the dice when both frames read two
+        or more alike (``_unshaken``). With no dice read there is no throw to settle, and
+        what moves may be all there is to measure by (a hand on a plain tray): nothing is
+        undone."""
+        changed = self._changed(small, other)
+        if np.count_nonzero(changed) <= motion_px or not reading.dice:
+            return changed
+        last = other_reading.dice if other_reading is not None else ()
+        dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
+        same = (
+            on_dice
+            and len(reading.dice) >= 2
+            and other_reading is not None
+            and readings_agree(reading, other_reading, self.config.center_tolerance)
+        )
+        if on_dice and not same:
+            self._shakes.clear()
+        return self._unshaken(small, other, changed, dice, same_dice=same)
 
     def set_reference(self, empty_tray_bgr: Frame | None) -> None:
         """Show the settler the empty tray, so it also sees a hand that keeps still.
@@ -560,22 +588,9 @@ class Settler:
         changed_px = 0.0
         biggest_change = 0
         if prev is not None:
-            changed = self._changed(small, prev)
-            if np.count_nonzero(changed) > motion_px and reading.dice:
-                # A shake is measured away from the dice, now and on the frame before,
-                # and undone everywhere: dice still on a trembling tray are still. With
-                # no dice read there is no throw to settle, and what moves may be all
-                # there is to measure by (a hand on a plain tray): nothing is undone.
-                last = self._prev_reading.dice if self._prev_reading is not None else ()
-                dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
-                same = (
-                    len(reading.dice) >= 2
-                    and self._prev_reading is not None
-                    and readings_agree(reading, self._prev_reading, cfg.center_tolerance)
-                )
-                if not same:
-                    self._shakes.clear()
-                changed = self._unshaken(small, prev, changed, dice, same_dice=same)
+            changed = self._changed_unshaken(
+                small, prev, reading, self._prev_reading, scale, motion_px, on_dice=True
+            )
             changed_px = float(np.count_nonzero(changed))
             if changed_px >= hand_area:
                 biggest_change = self._largest_region(changed)
