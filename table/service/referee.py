@@ -1079,29 +1079,7 @@ class Referee:
             shown = _shown(game.header.rules, thrown, pips=_counts_pips(before.view()))
             last_throw = f"{_player(before)} {shown}" if thrown else ""
             ref, out = ref._game_over(game, log, last_throw)
-            end = out.screen
-            lost = _last_round_text(game.view(), game.header.rules).removeprefix("last round: ")
-            told = [x for x in (last_throw, lost) if x]
-            last = game.view().get("last_round") or {}
-            if (
-                not told
-                or not isinstance(end, GameEnd)
-                or last == before.view().get("last_round")  # ended from the menu: no round
-                or (all(x in end.detail for x in told) and end.detail in shown_whole(end))
-            ):
-                return ref, out
-            # no room for the end's detail line beside six players: the last round as a
-            # crowded round's end says it, one notice a press, then who won
-            title = f"round {last.get('round', '?')} over"
-            losers = last.get("losers", [])
-            if len(losers) > 1 and overflow(_notices(title, [lost], [])[0]):
-                # "5 players lost 2": the standings that follow show which (at 0)
-                took = "took" if game.header.rules == "mexen" else "lost"
-                lost = f"{len(losers)} players {took} {last.get('loss', 0)}"
-                told = [x for x in (last_throw, lost) if x]
-            notices = _notices(title, told, [])
-            ref = replace(ref, screen=notices[0], dismiss=True, queued=(*notices[1:], end))
-            return ref, replace(out, screen=notices[0])
+            return ref._last_round_first(before, last_throw, out)
         if game.view().get("round") != before.view().get("round"):
             ref = replace(ref, table=(), held=None)
             end, notices = ref._round_screen(before, thrown, note, news)
@@ -1120,6 +1098,36 @@ class Referee:
         if thrown:
             return ref._show(ref._result_screen(before, thrown, note, news), log=log)
         return ref._show(ref._turn_screen(note), log=log)
+
+    def _last_round_first(
+        self, before: Game, last_throw: str, out: Output
+    ) -> tuple[Referee, Output]:
+        """The game's end ``out`` (this state's), after notices that say the round that
+        ended with the game, when the end has no room for it beside six players (or
+        three with mex's points): the throw that ended it, often a CPU's software dice,
+        and who lost, one notice a press, as a crowded round's end does."""
+        game = self.game
+        assert game is not None
+        end = out.screen
+        rules = game.header.rules
+        lost = _last_round_text(game.view(), rules).removeprefix("last round: ")
+        last = game.view().get("last_round") or {}
+        if (
+            not isinstance(end, GameEnd)
+            or last == before.view().get("last_round")  # ended from the menu: no round
+            or (all(x in end.detail for x in (last_throw, lost)) and end.detail in shown_whole(end))
+            or not (last_throw or lost)
+        ):
+            return self, out
+        title = f"round {last.get('round', '?')} over"
+        losers = last.get("losers", [])
+        if len(losers) > 1 and overflow(_notices(title, [lost], [])[0]):
+            # "5 players lost 2": the standings that follow show which (at 0)
+            took = "took" if rules == "mexen" else "lost"
+            lost = f"{len(losers)} players {took} {last.get('loss', 0)}"
+        notices = _notices(title, [x for x in (last_throw, lost) if x], [])
+        ref = replace(self, screen=notices[0], dismiss=True, queued=(*notices[1:], end))
+        return ref, replace(out, screen=notices[0])
 
     def _auto_chooser(self) -> Referee:
         """Open the chooser the game needs now (mexen 31: who gets the point)."""
