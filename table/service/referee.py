@@ -1338,12 +1338,12 @@ class Referee:
         if named_all and all(x in drawn for x in (ended, out) if x):
             return screen, ()
         rest = [x for x in extras if x not in (ended, out)]
-        title = f"round {n} over"
+        over = f"round {n} over"  # the notices' title: the top line is theirs alone
         if out and sorted(gone) == sorted(losers):  # "Ann, Bob lose 2 lives: out"
-            both = _notices(title, [f"{named}: out"], [])
+            both = _notices(over, [f"{named}: out"], [])
             if not overflow(both[0]):
-                return screen, _notices(title, [x for x in (ended, both[0].text) if x], rest)
-        return screen, _notices(title, [x for x in (ended, named, out) if x], rest)
+                return screen, _notices(over, [x for x in (ended, both[0].text) if x], rest)
+        return screen, _notices(over, [x for x in (ended, named, out) if x], rest)
 
     # -- mythical: bids and dice entered with the buttons (MY-1..MY-9) ---------
 
