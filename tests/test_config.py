@@ -375,22 +375,33 @@ BAD: list[tuple[str, str]] = [
 def test_the_edge_values_load_as_written() -> None:
     """Each error says "allowed: 0-100", "at most 12" and so on: those edges load."""
     cfg = loads_config(
-        "[buttons]\nbounce_ms = 100\nlong_press_s = 0.1\n"
+        "[buttons]\nbounce_ms = 100\nlong_press_s = 0.2\n"
         "[camera]\nwidth = 4056\nheight = 3040\nfps = 1\n[display]\ni2c_address = 0x77\n"
         '[game]\nplayers = ["Alexandra Bo", "Who?"]\n',
         env={},
     )
-    assert (cfg.buttons.bounce_ms, cfg.buttons.long_press_s) == (100, 0.1)
+    assert (cfg.buttons.bounce_ms, cfg.buttons.long_press_s) == (100, 0.2)
     assert (cfg.camera.width, cfg.camera.height, cfg.camera.fps) == (4056, 3040, 1.0)
     assert cfg.display.i2c_address == 0x77
     assert [p.name for p in cfg.game.players] == ["Alexandra Bo", "Who?"]  # a real "?"
     cfg = loads_config(
-        "[buttons]\nvery_long_press_s = 30\n[camera]\nsettle_frames = 30\n"
+        "[buttons]\nbounce_ms = 0\nlong_press_s = 0.1\nvery_long_press_s = 30\n"
+        "[camera]\nsettle_frames = 30\n"
         "[display]\ni2c_port = 22\ni2c_address = 0x03\n",
         env={},
     )
     assert cfg.buttons.very_long_press_s == 30.0 and cfg.camera.settle_frames == 30
+    assert cfg.buttons.long_press_s == 0.1
     assert (cfg.display.i2c_port, cfg.display.i2c_address) == (22, 0x03)
+
+
+@pytest.mark.parametrize(("bounce_ms", "long_s"), [(100, 0.1), (100, 0.15), (30, 0.12)])
+def test_a_long_press_that_leaves_no_short_one_is_refused(bounce_ms: int, long_s: float) -> None:
+    """A press counts once the contact has rested pressed for bounce_ms: with long_press_s
+    no longer than that, every press was long (in mex every STOP ended the round)."""
+    with pytest.raises(ConfigError) as err:
+        loads_config(f"[buttons]\nbounce_ms = {bounce_ms}\nlong_press_s = {long_s}\n", env={})
+    assert "buttons.long_press_s" in str(err.value) and "short press" in str(err.value)
 
 
 def test_an_odd_address_is_not_called_an_8_bit_form() -> None:

@@ -53,6 +53,9 @@ class CpuDice(StrEnum):
 MAX_BOUNCE_MS = 100
 """A press shorter than the bounce window is not counted: a brisk tap lasts about 100 ms."""
 
+SHORT_PRESS_S = 0.1
+"""The least time between a press counting and its becoming long: room for a short press."""
+
 MAX_NAME = 12
 """Characters in a player's name: the turn screen shows 12 of most letters whole, and
 drawing a name of hundreds of thousands took longer than the service's watchdog waits."""
@@ -326,14 +329,25 @@ def _buttons(raw: object) -> ButtonsConfig:
             f"buttons.very_long_press_s: {very_s:g} is not longer than "
             f"buttons.long_press_s ({long_s:g}) (allowed: a value above {long_s:g})"
         )
+    bounce_ms = (
+        _int(s.key("bounce_ms"), r["bounce_ms"], 0, MAX_BOUNCE_MS)
+        if s.has("bounce_ms")
+        else d.bounce_ms
+    )
+    # A press counts once the contact has rested pressed for bounce_ms: a press shorter
+    # than long_press_s must be possible, or STOP could never stand.
+    least = round(bounce_ms / 1000 + SHORT_PRESS_S, 3)
+    if long_s < least:
+        raise ConfigError(
+            f"buttons.long_press_s: {long_s:g} leaves no time for a short press after "
+            f"buttons.bounce_ms ({bounce_ms} ms) (allowed: at least {least:g})"
+        )
     return ButtonsConfig(
         roll=pins["roll"],
         hold=pins["hold"],
         stop=pins["stop"],
         pull_up=_bool(s.key("pull_up"), r["pull_up"]) if s.has("pull_up") else d.pull_up,
-        bounce_ms=_int(s.key("bounce_ms"), r["bounce_ms"], 0, MAX_BOUNCE_MS)
-        if s.has("bounce_ms")
-        else d.bounce_ms,
+        bounce_ms=bounce_ms,
         long_press_s=long_s,
         very_long_press_s=very_s,
     )
