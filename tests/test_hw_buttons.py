@@ -935,6 +935,29 @@ def _held(keys: Any, key: ButtonPress, start: float, rate: float, n: int) -> lis
     return given
 
 
+@pytest.mark.parametrize("shift_at", [0.2, 0.8])
+def test_a_capital_held_with_shift_let_go_first_is_one_long_press(shift_at: float) -> None:
+    """R held for a long ROLL, Shift let go a moment before R: the keyboard repeats the
+    key as r from then on (in its delay or among the repeats). That r was a second,
+    short ROLL; it is the same key still held. Shift pressed while r is held is too."""
+    from table.hw.keys import HeldKeys
+
+    for first, then in (("R", "r"), ("r", "R")):
+        a, b = (ButtonPress(Button.ROLL, KEYMAP_PRESS[k]) for k in (first, then))
+        keys = HeldKeys(gap=0.08, hold=1.0)
+        assert keys.feed([a], 0.0) == [] and keys.due(0.1) == [a]
+        given: list[object] = []
+        if shift_at > 0.5:  # among the repeats
+            given += _held(keys, a, 0.5, 30.0, 9)
+        given += _held(keys, b, max(shift_at, 0.5) + 0.3 / 30, 30.0, 20)
+        given += keys.due(3.0) + keys.flush()
+        assert given == [], (first, then)
+        assert keys.feed([b], 4.0) == [] and keys.due(4.1) == [b]  # pressed again: a press
+
+
+KEYMAP_PRESS = {"r": Press.SHORT, "R": Press.LONG}
+
+
 @pytest.mark.parametrize("repeats", [30, 31, 32])
 def test_a_key_held_is_one_press_however_many_repeats_come_before_it_is_let_go(
     repeats: int,

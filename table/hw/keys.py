@@ -120,8 +120,9 @@ class HeldKeys:
     passed without the same key again (a person pressing twice is slower than that);
     the same key within ``gap`` is the keyboard repeating it, and such a run that
     follows the same key given out within ``hold`` seconds is that key still held:
-    nothing. Times are passed in (``time.monotonic()``), so it is tested without a
-    terminal. Quit is never held back.
+    nothing. A key is known by its button: R held and Shift let go before it repeats
+    ``r``, the same key still held. Times are passed in (``time.monotonic()``), so it
+    is tested without a terminal. Quit is never held back.
 
     A terminal sends no key-up, so two cases are read as a person would not mean
     them: a key held just past the keyboard's delay and let go before its second
@@ -143,7 +144,8 @@ class HeldKeys:
                 out.append(event)
                 continue
             run = self.pending
-            if run is not None and run.event == event and now - run.last < self.gap:
+            # the same button: Shift let go (or pressed) while R is held repeats r
+            if run is not None and run.event.button == event.button and now - run.last < self.gap:
                 run.last = now
                 run.count += 1
                 continue
@@ -169,7 +171,9 @@ class HeldKeys:
         given = self._given
         self._given = (run.event, run.last)
         still_held = (
-            given is not None and given[0] == run.event and run.first - given[1] < self.hold
+            given is not None
+            and given[0].button == run.event.button  # R held, then Shift let go: r r r
+            and run.first - given[1] < self.hold
         )
         if run.count > 1 and still_held:
             return []  # the keyboard repeating a key still held down
