@@ -599,6 +599,50 @@ def test_the_end_of_the_keys_is_said() -> None:
     assert len(said) == 1 and said[0].startswith("the keyboard input has ended")
 
 
+def test_started_in_the_background_the_keys_wait_for_the_foreground(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``dicetable run &`` from a shell: setting the terminal to single keys (or reading
+    it) from the background stops the process (SIGTTOU, SIGTTIN); the table froze,
+    --seconds and all, until fg. The keys now leave the terminal alone until the table
+    is in the foreground, say so, and then act on the keys pressed from then on."""
+    import os
+    import pty
+    import termios
+
+    import table.hw.keys as keys_mod
+    from table.hw.keys import KeyButtons
+
+    foreground = threading.Event()
+    monkeypatch.setattr(keys_mod, "_in_foreground", lambda fd: foreground.is_set())
+    master, slave = pty.openpty()
+    said: list[str] = []
+    q: queue.Queue[TableEvent] = queue.Queue()
+    with os.fdopen(slave, "r", closefd=True) as stream:
+        keys = KeyButtons(stream)
+        keys.note = said.append
+        keys.start(q.put)
+        try:
+            os.write(master, b"h")
+            time.sleep(0.5)
+            assert termios.tcgetattr(slave)[3] & termios.ICANON  # the terminal untouched
+            assert q.empty()  # nothing read
+            assert len(said) == 1 and "background" in said[0]
+            foreground.set()  # fg
+            deadline = time.monotonic() + 10
+            while termios.tcgetattr(slave)[3] & termios.ICANON:
+                assert time.monotonic() < deadline, "no single keys in the foreground"
+                time.sleep(0.05)
+            os.write(master, b"s")
+            # the h typed in the background is dropped with the line mode, not acted on late
+            assert q.get(timeout=10) == ButtonPress(Button.STOP)
+            assert q.empty()
+        finally:
+            keys.close()
+        assert termios.tcgetattr(slave)[3] & termios.ICANON  # given back
+    os.close(master)
+
+
 def test_quitting_gives_the_terminal_back_its_line_mode_for_good() -> None:
     """The keys' thread, waking after close() had given the terminal back, took the line
     mode for a suspend and set single keys again: the shell was left without echo."""

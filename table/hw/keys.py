@@ -180,6 +180,15 @@ class HeldKeys:
         return [run.event]
 
 
+def _in_foreground(fd: int) -> bool:
+    """Whether this process may read and set the terminal ``fd`` (it is in the
+    terminal's foreground process group, or the terminal is not its controlling one)."""
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return True  # not this process's controlling terminal: no job control on it
+
+
 class KeyButtons:
     """Reads keys from ``stream`` (standard input by default) in its own thread."""
 
@@ -193,6 +202,7 @@ class KeyButtons:
         self.note: Callable[[str], None] | None = None
         """Told when the keys end (the run's stderr): the table goes on without them."""
         self._quit = False  # q was pressed
+        self._tty = False  # the stream is a terminal
 
     def _raw(self) -> None:
         if self.stream is None:
@@ -205,6 +215,9 @@ class KeyButtons:
         try:
             fd = self.stream.fileno()
             if os.isatty(fd):
+                self._tty = True
+                if not _in_foreground(fd):
+                    return  # set from the background, it would stop the table: see _read
                 self._saved = termios.tcgetattr(fd)
                 tty.setcbreak(fd)
                 self._cbreak = termios.tcgetattr(fd)
@@ -221,11 +234,8 @@ class KeyButtons:
         import termios
 
         with contextlib.suppress(OSError, ValueError, termios.error):
-            try:
-                if os.tcgetpgrp(fd) != os.getpgrp():
-                    return
-            except OSError:
-                pass  # not this process's controlling terminal: no job control on it
+            if not _in_foreground(fd):
+                return
             now = termios.tcgetattr(fd)
             if now[3] != cbreak[3]:  # the local modes: ICANON, ECHO
                 termios.tcsetattr(fd, termios.TCSANOW, cbreak)
@@ -236,7 +246,9 @@ class KeyButtons:
         import termios
 
         with contextlib.suppress(OSError, ValueError, termios.error):
-            termios.tcsetattr(self.stream.fileno(), termios.TCSADRAIN, self._saved)
+            fd = self.stream.fileno()
+            if _in_foreground(fd):  # from the background it would stop the table
+                termios.tcsetattr(fd, termios.TCSADRAIN, self._saved)
         self._saved = None
 
     def _read(self, put: Put) -> None:
@@ -247,6 +259,8 @@ class KeyButtons:
             fd = stream.fileno()
         except (OSError, ValueError):
             fd = -1
+        if self._tty and self._cbreak is None and not self._foreground_at_last(fd):
+            return  # closed while the table was in the background
         decoder = KeyDecoder()
         held = HeldKeys() if self._cbreak is not None else None  # a terminal's keys only
         while not self._stop.is_set():
@@ -259,6 +273,9 @@ class KeyButtons:
                             put(event)
                         self._single_keys_again(fd)
                     if not ready:
+                        continue
+                    if self._tty and not _in_foreground(fd):  # sent to the background
+                        self._stop.wait(0.2)  # reading would stop the table (SIGTTIN)
                         continue
                     data = os.read(fd, 1024).decode("utf-8", "replace")
                 else:
@@ -280,6 +297,25 @@ class KeyButtons:
                     self._quit = True  # the table stops: its keys ending is no news
             if fd >= 0:
                 decoder.end_of_read()
+
+    def _foreground_at_last(self, fd: int) -> bool:
+        """Started in the background (``dicetable run &``), the table cannot read its
+        terminal nor set it to single keys: either stops it (SIGTTIN, SIGTTOU) until
+        ``fg``. The keys wait until it is brought to the foreground, then act; False if
+        the keys were closed first."""
+        said = False
+        while not self._stop.is_set():
+            if _in_foreground(fd):
+                self._raw()
+                return True
+            if not said and self.note is not None:
+                said = True
+                self.note(
+                    "the table runs in the background: its keys are read once it is "
+                    "brought to the foreground (fg)"
+                )
+            self._stop.wait(0.2)
+        return False
 
     def _ended(self, how: str) -> None:
         if self.note is not None and not self._stop.is_set() and not self._quit:
