@@ -599,6 +599,23 @@ def test_the_end_of_the_keys_is_said() -> None:
     assert len(said) == 1 and said[0].startswith("the keyboard input has ended")
 
 
+def test_no_standard_input_at_all_is_said_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Started with standard input closed (``<&-``), the keys said nothing: the table sat
+    at its menu with no keys and no word why."""
+    import table.hw.keys as keys_mod
+    from table.hw.keys import KeyButtons
+
+    monkeypatch.setattr(keys_mod.sys, "stdin", None)
+    said: list[str] = []
+    keys = KeyButtons()
+    keys.note = said.append
+    keys.start(queue.Queue().put)
+    assert keys._thread is not None
+    keys._thread.join(10)
+    keys.close()
+    assert len(said) == 1 and said[0].startswith("the keyboard input is closed")
+
+
 def test_started_in_the_background_the_keys_wait_for_the_foreground(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

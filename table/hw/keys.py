@@ -254,6 +254,7 @@ class KeyButtons:
     def _read(self, put: Put) -> None:
         stream = self.stream
         if stream is None:
+            self._ended("is closed")
             return  # no input at all: as at its end
         try:
             fd = stream.fileno()
