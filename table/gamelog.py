@@ -390,6 +390,28 @@ def _whole_json(text: str) -> bool:
     return True
 
 
+def _keep_torn(path: Path, part: bytes) -> None:
+    """Add ``part``, the bytes cut off a log, to ``path`` as a line of its own, flushed
+    to the disk before the log is cut. A cut after this and before the log was cut
+    leaves the same part to be kept again: it is not added a second time."""
+    entry = part if part.endswith(b"\n") else part + b"\n"
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - len(entry) - 1))
+            tail = fh.read()
+    except FileNotFoundError:
+        tail = b""
+    if tail == entry or tail.endswith(b"\n" + entry):
+        return  # kept already: the cut came before the log was cut
+    with open(path, "ab") as torn:
+        if tail and not tail.endswith(b"\n"):
+            torn.write(b"\n")  # a .torn from before fragments had lines of their own
+        torn.write(entry)
+        torn.flush()
+        os.fsync(torn.fileno())
+
+
 def dumps(header: GameHeader, events: tuple[Event, ...] | list[Event]) -> str:
     """A game as one JSON object (the shareable form)."""
     obj = header.to_json()
@@ -521,7 +543,8 @@ class LogWriter:
         was in ``.original`` beside it. Exactly what ``load`` ignores is cut off
         then: a last line that is not JSON (torn by a power cut, or anything else),
         with whatever follows it.
-        Its bytes are added to ``.torn`` beside the log. A last line that is
+        Its bytes are added to ``.torn`` beside the log, each such part a line of its
+        own (the same part again, from a cut during this very step, once). A last line that is
         whole but has no newline after it (an editor or a copy dropped it) is
         kept and given one, so the next event starts on a line of its own.
         """
@@ -547,10 +570,7 @@ class LogWriter:
             atomic_write(p, data)
         cut = torn_tail(data)
         if cut is not None:
-            with open(p.with_suffix(p.suffix + ".torn"), "ab") as torn:
-                torn.write(data[cut:])
-                torn.flush()
-                os.fsync(torn.fileno())
+            _keep_torn(p.with_suffix(p.suffix + ".torn"), data[cut:])
             with open(p, "r+b") as log:
                 log.truncate(cut)
                 log.flush()

@@ -1148,7 +1148,7 @@ def test_a_resume_that_cut_off_a_torn_line_says_where_its_bytes_went(
     assert main(args) == 0
     err = capsys.readouterr().err
     torn = log.path.with_name(log.path.name + ".torn")
-    assert torn.read_bytes() == b'{"stand":tr'
+    assert torn.read_bytes() == b'{"stand":tr\n'
     assert f"resumed the unfinished game {log.path.name} (1 events)" in err
     assert f"line 3 is torn (not valid JSON) and was ignored: its bytes are in {torn.name}" in err
 

@@ -335,7 +335,7 @@ def test_reopen_cuts_a_torn_line_and_goes_on(tmp_path: Path) -> None:
     loaded = load(path)
     assert loaded.torn is None
     assert loaded.events == (Throw((6, 3)), Stand())
-    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"sta'
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"sta\n'
 
 
 def test_reopen_cuts_the_first_event_torn_and_goes_on(tmp_path: Path) -> None:
@@ -354,7 +354,26 @@ def test_reopen_cuts_the_first_event_torn_and_goes_on(tmp_path: Path) -> None:
     loaded = load(path)
     assert loaded.torn is None and loaded.header == header
     assert loaded.events == (Throw((5, 2)),)
-    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"throw": [6,'
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"throw": [6,\n'
+
+
+def test_a_torn_part_kept_before_a_cut_during_the_resume_is_not_kept_twice(
+    tmp_path: Path,
+) -> None:
+    """A resume keeps the torn part in ``.torn`` and then cuts it off the log; a power cut
+    between the two left it in both, and the next resume kept it a second time."""
+    path = tmp_path / "g.jsonl"
+    kept = path.with_suffix(".jsonl.torn")
+    _two_events(path)
+    with open(path, "ab") as fh:
+        fh.write(b'{"thr')
+    whole = path.read_bytes()
+    LogWriter.reopen(path).close()
+    path.write_bytes(whole)  # as a cut after .torn was written, before the log was cut
+    with LogWriter.reopen(path) as log:
+        log.append(Throw((2, 1)))
+    assert kept.read_bytes() == b'{"thr\n'
+    assert load(path).events == (Throw((6, 3)), Stand(), Throw((2, 1)))
 
 
 def _two_events(path: Path) -> None:
@@ -402,7 +421,8 @@ def test_torn_bytes_of_two_resumes_are_both_kept(tmp_path: Path) -> None:
         with open(path, "ab") as fh:
             fh.write(tail)
         LogWriter.reopen(path).close()
-    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"th{"hold'
+    # each a line of its own: run together they read as one part (``{"th{"hold``)
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"th\n{"hold\n'
     assert len(load(path).events) == 2
 
 
@@ -767,7 +787,7 @@ def test_reopen_cuts_a_torn_line_after_lines_of_accented_names(tmp_path: Path) -
     path.write_bytes(whole + b'{"throw": [5,')
     LogWriter.reopen(path).close()
     assert path.read_bytes() == whole
-    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"throw": [5,'
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"throw": [5,\n'
     assert load(path).events == (Throw((6, 3)), Stand())
 
 

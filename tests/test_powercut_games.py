@@ -341,7 +341,7 @@ def resume_at(
             wanted = loop.dice_wanted()
             assert wanted is not None and wanted.held == held, wanted
     if torn:
-        assert (games / (played.log.name + ".torn")).read_bytes() == torn
+        assert (games / (played.log.name + ".torn")).read_bytes() == torn + b"\n"
     # (3) going on with the same throws and choices gives the same game and log
     while not game(loop).is_over:
         n = len(events_on_disk(loop))
