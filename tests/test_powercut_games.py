@@ -261,11 +261,18 @@ def start_game(loop: TableLoop) -> None:
 
 
 def play(root: Path, settings: Settings, by_hand: bool, seed: int, cap: int = 120) -> Played:
-    rng = random.Random(seed)
     loop, _ = make_loop(root, settings, by_hand)
     start_game(loop)
     log = loop.data.current()
     assert log is not None
+    play_on(loop, random.Random(seed), cap)
+    loop.close()
+    return Played(root, log, list(load(log).events))
+
+
+def play_on(loop: TableLoop, rng: random.Random, cap: int = 120) -> None:
+    """Random presses and throws until the game is over (ended by hand after ``cap``
+    events); its end's first screen is shown then."""
     while not game(loop).is_over:
         before = len(events_on_disk(loop))
         if before >= cap:
@@ -287,8 +294,6 @@ def play(root: Path, settings: Settings, by_hand: bool, seed: int, cap: int = 12
         else:
             do(loop, event)
         assert len(events_on_disk(loop)) > before, (event, loop.shown)
-    loop.close()
-    return Played(root, log, list(load(log).events))
 
 
 def resume_at(
@@ -815,10 +820,50 @@ def test_a_cut_while_the_game_s_end_is_shown_shows_it_again(tmp_path: Path, rule
     again, display = make_loop(root, settings, False)
     again.boot()
     assert again.resumed is not None and again.referee is not None
+    for _ in range(3):  # the last round's (and trick's) notices first
+        if isinstance(ref(again).screen, screens.GameEnd):
+            break
+        press(again, ROLL)
     assert "wins" in display.texts[-1] or "no winner" in display.texts[-1]
     press(again, ROLL)  # the end seen: the menu, and no game in progress
     assert ref(again).game is None and again.data.current() is None
     assert log.read_bytes() == content  # nothing added to the game's log
+    again.close()
+
+
+def _to_the_end(loop: TableLoop, display: Screens) -> list[str]:
+    """The screens from the one shown now to the game's end, one press each."""
+    shown = [display.texts[-1]]
+    for _ in range(6):
+        r = ref(loop)
+        if isinstance(r.screen, screens.GameEnd) and not r.queued and r.behind is None:
+            return shown
+        press(loop, ROLL)
+        shown.append(display.texts[-1])
+    raise AssertionError(f"no game end after {shown}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("seed", [3, 8])
+def test_a_restart_at_a_game_s_end_shows_the_screens_the_cut_took_away(
+    tmp_path: Path, case: tuple[str, Settings, bool, int], seed: int
+) -> None:
+    """After a cut while a game's last screens were shown, the next start showed its end
+    alone: mythical's last trick and round, and a crowded round's throw and loss (said
+    in notices when the end has no room for them), were on no screen, and the end's
+    last line named no throw. A restart now shows what the end showed as it came."""
+    _name, settings, by_hand, _seed = case
+    root, copy = tmp_path / "data", tmp_path / "cut"
+    loop, display = make_loop(root, settings, by_hand)
+    start_game(loop)
+    play_on(loop, random.Random(seed))
+    shutil.copytree(root, copy)  # the cut, as the end's first screen is shown
+    live = _to_the_end(loop, display)
+    again, display = make_loop(copy, settings, by_hand)
+    again.boot()
+    assert _to_the_end(again, display) == live
+    press(again, ROLL)
+    assert ref(again).game is None and again.data.current() is None
     again.close()
 
 

@@ -485,9 +485,8 @@ class Referee:
         ref, log, cpu_note = ref._run_cpus(())
         if ref.game is not None:
             game = ref.game
-        if game.is_over:
-            ref, out = ref._game_over(game, log)
-            return ref, out
+        if game.is_over:  # cut while its end was shown: shown again, as it came
+            return ref._ended((*resume.events, *log), log)
         turn = game.turn
         view = game.view()
         detail = f"round {view.get('round', 1)}"
@@ -1129,6 +1128,29 @@ class Referee:
         ref = replace(self, screen=notices[0], dismiss=True, queued=(*notices[1:], end))
         return ref, replace(out, screen=notices[0])
 
+    def _ended(self, events: tuple[Event, ...], log: tuple[Event, ...]) -> tuple[Referee, Output]:
+        """The end of the game over ``events`` (``log`` the ones logged now), after a
+        restart: with the screens the event that ended it brought before it (mythical's
+        last trick and round, a crowded round's loss and the throw), which a power cut
+        may have taken off the display before anyone read them."""
+        game = self.game
+        assert game is not None
+        if not events:
+            return self._game_over(game, log)
+        before, last = replay(game.header, events[:-1]), events[-1]
+        if _is_mythical(game):
+            ref, out = self._game_over(game, log)
+            notices = _mythical_news(before.view(), game.view())
+            if not notices:
+                return ref, out
+            ref = replace(ref, screen=notices[0], dismiss=True, queued=(*notices[1:], out.screen))
+            return ref, replace(out, screen=notices[0])
+        thrown = last.dice if isinstance(last, Throw) else ()
+        shown = _shown(game.header.rules, thrown, pips=_counts_pips(before.view()))
+        last_throw = f"{_player(before)} {shown}" if thrown else ""
+        ref, out = self._game_over(game, log, last_throw)
+        return ref._last_round_first(before, last_throw, out)
+
     def _auto_chooser(self) -> Referee:
         """Open the chooser the game needs now (mexen 31: who gets the point)."""
         game = self.game
@@ -1436,12 +1458,8 @@ class Referee:
         # One notice a press: who took the trick (MY-5, MY-6), the last trick of a
         # round too; then the round's scores (MY-7, MY-8); then the game's end (MY-9),
         # or the next round's first screen with the totals and who leads (MY-2).
-        notices: list[Screen] = []
-        if view.get("last_trick") != was.get("last_trick"):
-            notices.append(_mythical_trick_end(view))
+        notices = _mythical_news(was, view)
         round_over = view.get("last_round") != was.get("last_round")
-        if round_over:
-            notices.append(_mythical_round_end(view))
         if after.is_over:
             ref, out = ref._game_over(after, (event,))
             if not notices:
@@ -2212,6 +2230,17 @@ def _fitting_turn(*turns: Turn) -> Turn:
     fitted = _fitting(*turns)
     assert isinstance(fitted, Turn)
     return fitted
+
+
+def _mythical_news(was: Mapping[str, Any], view: Mapping[str, Any]) -> list[Screen]:
+    """What an entry did, one notice a press: who took the trick (MY-5, MY-6), the last
+    trick of a round too; then the round's scores (MY-7, MY-8)."""
+    notices: list[Screen] = []
+    if view.get("last_trick") != was.get("last_trick"):
+        notices.append(_mythical_trick_end(view))
+    if view.get("last_round") != was.get("last_round"):
+        notices.append(_mythical_round_end(view))
+    return notices
 
 
 def _mythical_trick_end(view: Mapping[str, Any]) -> Screen:
