@@ -18,6 +18,8 @@ from vision.locate import Spot
 from vision.pips import PipCount
 from vision.reader import (
     OVERLAPS,
+    VIEWS_AGREE,
+    VIEWS_SURE,
     PipReader,
     _Candidate,
     _first_look,
@@ -613,7 +615,7 @@ def test_views_are_taken_only_when_they_can_read_the_die(
     # the bound is exact: the other three views all sure of the value read it
     if pip_value in (None, 3):
         mean = (probs + 3 * np.array([0.0, 0, 0, 1, 0, 0, 0], np.float32)) / 4
-        bar = 0.95 if pip_value is None else 0.90
+        bar = VIEWS_SURE if pip_value is None else VIEWS_AGREE
         assert (float(mean[3]) >= bar) is hopeful
 
 
