@@ -274,26 +274,31 @@ def play_on(loop: TableLoop, rng: random.Random, cap: int = 120) -> None:
     """Random presses and throws until the game is over (ended by hand after ``cap``
     events); its end's first screen is shown then."""
     while not game(loop).is_over:
-        before = len(events_on_disk(loop))
-        if before >= cap:
+        if len(events_on_disk(loop)) >= cap:
             do(loop, EndGame())
             break
-        event = pick(loop, rng)
-        if _is_cpu(game(loop)) and isinstance(event, Throw) and not event.dice:
-            settle(loop)
+        play_step(loop, rng)
+
+
+def play_step(loop: TableLoop, rng: random.Random) -> None:
+    """One random event of a person's (or a CPU's, let by ROLL) logged."""
+    before = len(events_on_disk(loop))
+    event = pick(loop, rng)
+    if _is_cpu(game(loop)) and isinstance(event, Throw) and not event.dice:
+        settle(loop)
+        press(loop, ROLL)
+        if ref(loop).cpu_roll:
+            g = game(loop)
+            held = g.view().get("held")
+            n = 1 if g.header.rules == "mexen" and g.view().get("phase") == "tiebreak" else 2
+            dice = tuple(rng.randint(1, 6) for _ in range(n))
+            if held is not None:
+                dice = (held, dice[0])
             press(loop, ROLL)
-            if ref(loop).cpu_roll:
-                g = game(loop)
-                held = g.view().get("held")
-                n = 1 if g.header.rules == "mexen" and g.view().get("phase") == "tiebreak" else 2
-                dice = tuple(rng.randint(1, 6) for _ in range(n))
-                if held is not None:
-                    dice = (held, dice[0])
-                press(loop, ROLL)
-                show_dice(loop, dice)
-        else:
-            do(loop, event)
-        assert len(events_on_disk(loop)) > before, (event, loop.shown)
+            show_dice(loop, dice)
+    else:
+        do(loop, event)
+    assert len(events_on_disk(loop)) > before, (event, loop.shown)
 
 
 def resume_at(
@@ -865,6 +870,57 @@ def test_a_restart_at_a_game_s_end_shows_the_screens_the_cut_took_away(
     press(again, ROLL)
     assert ref(again).game is None and again.data.current() is None
     again.close()
+
+
+def _notices(loop: TableLoop, display: Screens) -> list[str]:
+    """The screen shown now and those each press brings while notices are shown."""
+    shown = [display.texts[-1]]
+    for _ in range(8):
+        if not ref(loop).dismiss:
+            return shown
+        press(loop, HOLD)
+        shown.append(display.texts[-1])
+    raise AssertionError(f"notices without end: {shown}")
+
+
+def _news(g: Game) -> object:
+    """What changes when a round (or a mythical trick) ends."""
+    view = g.view()
+    return (view.get("round"), view.get("last_trick"), view.get("last_round"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("seed", [3, 8])
+def test_a_restart_after_a_round_s_end_shows_it_again(
+    tmp_path: Path, case: tuple[str, Settings, bool, int], seed: int
+) -> None:
+    """A cut while a round's end was shown (who lost, the throw that ended it, the
+    standings; mythical's trick and round scores) left the restart with "resumed:
+    round 4" alone: nobody at the table saw how the round went. After the resumed
+    screen, the restart now shows what the round's end showed, as it came."""
+    _name, settings, by_hand, _seed = case
+    root = tmp_path / "data"
+    loop, display = make_loop(root, settings, by_hand)
+    start_game(loop)
+    rng = random.Random(seed)
+    seen = 0
+    while not game(loop).is_over and seen < 3 and len(events_on_disk(loop)) < 120:
+        was = _news(game(loop))
+        play_step(loop, rng)
+        if game(loop).is_over or _news(game(loop)) == was:
+            continue
+        seen += 1
+        copy = tmp_path / f"cut{seen}"
+        shutil.copytree(root, copy)  # the cut, as the round's end is shown
+        live = _notices(loop, display)
+        again, shown = make_loop(copy, settings, by_hand)
+        again.boot()
+        restarted = _notices(again, shown)
+        assert restarted[0].startswith("[resumed"), restarted
+        assert restarted[1:] == live
+        again.close()
+    assert seen > 0
+    loop.close()
 
 
 def test_a_fault_that_stops_the_table_at_a_game_s_end_leaves_it_to_be_shown_again(

@@ -1920,6 +1920,11 @@ def test_mythical_resumes_where_it_was_and_half_entered_bids_are_entered_again()
     assert r.game.state == t.game.state
     assert isinstance(r.out.screen, Resumed) and r.out.screen.rules == "mythical"
     assert "round 2" in r.out.screen.detail and "bids" in r.out.screen.detail
+    # the trick and the round the last roll ended, as they came before the cut (MY-5..MY-8)
+    trick = r.press(HOLD).screen
+    assert isinstance(trick, Result) and trick.player == "trick 1/1" and trick.shown == "Ann"
+    assert "round 1" in render_text(r.press(HOLD).screen)
+    r.press(HOLD)  # round 2's first screen: the totals
     out = r.press(HOLD)  # the bids of round 2 from the first again
     assert isinstance(out.screen, Choose) and out.screen.title == "Ann's bid, round 2"
     assert enter_bids(r, 2, 0).log == (Bids((("Ann", 2), ("Bob", 0))),)
@@ -2361,6 +2366,7 @@ def test_a_cpu_throw_that_ends_the_game_is_shown_on_the_game_s_end(rules: str) -
     header = GameHeader(rules, players, {"lives": 2, "max_throws": 1}, 3)
     # round 1: P1 31 loses 1 life (no 21 thrown); round 2: P1 31 again, CPU1 last
     t = Table.boot(Settings(), resume=LoadedGame(header, (Throw((3, 1)), Throw((6, 5)))))
+    t.press(ROLL)  # the resumed screen, then round 1's end again
     t.throw(3, 1)
     out = t.press(ROLL)  # CPU1's one throw (32: the seed's dice) ends the round and game
     assert out.game_over and isinstance(out.screen, GameEnd)

@@ -505,13 +505,53 @@ class Referee:
             detail += f"; {cpu_note}"
         if resume.torn:
             detail += " (last line was torn)"
-        screen = Resumed(game.header.rules, detail, ref._hint())
+        screen: Screen = Resumed(game.header.rules, detail, ref._hint())
         ref = replace(ref, screen=screen)
         ref = ref._auto_chooser()
         if ref.chooser is not None:  # show the choice itself on the next press
             screen = Resumed(game.header.rules, detail, "any button: go on")
             ref = replace(ref, screen=screen, dismiss=True)
+        if not log and resume.events:  # the round or trick the cut took off the display
+            ref = ref._news_again(
+                resume.events, Resumed(game.header.rules, detail, "any button: go on")
+            )
+            screen = ref.screen
         return ref, ref._out(screen, log=log)
+
+    def _news_again(self, events: tuple[Event, ...], resumed: Resumed) -> Referee:
+        """This state, resumed after ``events``, with the screens their last event brought
+        when it ended a round (who lost, the throw, the standings) or a mythical trick
+        (MY-5..MY-8) shown again after ``resumed``, one a press, as they came: a power
+        cut may have taken them off the display before anyone read them. Unchanged if
+        the last event ended neither."""
+        game = self.game
+        assert game is not None
+        before, last = replay(game.header, events[:-1]), events[-1]
+        if _is_mythical(game):
+            view = game.view()
+            notices = _mythical_news(before.view(), view)
+            if not notices:
+                return self
+            if view.get("last_round") != before.view().get("last_round"):
+                notices.append(_mythical_turn(game))
+            return replace(self, screen=resumed, dismiss=True, queued=tuple(notices))
+        if self.chooser is not None or game.view().get("round") == before.view().get("round"):
+            return self
+        thrown = last.dice if isinstance(last, Throw) else ()
+        note = ""  # as the event's own step says it (_apply_button, _cpu_step)
+        if isinstance(last, Give):
+            note = _give_note(before, game, last)
+        elif isinstance(last, EndRound):
+            note = _end_note(game)
+        elif not thrown and _is_cpu(before):  # a CPU's decision: "CPU2 stands"
+            who = _tiebreak_last(before) if isinstance(last, Count) else _player(before)
+            note = _describe(last, who)
+        ref, out = self._after_event(before, (), thrown, note)
+        if ref.game != game:  # a CPU decision was owed after all: as it is
+            return self
+        if ref.dismiss:  # first who lost and how, then the round's end
+            return replace(ref, screen=resumed, queued=(out.screen, *ref.queued))
+        return replace(ref, screen=resumed, dismiss=True, behind=out.screen)
 
     def with_tray(self, dice: tuple[DieReading, ...]) -> Referee:
         """This state, told where the dice of the last throw read lie (the table remembers
