@@ -392,21 +392,19 @@ def _whole_json(text: str) -> bool:
 
 def _keep_torn(path: Path, part: bytes) -> None:
     """Add ``part``, the bytes cut off a log, to ``path`` as a line of its own, flushed
-    to the disk before the log is cut. A cut after this and before the log was cut
-    leaves the same part to be kept again: it is not added a second time."""
+    to the disk before the log is cut. Two cuts may tear two lines alike: each is kept.
+    So is a part whose log a cut left uncut after this: it stands there twice then, which
+    loses nothing (content alone cannot tell the two cases apart)."""
     entry = part if part.endswith(b"\n") else part + b"\n"
     try:
         with open(path, "rb") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, size - len(entry) - 1))
-            tail = fh.read()
-    except FileNotFoundError:
-        tail = b""
-    if tail == entry or tail.endswith(b"\n" + entry):
-        return  # kept already: the cut came before the log was cut
+            fh.seek(-1, os.SEEK_END)
+            last = fh.read(1)
+    except OSError:  # none yet, or empty: nothing to end
+        last = b"\n"
     with open(path, "ab") as torn:
-        if tail and not tail.endswith(b"\n"):
-            torn.write(b"\n")  # a .torn from before fragments had lines of their own
+        if last != b"\n":
+            torn.write(b"\n")  # a .torn from before parts had lines of their own
         torn.write(entry)
         torn.flush()
         os.fsync(torn.fileno())
@@ -544,7 +542,7 @@ class LogWriter:
         then: a last line that is not JSON (torn by a power cut, or anything else),
         with whatever follows it.
         Its bytes are added to ``.torn`` beside the log, each such part a line of its
-        own (the same part again, from a cut during this very step, once). A last line that is
+        own. A last line that is
         whole but has no newline after it (an editor or a copy dropped it) is
         kept and given one, so the next event starts on a line of its own.
         """

@@ -357,23 +357,27 @@ def test_reopen_cuts_the_first_event_torn_and_goes_on(tmp_path: Path) -> None:
     assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"throw": [6,\n'
 
 
-def test_a_torn_part_kept_before_a_cut_during_the_resume_is_not_kept_twice(
-    tmp_path: Path,
-) -> None:
-    """A resume keeps the torn part in ``.torn`` and then cuts it off the log; a power cut
-    between the two left it in both, and the next resume kept it a second time."""
+def test_two_cuts_that_tear_alike_keep_two_parts(tmp_path: Path) -> None:
+    """Two cuts may tear two lines at the same byte: ``.torn`` keeps a part for each."""
     path = tmp_path / "g.jsonl"
-    kept = path.with_suffix(".jsonl.torn")
     _two_events(path)
+    for n in range(2):
+        with open(path, "ab") as fh:
+            fh.write(b'{"throw": [')
+        with LogWriter.reopen(path) as log:
+            log.append(Throw((5, n + 1)))
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"throw": [\n{"throw": [\n'
+    assert load(path).events[-2:] == (Throw((5, 1)), Throw((5, 2)))
+
+
+def test_a_torn_file_from_before_gets_a_line_break_before_the_next_part(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    _two_events(path)
+    path.with_suffix(".jsonl.torn").write_bytes(b'{"th')  # kept without a line's end
     with open(path, "ab") as fh:
-        fh.write(b'{"thr')
-    whole = path.read_bytes()
+        fh.write(b'{"hold')
     LogWriter.reopen(path).close()
-    path.write_bytes(whole)  # as a cut after .torn was written, before the log was cut
-    with LogWriter.reopen(path) as log:
-        log.append(Throw((2, 1)))
-    assert kept.read_bytes() == b'{"thr\n'
-    assert load(path).events == (Throw((6, 3)), Stand(), Throw((2, 1)))
+    assert path.with_suffix(".jsonl.torn").read_bytes() == b'{"th\n{"hold\n'
 
 
 def _two_events(path: Path) -> None:
