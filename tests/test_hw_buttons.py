@@ -1000,23 +1000,44 @@ def _held(keys: Any, key: ButtonPress, start: float, rate: float, n: int) -> lis
 def test_a_capital_held_with_shift_let_go_first_is_one_long_press(shift_at: float) -> None:
     """R held for a long ROLL, Shift let go a moment before R: the keyboard repeats the
     key as r from then on (in its delay or among the repeats). That r was a second,
-    short ROLL; it is the same key still held. Shift pressed while r is held is too."""
+    short ROLL; it is the same key still held."""
     from table.hw.keys import HeldKeys
 
-    for first, then in (("R", "r"), ("r", "R")):
-        a, b = (ButtonPress(Button.ROLL, KEYMAP_PRESS[k]) for k in (first, then))
-        keys = HeldKeys(gap=0.08, hold=1.0)
-        assert keys.feed([a], 0.0) == [] and keys.due(0.1) == [a]
-        given: list[object] = []
-        if shift_at > 0.5:  # among the repeats
-            given += _held(keys, a, 0.5, 30.0, 9)
-        given += _held(keys, b, max(shift_at, 0.5) + 0.3 / 30, 30.0, 20)
-        given += keys.due(3.0) + keys.flush()
-        assert given == [], (first, then)
-        assert keys.feed([b], 4.0) == [] and keys.due(4.1) == [b]  # pressed again: a press
+    a, b = ButtonPress(Button.ROLL, Press.LONG), ButtonPress(Button.ROLL)
+    keys = HeldKeys(gap=0.08, hold=1.0)
+    assert keys.feed([a], 0.0) == [] and keys.due(0.1) == [a]
+    given: list[object] = []
+    if shift_at > 0.5:  # among the repeats
+        given += _held(keys, a, 0.5, 30.0, 9)
+    given += _held(keys, b, max(shift_at, 0.5) + 0.3 / 30, 30.0, 20)
+    given += keys.due(3.0) + keys.flush()
+    assert given == []
+    assert keys.feed([b], 4.0) == [] and keys.due(4.1) == [b]  # pressed again: a press
 
 
-KEYMAP_PRESS = {"r": Press.SHORT, "R": Press.LONG}
+@pytest.mark.parametrize(
+    ("keys_read", "presses"),
+    [
+        ([("sS", 0.0)], ["s", "S"]),  # read together by a busy machine
+        ([("s", 0.0), ("S", 0.05)], ["s", "S"]),
+        ([("r1", 0.0)], ["r", "1"]),
+        ([("Ss", 0.0)], ["S", "s"]),
+        ([("s", 0.0)] + [("S", 0.3 + i / 30) for i in range(12)], ["s", "S"]),  # then S held
+    ],
+)
+def test_other_keys_of_one_button_close_together_are_each_a_press(
+    keys_read: list[tuple[str, float]], presses: list[str]
+) -> None:
+    """Only a capital's own letter after it is the key still held: a short STOP and then
+    a long one (end the round), or r and then 1, each count, however close."""
+    from table.hw.keys import KEYMAP, HeldKeys, KeyDecoder
+
+    keys, given = HeldKeys(gap=0.08, hold=1.0), []
+    for data, now in keys_read:
+        given += keys.due(now)
+        given += keys.feed(KeyDecoder().feed(data), now)
+    given += keys.due(keys_read[-1][1] + 0.2) + keys.flush()
+    assert given == [KEYMAP[k] for k in presses]
 
 
 @pytest.mark.parametrize("repeats", [30, 31, 32])

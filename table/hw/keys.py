@@ -120,9 +120,10 @@ class HeldKeys:
     passed without the same key again (a person pressing twice is slower than that);
     the same key within ``gap`` is the keyboard repeating it, and such a run that
     follows the same key given out within ``hold`` seconds is that key still held:
-    nothing. A key is known by its button: R held and Shift let go before it repeats
-    ``r``, the same key still held. Times are passed in (``time.monotonic()``), so it
-    is tested without a terminal. Quit is never held back.
+    nothing. R held and Shift let go before it repeats ``r``: the same key still held
+    (but ``s`` and then ``S``, or ``r`` and then ``1``, are two presses). Times are
+    passed in (``time.monotonic()``), so it is tested without a terminal. Quit is never
+    held back.
 
     A terminal sends no key-up, so two cases are read as a person would not mean
     them: a key held just past the keyboard's delay and let go before its second
@@ -144,8 +145,11 @@ class HeldKeys:
                 out.append(event)
                 continue
             run = self.pending
-            # the same button: Shift let go (or pressed) while R is held repeats r
-            if run is not None and run.event.button == event.button and now - run.last < self.gap:
+            if (
+                run is not None
+                and (run.event == event or (run.count > 1 and _shift_let_go(run.event, event)))
+                and now - run.last < self.gap
+            ):
                 run.last = now
                 run.count += 1
                 continue
@@ -172,12 +176,18 @@ class HeldKeys:
         self._given = (run.event, run.last)
         still_held = (
             given is not None
-            and given[0].button == run.event.button  # R held, then Shift let go: r r r
+            and (given[0] == run.event or _shift_let_go(given[0], run.event))
             and run.first - given[1] < self.hold
         )
         if run.count > 1 and still_held:
             return []  # the keyboard repeating a key still held down
         return [run.event]
+
+
+def _shift_let_go(held: ButtonPress, then: ButtonPress) -> bool:
+    """Whether ``then`` is what the keyboard repeats for the capital ``held`` once Shift
+    is let go before the letter: the same button's short press after its long one."""
+    return held.button == then.button and held.press is Press.LONG and then.press is Press.SHORT
 
 
 def _in_foreground(fd: int) -> bool:
