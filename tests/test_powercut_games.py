@@ -923,6 +923,40 @@ def test_a_restart_after_a_round_s_end_shows_it_again(
     loop.close()
 
 
+@pytest.mark.parametrize(("by_hand", "seed"), [(False, 9), (True, 4)])
+def test_a_restart_after_a_round_a_cpu_ended_at_once_names_its_throw(
+    tmp_path: Path, by_hand: bool, seed: int
+) -> None:
+    """A CPU's last throw of its turn and its ending the round at once (MX-7 b) are one
+    step of the table, logged as two events. Restarted there, the round's end came back
+    built from the end alone: without the CPU's throw (software dice, seen nowhere
+    else) and without the notice that named it."""
+    cpus = ("normal", "hard") if not by_hand else ("easy", "normal")
+    throws = 2 if not by_hand else 1
+    settings = Settings("mex", 4, cpus=cpus, options=(("lives", 2), ("max_throws", throws)))
+    root = tmp_path / "data"
+    loop, display = make_loop(root, settings, by_hand)
+    start_game(loop)
+    rng = random.Random(seed)
+    met = 0
+    while not game(loop).is_over and len(events_on_disk(loop)) < 150:
+        was, logged = _news(game(loop)), len(events_on_disk(loop))
+        play_step(loop, rng)
+        step = events_on_disk(loop)[logged:]
+        if game(loop).is_over or _news(game(loop)) == was or len(step) < 2:
+            continue
+        met += 1
+        copy = tmp_path / f"cut{met}"
+        shutil.copytree(root, copy)
+        live = _notices(loop, display)
+        again, shown = make_loop(copy, settings, by_hand)
+        again.boot()
+        assert _notices(again, shown)[1:] == live, step
+        again.close()
+    assert met > 0
+    loop.close()
+
+
 def test_a_fault_that_stops_the_table_at_a_game_s_end_leaves_it_to_be_shown_again(
     tmp_path: Path,
 ) -> None:

@@ -518,6 +518,27 @@ class Referee:
             screen = ref.screen
         return ref, ref._out(screen, log=log)
 
+    def _last_step(self, events: tuple[Event, ...]) -> tuple[Game, Event, Game]:
+        """The table's last step over ``events`` (this state's game): the game before it,
+        the event that began it (a press, a CPU's turn, a throw read) and the game right
+        after that event. The CPU decisions off their turn that follow an event are
+        logged in its step (``_run_cpus``): a round a CPU ended at once (MX-7) began with
+        the throw before it, which its screens name."""
+        game = self.game
+        assert game is not None and events
+        start = max(0, len(events) - 9)  # _run_cpus takes eight decisions at most
+        states = [(replay(game.header, events[:start]), False)]
+        for event in events[start:]:
+            after, refused = states[-1][0].apply(event)
+            states.append((after, refused is not None))
+        for i in range(start, len(events) - 1):  # the earliest such step is the last one
+            after, was_refused = states[i - start + 1]
+            if was_refused:  # a refusal runs no CPU
+                continue
+            if replace(self, game=after)._run_cpus(())[1] == events[i + 1 :]:
+                return states[i - start][0], events[i], after
+        return states[-2][0], events[-1], states[-1][0]
+
     def _news_again(self, events: tuple[Event, ...], resumed: Resumed) -> Referee:
         """This state, resumed after ``events``, with the screens their last event brought
         when it ended a round (who lost, the throw, the standings) or a mythical trick
@@ -526,7 +547,7 @@ class Referee:
         the last event ended neither."""
         game = self.game
         assert game is not None
-        before, last = replay(game.header, events[:-1]), events[-1]
+        before, last, after = self._last_step(events)
         if _is_mythical(game):
             view = game.view()
             notices = _mythical_news(before.view(), view)
@@ -540,14 +561,15 @@ class Referee:
         thrown = last.dice if isinstance(last, Throw) else ()
         note = ""  # as the event's own step says it (_apply_button, _cpu_step)
         if isinstance(last, Give):
-            note = _give_note(before, game, last)
+            note = _give_note(before, after, last)
         elif isinstance(last, EndRound):
-            note = _end_note(game)
+            note = _end_note(after)
         elif not thrown and _is_cpu(before):  # a CPU's decision: "CPU2 stands"
             who = _tiebreak_last(before) if isinstance(last, Count) else _player(before)
             note = _describe(last, who)
-        ref, out = self._after_event(before, (), thrown, note)
-        if ref.game != game:  # a CPU decision was owed after all: as it is
+        # the step as it went: the CPU decisions that followed its event are taken again
+        ref, out = replace(self, game=after)._after_event(before, (), thrown, note)
+        if ref.game != game:  # not the game resumed: as it is
             return self
         if ref.dismiss:  # first who lost and how, then the round's end
             return replace(ref, screen=resumed, queued=(out.screen, *ref.queued))
@@ -1177,7 +1199,7 @@ class Referee:
         assert game is not None
         if not events:
             return self._game_over(game, log)
-        before, last = replay(game.header, events[:-1]), events[-1]
+        before, last, _after = self._last_step(events)
         if _is_mythical(game):
             ref, out = self._game_over(game, log)
             notices = _mythical_news(before.view(), game.view())
