@@ -784,6 +784,28 @@ def test_MY_3_bids_entered_before_a_cut_are_kept(tmp_path: Path) -> None:
     assert ref(loop).bids == ()
 
 
+def test_MY_3_bids_entered_after_a_round_s_end_skip_its_screens_at_a_restart(
+    tmp_path: Path,
+) -> None:
+    """A restart right after a round's last trick shows that trick and the round again;
+    but bids of the next round entered before the cut say they were read already."""
+    root = tmp_path / "data"
+    settings = Settings("mythical", 3, options=(("rounds", 3),))
+    loop, display = make_loop(root, settings, False)
+    start_game(loop)
+    rng = random.Random(5)
+    while int(game(loop).view().get("round", 1)) == 1:
+        play_step(loop, rng)
+    _notices(loop, display)  # round 1's last trick and scores, read
+    choose(loop, "1")  # P1's bid for round 2
+    loop.close()  # the power goes
+    loop, display = make_loop(root, settings, False)
+    loop.boot()
+    assert _notices(loop, display)[1:] == [display.texts[-1]]  # the bids, at once
+    assert "P2's bid" in display.texts[-1]
+    loop.close()
+
+
 def test_MN_10_a_long_stop_in_a_tie_break_is_the_last_tie_break_throwers(
     tmp_path: Path,
 ) -> None:

@@ -612,7 +612,8 @@ class Referee:
         most = game.view().get("round")  # MY-3: 0 to r tricks
         if not isinstance(most, int) or not all(0 <= b <= most for b in bids):
             return self
-        ref = replace(self, bids=tuple(bids))
+        # the trick and round the restart would show again were read: bids came after them
+        ref = replace(self, bids=tuple(bids), queued=())
         return ref._mythical_chooser() if self.chooser is not None else ref
 
     def on_press(self, press: ButtonPress) -> tuple[Referee, Output]:
