@@ -952,7 +952,9 @@ def test_a_restart_after_a_round_a_cpu_ended_at_once_names_its_throw(
     """A CPU's last throw of its turn and its ending the round at once (MX-7 b) are one
     step of the table, logged as two events. Restarted there, the round's end came back
     built from the end alone: without the CPU's throw (software dice, seen nowhere
-    else) and without the notice that named it."""
+    else) and without the notice that named it. A cut in that step's one write, which
+    leaves the CPU's decision to be taken again at the start, showed no round end at
+    all."""
     cpus = ("normal", "hard") if not by_hand else ("easy", "normal")
     throws = 2 if not by_hand else 1
     settings = Settings("mex", 4, cpus=cpus, options=(("lives", 2), ("max_throws", throws)))
@@ -970,11 +972,19 @@ def test_a_restart_after_a_round_a_cpu_ended_at_once_names_its_throw(
         met += 1
         copy = tmp_path / f"cut{met}"
         shutil.copytree(root, copy)
+        # the cut in the step's one write: its CPU decision unwritten, or torn in two
+        copies = [copy, tmp_path / f"cut{met}-owed", tmp_path / f"cut{met}-torn"]
+        for torn, cut in zip((0, 7), copies[1:], strict=True):
+            shutil.copytree(root, cut)
+            log = cut / "games" / (loop.data.current() or Path()).name
+            lines = log.read_bytes().splitlines(keepends=True)
+            log.write_bytes(b"".join(lines[: 1 + logged + 1]) + lines[1 + logged + 1][:torn])
         live = _notices(loop, display)
-        again, shown = make_loop(copy, settings, by_hand)
-        again.boot()
-        assert _notices(again, shown)[1:] == live, step
-        again.close()
+        for cut in copies:
+            again, shown = make_loop(cut, settings, by_hand)
+            again.boot()
+            assert _notices(again, shown)[1:] == live, (cut.name, step)
+            again.close()
     assert met > 0
     loop.close()
 

@@ -511,9 +511,10 @@ class Referee:
         if ref.chooser is not None:  # show the choice itself on the next press
             screen = Resumed(game.header.rules, detail, "any button: go on")
             ref = replace(ref, screen=screen, dismiss=True)
-        if not log and resume.events:  # the round or trick the cut took off the display
+        if resume.events:  # the round or trick the cut took off the display
+            # (its step may end with CPU decisions the cut kept off the log: taken now)
             ref = ref._news_again(
-                resume.events, Resumed(game.header.rules, detail, "any button: go on")
+                (*resume.events, *log), Resumed(game.header.rules, detail, "any button: go on")
             )
             screen = ref.screen
         return ref, ref._out(screen, log=log)
