@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
@@ -506,16 +506,15 @@ class Referee:
         if resume.torn:
             detail += " (last line was torn)"
         screen: Screen = Resumed(game.header.rules, detail, ref._hint())
+        go_on = Resumed(game.header.rules, detail, "any button: go on")  # a notice
         ref = replace(ref, screen=screen)
         ref = ref._auto_chooser()
         if ref.chooser is not None:  # show the choice itself on the next press
-            screen = Resumed(game.header.rules, detail, "any button: go on")
+            screen = go_on
             ref = replace(ref, screen=screen, dismiss=True)
         if resume.events:  # the round or trick the cut took off the display
             # (its step may end with CPU decisions the cut kept off the log: taken now)
-            ref = ref._news_again(
-                (*resume.events, *log), Resumed(game.header.rules, detail, "any button: go on")
-            )
+            ref = ref._news_again((*resume.events, *log), go_on)
             screen = ref.screen
         return ref, ref._out(screen, log=log)
 
@@ -561,13 +560,12 @@ class Referee:
             return self
         thrown = last.dice if isinstance(last, Throw) else ()
         note = ""  # as the event's own step says it (_apply_button, _cpu_step)
-        if isinstance(last, Give):
+        if _is_cpu(before):  # a CPU's decision: "CPU2 stands"
+            note = _cpu_note(before, after, last)
+        elif isinstance(last, Give):
             note = _give_note(before, after, last)
         elif isinstance(last, EndRound):
             note = _end_note(after)
-        elif not thrown and _is_cpu(before):  # a CPU's decision: "CPU2 stands"
-            who = _tiebreak_last(before) if isinstance(last, Count) else _player(before)
-            note = _describe(last, who)
         # the step as it went: the CPU decisions that followed its event are taken again
         ref, out = replace(self, game=after)._after_event(before, (), thrown, note)
         if ref.game != game:  # not the game resumed: as it is
@@ -1137,12 +1135,7 @@ class Referee:
         game = ref.game
         assert game is not None
         if game.is_over:
-            # the throw that ended it, as a round's end says it: a CPU's software dice are
-            # seen nowhere else
-            shown = _shown(game.header.rules, thrown, pips=_counts_pips(before.view()))
-            last_throw = f"{_player(before)} {shown}" if thrown else ""
-            ref, out = ref._game_over(game, log, last_throw)
-            return ref._last_round_first(before, last_throw, out)
+            return ref._end_after(before, thrown, log)
         if game.view().get("round") != before.view().get("round"):
             ref = replace(ref, table=(), held=None)
             end, notices = ref._round_screen(before, thrown, note, news)
@@ -1188,8 +1181,13 @@ class Referee:
             # "5 players lost 2": the standings that follow show which (at 0)
             took = "took" if rules == "mexen" else "lost"
             lost = f"{len(losers)} players {took} {last.get('loss', 0)}"
-        notices = _notices(title, [x for x in (last_throw, lost) if x], [])
-        ref = replace(self, screen=notices[0], dismiss=True, queued=(*notices[1:], end))
+        return self._notices_first(_notices(title, [x for x in (last_throw, lost) if x], []), out)
+
+    def _notices_first(self, notices: Sequence[Screen], out: Output) -> tuple[Referee, Output]:
+        """This state showing ``out``, with ``notices`` shown before its screen, one a press."""
+        if not notices:
+            return self, out
+        ref = replace(self, screen=notices[0], dismiss=True, queued=(*notices[1:], out.screen))
         return ref, replace(out, screen=notices[0])
 
     def _ended(self, events: tuple[Event, ...], log: tuple[Event, ...]) -> tuple[Referee, Output]:
@@ -1204,12 +1202,17 @@ class Referee:
         before, last, _after = self._last_step(events)
         if _is_mythical(game):
             ref, out = self._game_over(game, log)
-            notices = _mythical_news(before.view(), game.view())
-            if not notices:
-                return ref, out
-            ref = replace(ref, screen=notices[0], dismiss=True, queued=(*notices[1:], out.screen))
-            return ref, replace(out, screen=notices[0])
-        thrown = last.dice if isinstance(last, Throw) else ()
+            return ref._notices_first(_mythical_news(before.view(), game.view()), out)
+        return self._end_after(before, last.dice if isinstance(last, Throw) else (), log)
+
+    def _end_after(
+        self, before: Game, thrown: tuple[int, ...], log: tuple[Event, ...]
+    ) -> tuple[Referee, Output]:
+        """The game's end (this state's game) after ``before``, ``thrown`` the dice that
+        ended it: named as a round's end names them, a CPU's software dice being seen
+        nowhere else, after the notices a crowded end needs."""
+        game = self.game
+        assert game is not None
         shown = _shown(game.header.rules, thrown, pips=_counts_pips(before.view()))
         last_throw = f"{_player(before)} {shown}" if thrown else ""
         ref, out = self._game_over(game, log, last_throw)
@@ -1526,10 +1529,7 @@ class Referee:
         round_over = view.get("last_round") != was.get("last_round")
         if after.is_over:
             ref, out = ref._game_over(after, (event,))
-            if not notices:
-                return ref, out
-            ref = replace(ref, screen=notices[0], dismiss=True, queued=(*notices[1:], out.screen))
-            return ref, replace(out, screen=notices[0])
+            return ref._notices_first(notices, out)
         ref = ref._auto_chooser()
         if round_over:
             notices.append(_mythical_turn(after))
@@ -1560,15 +1560,7 @@ class Referee:
             return replace(self, game=after)._refused(refused, (event,))
         thrown = event.dice if isinstance(event, Throw) else ()
         ref = replace(self, game=after, table=(), held=None)
-        if thrown:
-            note = ""
-        elif isinstance(event, EndRound):
-            note = _end_note(after)
-        elif isinstance(event, Give):
-            note = _give_note(before, after, event)
-        else:  # a count is the tie-break's last player's, whoever is on turn (MX-9)
-            who = _tiebreak_last(before) if isinstance(event, Count) else _player(before)
-            note = _describe(event, who)
+        note = _cpu_note(before, after, event)
         return ref._after_event(before, (event,), thrown=thrown, note=note)
 
     def _run_cpus(self, log: tuple[Event, ...]) -> tuple[Referee, tuple[Event, ...], str]:
@@ -1673,6 +1665,20 @@ def _throw_news(
         grew = "x2" if doubling and pot == 2 * pot_was else f"+{pot - pot_was}"
         parts.append(f"pot {grew} = {pot}")
     return "  ".join(parts)
+
+
+def _cpu_note(before: Game, after: Game, event: Event) -> str:
+    """What a CPU's step ``event`` says beside its screen: nothing for its throw (the
+    throw is shown), "CPU2 ends the round", its give, else "CPU2 stands" and the like."""
+    if isinstance(event, Throw):
+        return ""
+    if isinstance(event, EndRound):
+        return _end_note(after)
+    if isinstance(event, Give):
+        return _give_note(before, after, event)
+    # a count is the tie-break's last player's, whoever is on turn (MX-9)
+    who = _tiebreak_last(before) if isinstance(event, Count) else _player(before)
+    return _describe(event, who)
 
 
 def _end_note(game: Game) -> str:
