@@ -212,7 +212,6 @@ class KeyButtons:
         self.note: Callable[[str], None] | None = None
         """Told when the keys end (the run's stderr): the table goes on without them."""
         self._quit = False  # q was pressed
-        self._tty = False  # the stream is a terminal
 
     def _raw(self) -> None:
         if self.stream is None:
@@ -225,7 +224,6 @@ class KeyButtons:
         try:
             fd = self.stream.fileno()
             if os.isatty(fd):
-                self._tty = True
                 if not _in_foreground(fd):
                     return  # set from the background, it would stop the table: see _read
                 self._saved = termios.tcgetattr(fd)
@@ -270,7 +268,8 @@ class KeyButtons:
             fd = stream.fileno()
         except (OSError, ValueError):
             fd = -1
-        if self._tty and self._cbreak is None and not self._foreground_at_last(fd):
+        terminal = fd >= 0 and os.isatty(fd)
+        if terminal and self._cbreak is None and not self._foreground_at_last(fd):
             return  # closed while the table was in the background
         decoder = KeyDecoder()
         held = HeldKeys() if self._cbreak is not None else None  # a terminal's keys only
@@ -285,7 +284,7 @@ class KeyButtons:
                         self._single_keys_again(fd)
                     if not ready:
                         continue
-                    if self._tty and not _in_foreground(fd):  # sent to the background
+                    if terminal and not _in_foreground(fd):  # sent to the background
                         self._stop.wait(0.2)  # reading would stop the table (SIGTTIN)
                         continue
                     data = os.read(fd, 1024).decode("utf-8", "replace")
