@@ -11,6 +11,7 @@ import io
 import json
 import random
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -911,6 +912,26 @@ def _news(g: Game) -> object:
     return (view.get("round"), view.get("last_trick"), view.get("last_round"))
 
 
+def _round_ends(loop: TableLoop, rng: random.Random, cap: int) -> Iterator[list[Event]]:
+    """Random steps until the game is over or ``cap`` events are logged; at each round's
+    (or mythical trick's) end before the game's, the step's logged events, with the
+    round's end on the display and the step last on disk."""
+    while not game(loop).is_over and len(events_on_disk(loop)) < cap:
+        was, logged = _news(game(loop)), len(events_on_disk(loop))
+        play_step(loop, rng)
+        if not game(loop).is_over and _news(game(loop)) != was:
+            yield events_on_disk(loop)[logged:]
+
+
+def _restarted(cut: Path, settings: Settings, by_hand: bool) -> list[str]:
+    """The screens a table started on the data folder ``cut`` shows, notices and all."""
+    again, shown = make_loop(cut, settings, by_hand)
+    again.boot()
+    restarted = _notices(again, shown)
+    again.close()
+    return restarted
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("seed", [3, 8])
 def test_a_restart_after_a_round_s_end_shows_it_again(
@@ -924,23 +945,16 @@ def test_a_restart_after_a_round_s_end_shows_it_again(
     root = tmp_path / "data"
     loop, display = make_loop(root, settings, by_hand)
     start_game(loop)
-    rng = random.Random(seed)
     seen = 0
-    while not game(loop).is_over and seen < 3 and len(events_on_disk(loop)) < 120:
-        was = _news(game(loop))
-        play_step(loop, rng)
-        if game(loop).is_over or _news(game(loop)) == was:
-            continue
-        seen += 1
+    for seen, _step in enumerate(_round_ends(loop, random.Random(seed), 120), start=1):
         copy = tmp_path / f"cut{seen}"
         shutil.copytree(root, copy)  # the cut, as the round's end is shown
         live = _notices(loop, display)
-        again, shown = make_loop(copy, settings, by_hand)
-        again.boot()
-        restarted = _notices(again, shown)
+        restarted = _restarted(copy, settings, by_hand)
         assert restarted[0].startswith("[resumed"), restarted
         assert restarted[1:] == live
-        again.close()
+        if seen == 3:
+            break
     assert seen > 0
     loop.close()
 
@@ -961,30 +975,23 @@ def test_a_restart_after_a_round_a_cpu_ended_at_once_names_its_throw(
     root = tmp_path / "data"
     loop, display = make_loop(root, settings, by_hand)
     start_game(loop)
-    rng = random.Random(seed)
     met = 0
-    while not game(loop).is_over and len(events_on_disk(loop)) < 150:
-        was, logged = _news(game(loop)), len(events_on_disk(loop))
-        play_step(loop, rng)
-        step = events_on_disk(loop)[logged:]
-        if game(loop).is_over or _news(game(loop)) == was or len(step) < 2:
+    for step in _round_ends(loop, random.Random(seed), 150):
+        if len(step) < 2:
             continue
         met += 1
-        copy = tmp_path / f"cut{met}"
-        shutil.copytree(root, copy)
-        # the cut in the step's one write: its CPU decision unwritten, or torn in two
-        copies = [copy, tmp_path / f"cut{met}-owed", tmp_path / f"cut{met}-torn"]
-        for torn, cut in zip((0, 7), copies[1:], strict=True):
+        copies = [tmp_path / f"cut{met}", tmp_path / f"cut{met}-owed", tmp_path / f"cut{met}-torn"]
+        for cut in copies:
             shutil.copytree(root, cut)
+        # the cut in the step's one write: its CPU decision unwritten, or torn in two
+        for torn, cut in zip((0, 7), copies[1:], strict=True):
             log = cut / "games" / (loop.data.current() or Path()).name
             lines = log.read_bytes().splitlines(keepends=True)
-            log.write_bytes(b"".join(lines[: 1 + logged + 1]) + lines[1 + logged + 1][:torn])
+            second = len(lines) - len(step) + 1  # the header, then the events
+            log.write_bytes(b"".join(lines[:second]) + lines[second][:torn])
         live = _notices(loop, display)
         for cut in copies:
-            again, shown = make_loop(cut, settings, by_hand)
-            again.boot()
-            assert _notices(again, shown)[1:] == live, (cut.name, step)
-            again.close()
+            assert _restarted(cut, settings, by_hand)[1:] == live, (cut.name, step)
     assert met > 0
     loop.close()
 
