@@ -923,7 +923,7 @@ def _round_ends(loop: TableLoop, rng: random.Random, cap: int) -> Iterator[list[
             yield events_on_disk(loop)[logged:]
 
 
-def _restarted(cut: Path, settings: Settings, by_hand: bool) -> list[str]:
+def _screens_after_a_restart(cut: Path, settings: Settings, by_hand: bool) -> list[str]:
     """The screens a table started on the data folder ``cut`` shows, notices and all."""
     again, shown = make_loop(cut, settings, by_hand)
     again.boot()
@@ -950,7 +950,7 @@ def test_a_restart_after_a_round_s_end_shows_it_again(
         copy = tmp_path / f"cut{seen}"
         shutil.copytree(root, copy)  # the cut, as the round's end is shown
         live = _notices(loop, display)
-        restarted = _restarted(copy, settings, by_hand)
+        restarted = _screens_after_a_restart(copy, settings, by_hand)
         assert restarted[0].startswith("[resumed"), restarted
         assert restarted[1:] == live
         if seen == 3:
@@ -991,7 +991,7 @@ def test_a_restart_after_a_round_a_cpu_ended_at_once_names_its_throw(
             log.write_bytes(b"".join(lines[:second]) + lines[second][:torn])
         live = _notices(loop, display)
         for cut in copies:
-            assert _restarted(cut, settings, by_hand)[1:] == live, (cut.name, step)
+            assert _screens_after_a_restart(cut, settings, by_hand)[1:] == live, (cut.name, step)
     assert met > 0
     loop.close()
 
