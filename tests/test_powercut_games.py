@@ -36,7 +36,15 @@ from table.rules.base import (
 from table.service import screens
 from table.service.loop import TableLoop
 from table.service.ports import ButtonPress, Frame
-from table.service.referee import Purpose, Referee, Settings, _faces, _is_cpu, _round_ender
+from table.service.referee import (
+    Purpose,
+    Referee,
+    Settings,
+    _faces,
+    _is_cpu,
+    _round_ender,
+    _tiebreak_last,
+)
 from table.service.resume import DataDir
 from tests.conftest import HOLD, ROLL, STOP, STOP_LONG, STOP_VERY_LONG
 from vision.types import DieReading, FrameReading, FrameStatus
@@ -218,8 +226,8 @@ def pick(loop: TableLoop, rng: random.Random) -> Event:
         choices += [Stand()] * 2
     if EventKind.END_ROUND in allowed and not _seat_cpu(g, _round_ender(g)):
         choices.append(EndRound())
-    if EventKind.COUNT in allowed:
-        choices.append(Count(rng.choice(["mex", "pips"])))
+    if EventKind.COUNT in allowed and not _seat_cpu(g, _tiebreak_last(g)):
+        choices.append(Count(rng.choice(["mex", "pips"])))  # MX-9: a CPU chooses its own
     held = view.get("held")
     if EventKind.HOLD in allowed and ref(loop).table:
         lying = [d.value for d in ref(loop).table if d.value is not None]
