@@ -118,6 +118,66 @@ def test_every_rule_set_refuses_impossible_events_itself(rules_name: str) -> Non
         ), (event, result)
 
 
+def _states_to_try(rules_name: str) -> list[Any]:
+    """The start of a game of ``rules_name`` and a few states further on: a throw made,
+    a mexen tie-break (MN-10), mythical's first trick (MY-3)."""
+    from table.rules import get_rules
+    from table.rules.base import Bids, Player, Refused, Throw, parse_options
+
+    rules = get_rules(rules_name)
+    names = ("Ann", "Bob")
+    state = rules.start(
+        tuple(Player(n) for n in names), parse_options(rules.options, {}, rules_name)
+    )
+    states = [state]
+    if rules_name == "mythical":
+        steps: list[Any] = [Bids((("Ann", 1), ("Bob", 0)))]
+    elif rules_name == "mexen":
+        steps = [Throw((4, 3))] * 6  # both keep 43 after three throws: a tie-break
+    else:
+        steps = [Throw((4, 3))]
+    for event in steps:
+        state = rules.apply(state, event)
+        assert not isinstance(state, Refused), (event, state)
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("rules_name", ["mex", "mexico", "mexen", "mythical"])
+def test_every_rule_set_refuses_events_the_log_cannot_hold(rules_name: str) -> None:
+    """Rules.apply never raises, whatever the event: code calling the rules may pass
+    fields of other types than an event's (a list of dice, a flag of 1, a face of 3.0).
+    Each is refused: raised, it would stop the table; accepted, it would be logged as a
+    line that ``parse_event`` refuses, and the game could not be resumed from its log."""
+    from table.rules import get_rules
+    from table.rules.base import Bids, EndGame, EndRound, Refused, Roll, Stand, Throw
+
+    rules = get_rules(rules_name)
+    ill_typed: list[Any] = [
+        Throw([4, 3]),
+        Throw([3]),
+        Throw(None),
+        Throw(7),
+        Stand(1),
+        Stand("yes"),
+        EndRound(1.0),
+        EndGame([True]),
+        Bids([("Ann", 1), ("Bob", 0)]),
+        Bids((("Ann", "1"), ("Bob", 0))),
+        Bids((("Ann", True), ("Bob", 0))),
+        Bids((("Ann", 1, 2), ("Bob", 0))),
+        Bids(None),
+        Roll(["red"], 3),
+        Roll("red", 3.0),
+        Roll("red", [3]),
+        Roll("red", None),
+    ]
+    for state in _states_to_try(rules_name):
+        for event in ill_typed:
+            result = rules.apply(state, event)
+            assert isinstance(result, Refused), (event, result)
+
+
 # R-2 as RULES.md lists it, low to high; the engine's own rank table is not used here.
 R2_TEXT = "31 < 32 < 41 < 42 < 43 < 51 < 52 < 53 < 54 < 61 < 62 < 63 < 64 < 65 < 11 < 22 < 33 < 44 < 55 < 66 < 21"  # noqa: E501
 R2_LISTED = [name.strip() for name in R2_TEXT.split("<")]

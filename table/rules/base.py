@@ -167,20 +167,41 @@ class Refused:
 def common_refusal(event: Event) -> Refused | None:
     """Refusals that hold in every rule set: a flag of false, a die value outside 1-6 or
     not a whole number (``True`` included: a log never holds one, but code calling the
-    rules may pass one). Each rule set's ``apply`` starts with it, so it never sees such
-    an event."""
+    rules may pass one), and any event whose fields are not of the types the game log
+    can hold (``table.gamelog.parse_event``): dice not a tuple, a flag other than
+    ``True``, bids that are not (name, bid) pairs, a mythical die or face of another
+    type. Such an event, accepted, would be written to the log as a line that no later
+    start could read back. Each rule set's ``apply`` starts with it, so it never sees
+    such an event."""
     # Most common first, with no list built: this runs on every event a simulator plays.
     if isinstance(event, Throw):
+        if type(event.dice) is not tuple:
+            return Refused(f"throw: the dice {shown(event.dice)} are not a tuple of values")
         for v in event.dice:
             if type(v) is not int or not 1 <= v <= 6:
                 return Refused(f"die value {shown(v)} is not possible (dice show 1 to 6)")
         return None
     if isinstance(event, (Stand, EndRound, EndGame)):  # a tuple: quicker than a union
-        if not event.flag:
-            return Refused(f"{event.kind.value}: false means nothing; send true to do it")
+        if event.flag is not True:
+            if event.flag is False:
+                return Refused(f"{event.kind.value}: false means nothing; send true to do it")
+            return Refused(f"{event.kind.value}: {shown(event.flag)} is not true")
         return None
     if isinstance(event, Hold) and (type(event.value) is not int or not 1 <= event.value <= 6):
         return Refused(f"hold: die value {shown(event.value)} is not possible (dice show 1 to 6)")
+    if isinstance(event, Bids) and (
+        type(event.bids) is not tuple
+        or not all(
+            type(pair) is tuple and len(pair) == 2 and type(pair[0]) is str and type(pair[1]) is int
+            for pair in event.bids
+        )
+    ):
+        return Refused(f"bids: {shown(event.bids)} are not (name, bid) pairs")
+    if isinstance(event, Roll):
+        if type(event.die) is not str:
+            return Refused(f"roll: {shown(event.die)} is not the name of a die")
+        if type(event.face) not in (int, str):
+            return Refused(f"roll: {shown(event.face)} is not a face")
     return None
 
 
