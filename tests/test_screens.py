@@ -360,6 +360,34 @@ def test_a_name_ending_in_a_digit_stands_apart_from_its_count_in_the_standings()
     assert right - left + 1 <= widest[2] - widest[0]  # the name alone, not "CPU120"
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "value"),
+    [
+        ("Mohammed", "Mohammad", "2"),
+        ("Mohammed", "Mohammad", "12"),
+        ("Alexandra", "Alexander", "+120"),
+        ("Mohammed Ali", "Mohammed Amr", "3"),
+    ],
+)
+def test_two_names_cut_in_the_standings_are_still_told_apart(
+    first: str, second: str, value: str
+) -> None:
+    """The config accepts names that differ within their first eight characters, but six
+    players' standings have room for about six: Mohammed and Mohammad were both drawn
+    "Mohamm.." and nobody could tell whose lives were whose. Each now keeps, after its
+    "..", the letters it differs by, so the screen changes when the two swap places."""
+    others = (("Ann", "1"), ("Bob", "1"), ("Cy", "1"), ("Dee", "1"))
+    for screen in (
+        RoundEnd("round 1", "Ann loses 1 life", ((first, value), (second, value), *others)),
+        GameEnd("no winner", ((first, value), (second, value), *others)),
+    ):
+        swapped = replace(screen, standings=((second, value), (first, value), *others))
+        assert set(overflow(screen)) >= {first, second}  # cut, as before
+        assert render(screen).tobytes() != render(swapped).tobytes(), screen
+    drawn = render_text(RoundEnd("round 1", "", ((first, "2"), (second, "2"))))
+    assert first in drawn and second in drawn  # whole where there is room
+
+
 def test_a_game_end_s_headline_gives_way_to_four_names_whole() -> None:
     """A mexen game of four ended "Maximi.. 294" in two columns under a large "no winner":
     one column of four lines fits under the headline a size smaller."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -434,11 +435,58 @@ def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...], bottom: in
     columns = _columns(rows, room)
     if columns == 0:
         return c.text(y, "  ".join(f"{name} {v}" for name, v in rows), (_SMALL, 9, 8))
-    for (name, value), (x, line, right, value_w) in zip(rows, _cells(rows, columns), strict=True):
+    cells = _cells(rows, columns)
+    widths = [
+        right - value_w - x - _name_gap(name)
+        for (name, _v), (x, _l, right, value_w) in zip(rows, cells, strict=True)
+    ]
+    names = _told_apart([name for name, _v in rows], widths, _NAME_SIZES)
+    for (name, value), shown, w, (x, line, right, value_w) in zip(
+        rows, names, widths, cells, strict=True
+    ):
         yy = y + line * _LINE
         c.text(yy, value, x=right - value_w, width=value_w)
-        c.text(yy, name, (_SMALL, 9, 8), x=x, width=right - value_w - x - _name_gap(name))
+        if shown == _fit(name, _NAME_SIZES, w)[0]:  # whole, or cut as any text is
+            c.text(yy, name, _NAME_SIZES, x=x, width=w)
+            continue
+        c.text(yy, shown, _NAME_SIZES, x=x, width=w)  # cut to be told apart: not whole
+        if c.whole and c.whole[-1] == shown:
+            c.whole.pop()
+        c.lost.append(name)
     return y + -(-len(rows) // columns) * _LINE
+
+
+_NAME_SIZES = (_SMALL, 9, 8)
+
+
+def _told_apart(names: list[str], widths: list[int], sizes: tuple[int, ...]) -> list[str]:
+    """Each name as it fits its width (cut with ".." where it does not), but where two
+    names would be cut alike ("Mohamm.." for Mohammed and Mohammad, which the config
+    accepts as they differ within their first eight characters) each keeps, after the
+    "..", the letters from where it differs from the other: "Moha..ed", "Moha..ad"."""
+    shown = [_fit(n, sizes, w)[0] for n, w in zip(names, widths, strict=True)]
+    out = list(shown)
+    for i, name in enumerate(names):
+        if shown[i] == name:
+            continue
+        rivals = [m for j, m in enumerate(names) if j != i and shown[j] == shown[i] and m != name]
+        if not rivals:
+            continue
+        at = max(len(os.path.commonprefix([name, r])) for r in rivals)
+        out[i] = _cut_between(name, at, widths[i], sizes[-1]) or shown[i]
+    return out
+
+
+def _cut_between(name: str, at: int, width: int, size: int) -> str | None:
+    """``name`` as its first letters, "..", and as much as fits of it from ``at`` on (the
+    whole of that first, then fewer first letters, then less of it); None if not even one
+    letter of each fits ``width`` at ``size``."""
+    for end in range(len(name), at, -1):
+        for head in range(at - 1, 0, -1):
+            text = name[:head] + ".." + name[at:end]
+            if _width(text, size) <= width:
+                return text
+    return None
 
 
 _HEART = (".XX.XX.", "XXXXXXX", "XXXXXXX", ".XXXXX.", "..XXX..", "...X...")
