@@ -2178,6 +2178,48 @@ def test_a_long_stop_on_a_cpu_s_turn_does_not_end_the_round_for_it() -> None:
     assert t.game.view()["round"] == 1 and not t.game.view()["last_round"]
 
 
+def test_MX_8_a_cpu_standing_into_a_tie_break_leaves_it_said() -> None:
+    """CPU2 stands last, tied for lowest with P1 and CPU1: a tie-break (MX-8). The next
+    turn screen said only "CPU2 stands", nothing of the tie-break people saw when they
+    stood into one themselves."""
+    t = start(Settings("mex", 3, cpus=("hard", "hard")), by_hand=True)
+    t.throw(4, 2)
+    t.throw(3, 1)
+    t.press(STOP)  # P1: 31 on the second throw, two throws each (MX-4)
+    t.press(ROLL)
+    t.throw(3, 1)  # CPU1's dice, rolled by hand (MC-6)
+    t.press(ROLL)
+    t.throw(3, 1)  # CPU1 keeps 31 too
+    t.press(ROLL)
+    t.throw(6, 5)
+    out = t.press(ROLL)  # CPU2 stands on 65: P1 and CPU1 tie for lowest
+    assert t.game.view()["phase"] == "tiebreak"
+    assert isinstance(out.screen, Turn) and out.screen.player == "P1"
+    assert out.screen.header == "CPU2 stands  tie-break"
+
+
+def test_MX_4_a_cpu_standing_first_leaves_the_throws_it_left_said() -> None:
+    """CPU1 opens round 2 and stands after one throw: P1 has one throw (MX-4). The turn
+    screen said only "CPU1 stands", so P1's one throw ended the round unwarned."""
+    t = start(Settings("mex", 2, cpus=("hard",)), by_hand=True)
+    t.throw(6, 5)
+    t.press(STOP)  # P1 stands on 65 after one throw
+    t.press(ROLL)
+    t.throw(3, 1)  # CPU1's one throw: 31, it loses and opens round 2
+    for _ in range(3):  # the round's end, then CPU1's turn
+        turn = t.game.turn
+        if t.game.view()["round"] == 2 and isinstance(t.out.screen, Turn):
+            break
+        t.press(ROLL)
+    assert turn is not None and turn.player == "CPU1"
+    t.press(ROLL)
+    t.throw(6, 6)
+    out = t.press(ROLL)  # CPU1 stands on 600 after one throw
+    turn = t.game.turn
+    assert turn is not None and (turn.player, turn.max_throws) == ("P1", 1)
+    assert isinstance(out.screen, Turn) and out.screen.header == "CPU1 stands  throw 1/1"
+
+
 def test_MX_7_b_a_person_ends_the_round_from_a_cpu_s_turn_before_it_throws() -> None:
     """P2 threw last; CPU1 is next and has not thrown: P2's long STOP ends the round."""
     t = start(Settings("mex", 3, cpus=("hard",)))

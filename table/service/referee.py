@@ -1314,7 +1314,18 @@ class Referee:
             return _mythical_turn(game)
         if turn is None or turn.player is None:
             return Message("game over")
-        header = note or f"round {view.get('round', 1)}  " + _throw_text(game)
+        header = f"round {view.get('round', 1)}  " + _throw_text(game)
+        if note:
+            # What was just done ("CPU2 stands", a give) with what this turn may do. Where
+            # the two do not fit one line, the note alone, unless the turn is out of the
+            # ordinary: a tie-break (MX-8, MN-10) or fewer throws than usual (MX-4,
+            # MN-4), which "CPU2 stands" alone hid; the note is what happened, that
+            # header what to do now.
+            both = f"{note}  {_throw_text(game)}"
+            if not overflow(Turn("", both, "")):
+                header = both
+            elif not _out_of_the_ordinary(game):
+                header = note
         return self._turn(turn.player, header, self._hint())
 
     def _result_screen(
@@ -1782,6 +1793,16 @@ def _dice_wanted(game: Game) -> int:
     if game.header.rules == "mexen" and game.view().get("phase") == "tiebreak":
         return 1
     return 2
+
+
+def _out_of_the_ordinary(game: Game) -> bool:
+    """A tie-break, or a turn of fewer throws than the game's usual (the round's first
+    player stood early, MX-4, MC-2; an early Mex, MN-4): what a turn's header tells."""
+    turn = game.turn
+    if turn is None or game.view().get("phase") == "tiebreak":
+        return turn is not None
+    usual = game.header.options.get("max_throws") or 3
+    return isinstance(usual, int) and turn.max_throws < usual
 
 
 def _throw_text(game: Game) -> str:
