@@ -1663,6 +1663,28 @@ def test_MN_8_the_pirate_is_named_raised_and_paid_on_the_throw_s_screen() -> Non
     assert dict(t.game.view()["players"][1])["points"] == 1
 
 
+def test_MN_8_a_long_name_leaves_the_pirate_s_number_on_the_throw_s_screen() -> None:
+    """A name of twelve letters, which the config allows, cut the pirate's note before
+    its number ("pirate Mohammed Ali tak.."): the only place the amount taken or the
+    new multiplier is shown. The name is on the throw's screen already; the note drops
+    it where the whole would not fit."""
+    names = ("Mohammed Ali", "Bob")
+    t = start(Settings("mexen", 2, options=opts(rounds=3), names=names), names_cut=True)
+    out = t.throw(1, 1)  # Mohammed Ali becomes the pirate
+    assert isinstance(out.screen, Result) and out.screen.player == "Mohammed Ali"
+    assert out.screen.note == "the new pirate" and not overflow(out.screen)
+    out = t.throw(4, 4)  # his own double 2-6: the pirate takes 1
+    assert isinstance(out.screen, Result)
+    assert out.screen.note == "pirate takes 1" and not overflow(out.screen)
+    out = t.throw(1, 1)
+    assert isinstance(out.screen, Result)
+    assert out.screen.note == "pirate now x2" and not overflow(out.screen)
+    t.throw(6, 5)  # Bob's turn, short names as before
+    out = t.throw(3, 3)
+    assert isinstance(out.screen, Result) and out.screen.player == "Bob"
+    assert out.screen.note == "pirate takes 2" and not overflow(out.screen)
+
+
 def test_MN_7_a_mex_says_3_went_into_the_pot() -> None:
     t = start(Settings("mexen", 3, options=opts(rounds=3)))
     out = t.throw(2, 1)  # Mex: P1's turn ends, 3 into the pot

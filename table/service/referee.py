@@ -1653,9 +1653,10 @@ def _throw_news(
     name = pirate.get("name") if isinstance(pirate, Mapping) else None
     if isinstance(pirate, Mapping):
         if not isinstance(pirate_was, Mapping) or pirate_was.get("name") != name:
-            parts.append(f"{name} is the pirate")
+            parts.append(_whole_or(f"{name} is the pirate", "the new pirate"))
         elif pirate.get("multiplier", 0) > pirate_was.get("multiplier", 0):
-            parts.append(f"pirate {name} now x{pirate.get('multiplier')}")
+            times = f"x{pirate.get('multiplier')}"
+            parts.append(_whole_or(f"pirate {name} now {times}", f"pirate now {times}"))
     # A throw that ends the round also hands the pot out (MN-9): that is the round's news.
     last = now.get("last_round")
     scored = last if isinstance(last, Mapping) and last != was.get("last_round") else None
@@ -1669,13 +1670,21 @@ def _throw_news(
             continue
         took -= loss if who in pot_taker else 0
         if took > 0:
-            parts.append(f"{'pirate ' if who == name else ''}{who} takes {took}")
+            full = f"{'pirate ' if who == name else ''}{who} takes {took}"
+            parts.append(_whole_or(full, f"pirate takes {took}") if who == name else full)
     pot_was, pot = was.get("pot"), scored.get("loss") if scored else now.get("pot")
     if isinstance(pot_was, int) and isinstance(pot, int) and pot > pot_was:
         doubling = len(thrown) == 2 and sorted(thrown) in ([1, 2], [5, 6])
         grew = "x2" if doubling and pot == 2 * pot_was else f"+{pot - pot_was}"
         parts.append(f"pot {grew} = {pot}")
     return "  ".join(parts)
+
+
+def _whole_or(full: str, short: str) -> str:
+    """``full`` if a throw's note line shows it whole, else ``short``: a long name must not
+    push out what the part says ("pirate Mohammed Ali tak.."); the name is the one on
+    the throw's screen or the standings'."""
+    return full if not overflow(Result("", "0", note=full)) else short
 
 
 def _cpu_note(before: Game, after: Game, event: Event) -> str:
