@@ -2538,6 +2538,23 @@ def test_MX_10_the_game_end_cuts_no_name_beside_its_points() -> None:
     )
 
 
+def test_MX_10_names_cut_whatever_the_words_keep_the_points_said() -> None:
+    """Six names too long to be shown whole even beside bare numbers: the game end fell
+    back to bare numbers, where every earlier mex screen showed lives ("Dee 10": ten
+    lives?). Bare numbers are for names they keep whole; here the words stay."""
+    from table.service.referee import _points_rows
+    from table.service.screens import overflow
+
+    names = ("Mohammed Ali", "Jean-Baptist", "Anne-Charlot", "Bob", "Gwendolyn M.", "Dee")
+    points = dict(zip(names, (-1, 0, 1, 2, 3, 10), strict=True))
+    bare = GameEnd("Dee wins!", tuple((n, str(points[n])) for n in names))
+    assert overflow(bare)  # the long names are cut even so
+    rows = _points_rows("Dee wins!", names, points)
+    assert [n for n, _ in rows] == list(names)
+    assert all(v.endswith(("pt", "pts", "p")) for _, v in rows), rows
+    assert set(overflow(GameEnd("Dee wins!", rows))) <= set(overflow(bare))
+
+
 def test_MX_7_a_refused_stop_draws_no_cpu_decision_again_on_resume() -> None:
     """A STOP logged refused counted as an event, and the CPU players' decisions and
     software dice are drawn by the game's count: after a power cut the table drew a

@@ -1728,12 +1728,12 @@ def _points_rows(
 ) -> tuple[tuple[str, str], ...]:
     """A mex game end's standings, each name with its round points (MX-10): "15 pts",
     else "15p", else "15" where the longer words would cut a name ("CPU.. 15 pts":
-    whose points?)."""
+    whose points?). Names too long to be shown whole at all keep the words: bare
+    numbers then only lost the "pts" that tells points from lives."""
     said: tuple[Callable[[object], str], ...] = (_pts, lambda v: f"{v}p", str)
-    ends = (GameEnd(headline, tuple((n, s(points.get(n, ""))) for n in names)) for s in said)
-    end = _fitting(*ends)
-    assert isinstance(end, GameEnd)
-    return end.standings
+    ends = [GameEnd(headline, tuple((n, s(points.get(n, ""))) for n in names)) for s in said]
+    least = set(overflow(ends[-1]))  # what is cut even with the shortest words
+    return next(e for e in ends if set(overflow(e)) <= least).standings
 
 
 def _pts(points: object) -> str:
