@@ -873,6 +873,44 @@ def test_a_config_the_table_cannot_start_with_is_left_on_the_oled(
     assert display.device.image.convert("1").tobytes() == want.convert("1").tobytes()
 
 
+def test_names_that_look_alike_are_said_whole_on_the_oled(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two long players' names that begin alike: the journal's line names the rule, but
+    on the OLED it was cut before it said what was wrong ("... 'Mohammed Amr' begin
+    t.."). The OLED now says it in fewer words, whole."""
+    from table.cli import main
+    from table.hw import build as build_module
+    from table.hw.display import dummy_display
+    from table.service import screens
+    from table.service.config import DisplayConfig
+
+    opened: list[Any] = []
+
+    def oled(cfg: DisplayConfig) -> Any:
+        display = dummy_display()
+        display.device.persist = False
+        opened.append(display)
+        return display
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text('[game]\nplayers = ["Mohammed Ali", "Mohammed Amr"]\n')
+    code = main(["run", "--config", str(conf), "--data", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert code == 2 and "'Mohammed Ali' and 'Mohammed Amr' begin the same" in err
+    shown = screens.Message(
+        "config error",
+        "players 'Mohammed Ali' and 'Mohammed Amr' look alike on the display",
+        "fix it, restart",
+    )
+    assert screens.overflow(shown) == ()
+    want = screens.render(shown).convert("1").tobytes()
+    assert opened[0].device.image.convert("1").tobytes() == want
+
+
 def test_an_empty_data_folder_is_refused_not_taken_as_here(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

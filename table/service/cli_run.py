@@ -199,6 +199,8 @@ def _config_fault(args: argparse.Namespace, exc: ConfigError) -> int:
     title = "config error"
     if overflow(Message(title, text, FIX_HINT)):  # what is allowed only if room
         text = text.split(" (allowed:", 1)[0]
+        if overflow(Message(title, text, FIX_HINT)) and exc.short:  # fewer words
+            text = exc.short
     return _start_fault(args, str(exc), text, title)
 
 

@@ -33,7 +33,13 @@ HEIGHTS = range(120, 3041)
 
 
 class ConfigError(ValueError):
-    """A configuration that cannot be used; ``str(err)`` is one line for people."""
+    """A configuration that cannot be used; ``str(err)`` is one line for people, and
+    ``short``, where given, the same in fewer words for the OLED when the line does not
+    fit it."""
+
+    def __init__(self, message: str, short: str = "") -> None:
+        super().__init__(message)
+        self.short = short
 
 
 class DisplayDriver(StrEnum):
@@ -479,20 +485,25 @@ def _game(raw: object) -> GameConfig:
             other = drawn.setdefault(_look(p.name), p.name)
             if other == p.name:
                 continue
+            # the OLED's three lines: the names and what is wrong, the key left out
+            alike = f"players {other!r} and {p.name!r} look alike on the display"
             if drawable(other) == drawable(p.name):  # "Zoë" and "Zoe": one on the display
                 raise ConfigError(
                     f"{s.key('players')}: {other!r} and {p.name!r} look the same on the "
-                    f"display ({drawable(p.name)!r}); name them apart"
+                    f"display ({drawable(p.name)!r}); name them apart",
+                    alike,
                 )
             if _look(other, None) == _look(p.name, None):  # "Al" and "AI"
                 raise ConfigError(
                     f"{s.key('players')}: {other!r} and {p.name!r} look the same in the "
-                    "display's small font (its I and l are one stroke); name them apart"
+                    "display's small font (its I and l are one stroke); name them apart",
+                    alike,
                 )
             raise ConfigError(
                 f"{s.key('players')}: {other!r} and {p.name!r} begin the same, and where "
                 f"the display has room for a name's first {NAME_APART} characters only "
-                "they look alike; name them apart there"
+                "they look alike; name them apart there",
+                alike,
             )
         if all(p.cpu is not None for p in out):  # the menu seats one person at least
             raise ConfigError(
@@ -727,7 +738,7 @@ def load_config(
     try:
         return parse_config(_toml(text), path=path, env=environ)
     except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{path}: {exc}", exc.short) from None
 
 
 def display_for_faults(
