@@ -2371,10 +2371,12 @@ class _SetReader:
         return self.reading
 
 
-def _two_dice_tray(shift: int = 0) -> np.ndarray:
+def _two_dice_tray(shift: int = 0, shift2: int = 0) -> np.ndarray:
+    """Two light squares on a dark tray: the first die moved right by ``shift``, the
+    second by ``shift2``."""
     img = np.full((480, 640, 3), 90, np.uint8)
     img[100:140, 100 + shift : 140 + shift] = 230
-    img[100:140, 300:340] = 230
+    img[100:140, 300 + shift2 : 340 + shift2] = 230
     return img
 
 
@@ -2470,9 +2472,11 @@ def test_a_refused_throw_is_not_counted_after_stop_and_roll_unless_rolled(
     assert "reading cancelled" in texts[-1]
     loop.handle(roll)
     shift = 60 if moved_while_stopped else 0
-    reader.reading = FrameReading(FrameStatus.OK, "", (die(6, 120.0 + shift), die(5, 320.0)))
+    reader.reading = FrameReading(
+        FrameStatus.OK, "", (die(6, 120.0 + shift), die(5, 320.0 + shift))
+    )
     for k in range(6):
-        loop.handle(Frame(_two_dice_tray(shift), 10.0 + k))
+        loop.handle(Frame(_two_dice_tray(shift, shift), 10.0 + k))
     if moved_while_stopped:
         assert _thrown(loop) == [(6, 5)]
     else:
@@ -2485,8 +2489,9 @@ def test_dice_at_rest_with_a_hand_kept_still_in_the_tray_are_not_counted(
 ) -> None:
     """A throw refused (die 2 tilted); a hand reaches in, to set the die right, and rests
     there long enough for the settler to take it for the tray: it may cover a die. The
-    dice's rest under it was counted as a throw; now it is "something in the tray", and
-    once the hand is gone the dice's rest is counted."""
+    dice's rest under it was counted as a throw; now it is "something in the tray". Once
+    the hand is gone the dice are read, but a die set right by hand where it lay was not
+    thrown ("roll again"); rolled, they count."""
     from vision.settle import SettleConfig
     from vision.types import FrameReading, FrameStatus
 
@@ -2505,6 +2510,11 @@ def test_dice_at_rest_with_a_hand_kept_still_in_the_tray_are_not_counted(
     assert "something in the tray" in texts[-1]
     assert "take it out" in texts[-1]
     for image in [_two_dice_tray()] * 5:  # the hand drawn back: the dice are read
+        loop.handle(Frame(image, t))
+        t += 1
+    assert _thrown(loop) == [] and "a die was not thrown" in texts[-1], texts[-1]
+    reader.reading = FrameReading(FrameStatus.OK, "", (_die_at(6, 180.0), _die_at(5, 380.0)))
+    for image in [_two_dice_tray(60, 60)] * 5:  # rolled again
         loop.handle(Frame(image, t))
         t += 1
     assert _thrown(loop) == [(6, 5)]
@@ -2529,8 +2539,8 @@ def test_the_loop_tells_the_replay_camera_which_throw_it_read(tmp_path: Path) ->
     loop, reader, texts = _synthetic_loop(tmp_path, camera=camera)
     t = _thrown_tilted(loop, reader)
     assert "die 2 is tilted" in texts[-1] and camera.reads == 0
-    reader.reading = FrameReading(FrameStatus.OK, "", (_die_at(6, 180.0), _die_at(5, 320.0)))
-    for image in [_two_dice_tray(80)] * 5:
+    reader.reading = FrameReading(FrameStatus.OK, "", (_die_at(6, 200.0), _die_at(5, 400.0)))
+    for image in [_two_dice_tray(80, 80)] * 5:
         loop.handle(Frame(image, t))
         t += 1
     assert _thrown(loop) == [(6, 5)] and camera.reads == 1

@@ -75,7 +75,8 @@ def dice(
 
 
 def reroll(reason: str = "die tilted") -> FrameReading:
-    return FrameReading(FrameStatus.REROLL, reason, (die(None, 100.0, reason="tilted"),))
+    # away from where ``dice`` lays dice: a die read where a refused one lay was not thrown
+    return FrameReading(FrameStatus.REROLL, reason, (die(None, 60.0, 60.0, reason="tilted"),))
 
 
 @dataclass
@@ -713,9 +714,9 @@ def test_wrong_number_of_dice_is_not_a_throw() -> None:
     out = t.read(dice(5, 4, 3))
     assert out.log == () and out.want_dice
     assert isinstance(out.screen, Refusal) and "saw 3" in out.screen.reason
-    out = t.read(dice(5))
+    out = t.read(dice(5, y=260.0))  # each rolled again, lying elsewhere
     assert out.log == () and out.want_dice
-    out = t.read(dice(5, 4))
+    out = t.read(dice(5, 4, y=320.0))
     assert out.log == (Throw((5, 4)),) and not out.want_dice
 
 
@@ -872,7 +873,7 @@ def test_whole_game_of_mexen_with_31_give_and_one_die_tie_break() -> None:
     assert t.ref.dice_wanted() == DiceWanted(1)  # what a replayed camera must show
     out = t.read(dice(3, 5))  # two dice in a one-die tie-break: not a throw
     assert out.log == () and out.want_dice
-    out = t.read(dice(3))
+    out = t.read(dice(3, y=260.0))  # rolled again, alone
     assert out.log == (Throw((3,)),)
     out = t.throw(5)  # P2's die is higher: P2 takes the pot and the game ends
     assert out.game_over
@@ -2630,8 +2631,49 @@ def test_MC_2_a_die_kept_lying_is_no_throw() -> None:
     out = t.read(FrameReading(FrameStatus.OK, "", (last[0], die(4, 450.0))))
     assert out.log == () and isinstance(out.screen, Refusal)
     assert render_text(out.screen).splitlines()[1:] == ["a die was not thrown", "P1: roll again"]
-    out = t.read(dice(6, 4, xs=(160.0, 450.0)))  # both rolled
+    out = t.read(dice(6, 4, xs=(160.0, 470.0)))  # both rolled
     assert out.log == (Throw((6, 4)),)
+
+
+def test_a_die_left_where_a_refused_reading_saw_it_was_not_thrown() -> None:
+    """ "die 2 is tilted: roll again": the 6 left where it fell and only the tilted die
+    thrown again (or set right by hand) was counted as a throw of 65, for the table
+    compared a reading with the last counted throw only. A reading not counted is now
+    remembered where it saw dice, whatever they read."""
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    tilted = FrameReading(
+        FrameStatus.REROLL, "die 2 is tilted", (die(6, 100.0), die(None, 300.0, reason="tilted"))
+    )
+    assert t.read(tilted).log == ()
+    out = t.read(FrameReading(FrameStatus.OK, "", (die(6, 100.0), die(5, 250.0))))
+    assert out.log == () and isinstance(out.screen, Refusal)
+    assert render_text(out.screen).splitlines()[1:] == ["a die was not thrown", "P1: roll again"]
+    # the tilted die set flat where it lay, the 6 thrown: not thrown either
+    out = t.read(FrameReading(FrameStatus.OK, "", (die(6, 420.0, 320.0), die(5, 250.0))))
+    assert out.log == () and "a die was not thrown" in render_text(out.screen)
+    out = t.read(dice(6, 5, xs=(160.0, 470.0)))  # both rolled
+    assert out.log == (Throw((6, 5)),)
+
+
+def test_dice_refused_then_read_unmoved_are_not_counted() -> None:
+    """A refused reading, then the same dice read whole where they lay: a shadow, a
+    blurred frame or a change of light had made the settler take the tray for moved, and
+    the dice nobody threw again were counted. They are now "a die was not thrown"."""
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    unclear = FrameReading(
+        FrameStatus.REROLL,
+        "die 1 is unclear",
+        (die(None, 100.0, reason="unclear"), die(None, 300.0, reason="unclear")),
+    )
+    assert t.read(unclear).log == ()
+    out = t.read(dice(6, 3, xs=(103.0, 298.0)))
+    assert out.log == () and "a die was not thrown" in render_text(out.screen)
+    assert t.read(dice(6, 3, xs=(180.0, 420.0), y=260.0)).log == (Throw((6, 3)),)
+    # once a throw counts, the refused places are forgotten: a die may land there again
+    t.press(ROLL)
+    assert t.read(dice(5, 2, xs=(100.0, 300.0))).log == (Throw((5, 2)),)
 
 
 def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() -> None:
@@ -2647,7 +2689,9 @@ def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() 
     t.press(STOP)  # the reading cancelled; HOLD the 5, throw the 2
     held_first(t, 5)
     out = t.read(FrameReading(FrameStatus.OK, "", (five, die(4, 450.0))))
-    assert out.log == (Throw((5, 4)),)  # the held 5 may lie
+    assert out.log == () and "a die was not thrown" in render_text(out.screen)  # nor now
+    out = t.read(FrameReading(FrameStatus.OK, "", (five, die(4, 470.0, 260.0))))
+    assert out.log == (Throw((5, 4)),)  # the held 5 may lie, the other thrown again
     assert t.press(ROLL).want_dice  # the 5 has lain once: it must be thrown now
     out = t.read(FrameReading(FrameStatus.OK, "", (five, die(3, 250.0, 300.0))))
     assert out.log == () and "a die was not thrown" in render_text(out.screen)

@@ -421,6 +421,9 @@ class Referee:
     # The dice of the last throw the camera read, as they lay, kept from game to game:
     # the tray still holds them until someone rolls.
     last_roll: tuple[DieReading, ...] = ()
+    # The dice of the last reading not counted since a throw was, as they lay: they are
+    # to be thrown again ("roll again"), so none may lie there still when one counts.
+    refused_roll: tuple[DieReading, ...] = ()
     held: HeldDie | None = None
     chooser: Chooser | None = None
     dismiss: bool = False  # the screen is a notice; the next press only takes it away
@@ -653,43 +656,53 @@ class Referee:
             return self, self._out(self.screen)  # nobody asked; nothing changes
         game = self.game
         player = _player(game)
+        # A reading not counted is remembered where it saw dice: those must be thrown
+        # again before a reading counts (below), however they read later.
+        later = replace(self, refused_roll=reading.dice) if reading.dice else self
         if not reading.is_ok:
             reason = reading.reason or "the dice could not be read"
-            return self._not_counted(Refusal(reason, f"{player}: roll again"))
+            return later._not_counted(Refusal(reason, f"{player}: roll again"))
         want = _dice_wanted(game)
         values = reading.values
         if any(d.value is None for d in reading.dice):
             screen = Refusal("a die could not be read", f"{player}: roll again")
-            return self._not_counted(screen)
+            return later._not_counted(screen)
         if len(values) != want or len(reading.dice) != want:
             seen = len(reading.dice)
             what = "die" if want == 1 else "dice"
             screen = Refusal(f"saw {seen}, need {want} {what}", f"{player}: roll again")
-            return self._not_counted(screen)
+            return later._not_counted(screen)
         if self.held is not None and self.held.spots:
             problem = _held_problem(self.held, reading.dice)
             if problem:
-                return self._not_counted(Refusal(problem, "put it back, roll again"))
+                return later._not_counted(Refusal(problem, "put it back, roll again"))
         elif self.held is not None and self.held.value not in values:
             # the die to leave lying was thrown in software: the player set one to it
             v = self.held.value
-            return self._not_counted(Refusal(f"no die shows {v}", f"set a die to {v}, roll again"))
+            screen = Refusal(f"no die shows {v}", f"set a die to {v}, roll again")
+            return later._not_counted(screen)
         if _unrolled(self.last_roll, reading.dice):
             # ROLL pressed with the last throw's dice still lying as they fell: counting
             # them would score a throw nobody made. The settler answers again only once
             # the tray has moved (or a hand has been in it).
             screen = Refusal("dice lie as last thrown", f"{player}: roll them")
-            return self._not_counted(screen)
+            return later._not_counted(screen)
         held = self.held
         lying = game.view().get("held")
         if held is None and isinstance(lying, int):  # held by a CPU, or before a restart
             held = HeldDie(lying)
-        if _left_unthrown(self.last_roll, reading.dice, held):
+        if _left_unthrown(self.last_roll, reading.dice, held) or _left_as_refused(
+            self.refused_roll, reading.dice, held
+        ):
+            # A die left where it lay when the last throw was counted, or when the last
+            # reading was not ("die 2 is tilted: roll again"): only the other die was
+            # thrown again, or nothing was (a shadow or a blurred frame moved the tray
+            # for the camera), and a reading refused before may read now.
             screen = Refusal("a die was not thrown", f"{player}: roll again")
-            return self._not_counted(screen)
+            return later._not_counted(screen)
         event = Throw(values)
         after, refused = game.apply(event)
-        ref = replace(self, last_roll=reading.dice)
+        ref = replace(self, last_roll=reading.dice, refused_roll=())
         if refused is not None:
             ref = replace(ref, game=after, waiting=False, cpu_roll=False)
             return ref._refused(refused, (event,))
@@ -2034,6 +2047,30 @@ def _left_unthrown(
     it), held a die in mexen without a HOLD (which the rules would then let lie for
     another throw), or let a held die lie a second time."""
     lying = _unthrown(before, now)
+    if held is not None:
+        for d in lying:
+            if _near_spot(d, held):
+                lying.remove(d)
+                break
+    return bool(lying)
+
+
+def _left_as_refused(
+    refused: tuple[DieReading, ...], now: tuple[DieReading, ...], held: HeldDie | None
+) -> bool:
+    """Whether a die of ``now`` lies where a die of the last reading not counted lay,
+    within ``UNROLLED_TOLERANCE`` of its size, whatever either reads (a die refused as
+    tilted had no value; nudged, it may show another), besides the one die left lying
+    (``held``, MN-5). Each die of ``refused`` is matched once, by the nearest."""
+    left = list(refused)
+    lying: list[DieReading] = []
+    for d in now:
+        near = [
+            b for b in left if math.dist(b.center, d.center) <= UNROLLED_TOLERANCE * _spot(b).size
+        ]
+        if near:
+            left.remove(min(near, key=lambda b: math.dist(b.center, d.center)))
+            lying.append(d)
     if held is not None:
         for d in lying:
             if _near_spot(d, held):
