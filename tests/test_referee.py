@@ -739,6 +739,19 @@ def test_camera_failure_stops_waiting_and_says_so() -> None:
     assert t.throw(6, 2).log == (Throw((6, 2)),)
 
 
+def test_a_camera_failure_after_a_throw_was_counted_leaves_its_screen() -> None:
+    """The camera was mid-read when the throw was counted and the table stopped
+    wanting dice; its failure came after and put "camera ... ROLL: try again" over the
+    throw just counted: the player, told to try again, threw a second time."""
+    t = start(Settings("mexico", 2))
+    out = t.throw(6, 2)
+    assert out.log == (Throw((6, 2)),) and isinstance(out.screen, Result)
+    t.ref, late = t.ref.on_camera_failed("camera unplugged")
+    t._take(late)
+    assert late.screen == out.screen and not late.want_dice and late.log == ()
+    assert t.throw(5, 4).log == (Throw((5, 4)),)  # the next throw is asked of the camera
+
+
 def test_very_long_stop_ends_the_game_after_confirming() -> None:
     t = start(Settings("mexico", 3))
     t.throw(6, 3)

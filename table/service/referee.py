@@ -744,6 +744,12 @@ class Referee:
         return DiceWanted(_dice_wanted(self.game), lying if isinstance(lying, int) else None)
 
     def on_camera_failed(self, reason: str) -> tuple[Referee, Output]:
+        if self.mode is Mode.PLAY and not self.waiting:
+            # A read that failed after the table stopped wanting dice (the throw was
+            # counted, or the reading cancelled): "camera ... ROLL: try again" over a
+            # throw just counted would have the player throw it again. The loop logs
+            # it; if the camera is still at fault, the next throw it is asked for says so.
+            return self, self._out(self.screen)
         in_play = self.mode is Mode.PLAY and self.chooser is None
         hint = "ROLL: try again" if in_play else "any button: go on"
         screen = Message("camera", reason or "no picture", hint)
