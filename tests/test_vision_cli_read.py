@@ -683,6 +683,25 @@ def test_damaged_files_are_one_line_each_and_nothing_on_standard_error(tmp_path:
     assert done.stderr == ""
 
 
+def test_a_jpeg_decoded_only_in_part_is_damaged_not_read(tmp_path: Path) -> None:
+    """A JPEG with a few bytes changed still decodes, grey or smeared past the damage:
+    libjpeg's "Corrupt JPEG data" went to the closed standard error, and the photo was
+    read "ok" with a die missing. It is now an error line naming the damage."""
+    intact = REPO / "table" / "data" / "frames" / "dice_63.jpg"
+    raw = bytearray(intact.read_bytes())
+    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
+    damaged = tmp_path / "damaged.jpg"
+    damaged.write_bytes(bytes(raw))
+    done = dicetable(str(damaged), str(intact))
+    assert done.returncode == 1 and done.stderr == ""
+    first, second = done.stdout.splitlines()
+    assert first.startswith(f"{damaged}: error — cannot read image: damaged (Corrupt JPEG data")
+    assert second.startswith(f"{intact}: ok  6 3")
+    done = dicetable("--json", str(damaged))
+    line = json.loads(done.stdout)
+    assert line["status"] == "error" and line["dice"] == [] and "damaged" in line["reason"]
+
+
 def test_closed_standard_output_still_writes_the_pictures(tmp_path: Path) -> None:
     """Run with standard output closed (">&-"), the first line printed was an "internal
     error" and no picture was written."""
