@@ -1945,6 +1945,33 @@ def test_E_1_very_long_stop_opens_the_end_game_menu_in_mythical() -> None:
     assert "round 1" in out.screen.detail
 
 
+def test_E_1_very_long_stop_opens_the_end_game_menu_over_a_round_s_end_too() -> None:
+    """Over a notice ("trick 1/1", "round 1 over") any press only took the notice away,
+    a very long STOP too: at a round's end, when people stop, holding STOP went to the
+    next screen. It now asks; "no" (or STOP) brings the notices back where they were,
+    "yes" ends the game."""
+    t = mythical(2, rounds=2)
+    enter_bids(t, 1, 0)
+    enter_roll(t, "red", 7)
+    trick = enter_roll(t, "purple", 3).screen
+    assert isinstance(trick, Result) and trick.player == "trick 1/1"
+    out = t.press(STOP_VERY_LONG)
+    assert isinstance(out.screen, Choose) and out.screen.title == "end the game?"
+    out = t.press(ROLL)  # "no, play on": the trick's notice again, then the round's end
+    assert out.screen == trick and out.log == ()
+    out = t.press(HOLD)
+    assert isinstance(out.screen, RoundEnd) and out.screen.title == "round 1 over"
+    t.press(STOP_VERY_LONG)
+    out = t.press(STOP)  # out of the question: the round's end again
+    assert isinstance(out.screen, RoundEnd) and out.screen.title == "round 1 over"
+    t.press(STOP_VERY_LONG)
+    t.press(HOLD)  # yes
+    out = t.press(ROLL)
+    assert out.log == (EndGame(),) and out.game_over and isinstance(out.screen, GameEnd)
+    out = t.press(HOLD)  # the game's end goes to the menu, no notice left over
+    assert isinstance(out.screen, Menu)
+
+
 def test_mythical_resumes_where_it_was_and_half_entered_bids_are_entered_again() -> None:
     t = mythical(2, rounds=2)
     enter_bids(t, 1, 0)

@@ -619,6 +619,11 @@ class Referee:
         return ref._mythical_chooser() if self.chooser is not None else ref
 
     def on_press(self, press: ButtonPress) -> tuple[Referee, Output]:
+        if self.dismiss and _asks_end(press) and self._in_a_game():
+            # A very long STOP opens the end-game menu over a notice too ("round 2 over",
+            # a trick's taker): a round's end is when people stop. The notices come back,
+            # one a press, if the game goes on.
+            return replace(self, dismiss=False, queued=(self.screen, *self.queued))._ask_end()
         if self.dismiss:  # a notice was shown: this press only takes it away
             if self.queued:  # ... and shows the next one
                 return replace(self, queued=self.queued[1:])._show(self.queued[0])
@@ -1054,6 +1059,10 @@ class Referee:
         screen = ref._turn(player, stays, hint)
         return ref._show(screen, log=(event,))
 
+    def _in_a_game(self) -> bool:
+        """A game is being played and is not over."""
+        return self.mode is Mode.PLAY and self.game is not None and not self.game.is_over
+
     def _ask_end(self) -> tuple[Referee, Output]:
         chooser = Chooser(
             Purpose.END, "end the game?", ("no, play on", "yes, end it"), ("no", "yes")
@@ -1077,6 +1086,8 @@ class Referee:
             if chooser.purpose in (Purpose.BID, Purpose.DIE, Purpose.FACE):
                 return self._step_back(chooser)
             ref = replace(self, chooser=None)
+            if chooser.purpose is Purpose.END and ref.queued:  # asked over notices
+                return replace(ref, dismiss=True, queued=ref.queued[1:])._show(ref.queued[0])
             ref = ref._auto_chooser()
             if ref.chooser is not None:
                 return ref._show(ref.chooser.screen())
@@ -1085,7 +1096,9 @@ class Referee:
         ref = replace(self, chooser=None)
         if chooser.purpose is Purpose.END:
             if value == "yes":
-                return ref._apply_button(EndGame())
+                return replace(ref, queued=(), behind=None)._apply_button(EndGame())
+            if ref.queued:  # asked over notices: they come back, one a press, as before
+                return replace(ref, dismiss=True, queued=ref.queued[1:])._show(ref.queued[0])
             ref = ref._auto_chooser()
             if ref.chooser is not None:
                 return ref._show(ref.chooser.screen())
@@ -1831,6 +1844,11 @@ def _out_of_the_ordinary(game: Game) -> bool:
         return turn is not None
     usual = game.header.options.get("max_throws") or 3
     return isinstance(usual, int) and turn.max_throws < usual
+
+
+def _asks_end(press: ButtonPress) -> bool:
+    """A very long STOP: the end-game menu (E-1)."""
+    return press.button is Button.STOP and press.press is Press.VERY_LONG
 
 
 def _throw_text(game: Game) -> str:
