@@ -280,7 +280,8 @@ def build(
             script, on_throw=scripted.throw if scripted is not None else None
         )
         buttons = script_buttons
-        notes.append(f"buttons from a script ({len(script)} steps)")
+        n = len(script)
+        notes.append(f"buttons from a script ({n} step{'' if n == 1 else 's'})")
     elif keys or force_stand_ins:
         buttons = KeyButtons()
         notes.append(f"keyboard buttons ({KEYS_HELP})")
