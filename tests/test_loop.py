@@ -2362,12 +2362,15 @@ def test_on_a_pi_gpio_that_opens_a_little_later_is_waited_for(
 
 
 class _SetReader:
-    """A reader that reads what the test says, whatever the frame shows."""
+    """A reader that reads what the test says, whatever the frame shows; the dice it was
+    told to expect, each read."""
 
     def __init__(self) -> None:
         self.reading: Any = None
+        self.expected: list[int | None] = []
 
     def read(self, image: Any, expect: int | None = None) -> Any:
+        self.expected.append(expect)
         return self.reading
 
 
@@ -2518,6 +2521,15 @@ def test_dice_at_rest_with_a_hand_kept_still_in_the_tray_are_not_counted(
         loop.handle(Frame(image, t))
         t += 1
     assert _thrown(loop) == [(6, 5)]
+
+
+def test_the_reader_is_told_how_many_dice_the_throw_has(tmp_path: Path) -> None:
+    """The loop read frames with no count: three dice in the tray gave the referee's
+    own "saw 3, need 2 dice", or, with one of them unclear, "die 3 is unclear"; the
+    reader's "saw 3 dice, expected 2" says what to do."""
+    loop, reader, _texts = _synthetic_loop(tmp_path)
+    _thrown_tilted(loop, reader)
+    assert reader.expected and set(reader.expected) == {2}
 
 
 def test_the_loop_tells_the_replay_camera_which_throw_it_read(tmp_path: Path) -> None:

@@ -529,7 +529,10 @@ class TableLoop:
         if len(shape) >= 2:
             self._frame_size = (int(shape[1]), int(shape[0]))
             ref = self._tray_in(ref, self._frame_size)
-        reading = self.reader.read(frame.image)
+        # the reader is told how many dice the throw has (two, or one in a mexen
+        # tie-break): "saw 3 dice, expected 2" rather than a die of three judged unclear
+        wanted = ref.dice_wanted()
+        reading = self.reader.read(frame.image, expect=wanted.count if wanted else None)
         self.frames_read += 1
         if self.settler is None:
             settled, entered, empty = True, True, False
