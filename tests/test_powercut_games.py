@@ -574,7 +574,7 @@ def test_the_tray_is_saved_before_the_throw_is_logged(
 def test_a_tray_json_that_cannot_be_written_is_said_and_the_throw_counts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def failing(self: DataDir, dice: Any, frame: Any = None) -> None:
+    def failing(self: DataDir, dice: Any, frame: Any = None, refused: Any = ()) -> None:
         raise OSError(30, "Read-only file system")
 
     monkeypatch.setattr(DataDir, "save_tray", failing)
@@ -586,6 +586,36 @@ def test_a_tray_json_that_cannot_be_written_is_said_and_the_throw_counts(
     _roll_again_over(loop, reading(ref(loop), (4, 1)))
     assert events_on_disk(loop) == [Throw((4, 1))]
     assert "cannot save where the dice lie: [Errno 30] Read-only file system" in errors.getvalue()
+
+
+def test_dice_a_refused_reading_saw_are_not_thrown_after_a_power_cut_either(
+    tmp_path: Path,
+) -> None:
+    """ "die 2 is tilted: roll again", then the power goes before anyone rolls. The
+    restarted table read the same dice, the tilted one now flat, and counted a throw
+    nobody made: where the refused reading saw dice was lost with the process. It is
+    kept in tray.json beside the last throw's dice."""
+    root = tmp_path / "data"
+    settings = Settings("mexico", 2, options=(("lives", 2),))
+    loop, _ = make_loop(root, settings, False)
+    start_game(loop)
+    _roll_again_over(loop, reading(ref(loop), (6, 3)))
+    press(loop, ROLL)
+    tilted = (
+        DieReading(6, (150.0, 300.0), ((150.0, 300.0), (SIZE, SIZE), 0.0), 0.99, ""),
+        DieReading(None, (350.0, 300.0), ((350.0, 300.0), (SIZE, SIZE), 0.0), 0.3, "tilted"),
+    )
+    assert loop.handle(Frame(FrameReading(FrameStatus.REROLL, "die 2 is tilted", tilted), 0.0))  # type: ignore[arg-type]
+    assert events_on_disk(loop) == [Throw((6, 3))]
+    loop.close()  # the power goes
+    assert len(json.loads((root / "tray.json").read_text())["refused"]) == 2
+    again, display, _ = _restarted(root)
+    flat = (tilted[0], DieReading(5, tilted[1].center, tilted[1].box, 0.99, ""))
+    _roll_again_over(again, FrameReading(FrameStatus.OK, "", flat))
+    assert events_on_disk(again) == [Throw((6, 3))]
+    assert "a die was not thrown" in display.texts[-1]
+    _roll_again_over(again, reading(ref(again), (6, 5)))  # rolled: counted
+    assert events_on_disk(again) == [Throw((6, 3)), Throw((6, 5))]
 
 
 def _mexen_held(root: Path) -> tuple[FrameReading, FrameReading]:

@@ -136,7 +136,11 @@ class TableLoop:
         self._end_unseen = False
         # The tray's dice remembered at the start and the frame size they were read in,
         # until the first frame (``_tray_in``).
-        self._tray_frame: tuple[tuple[DieReading, ...], tuple[int, int]] | None = None
+        # the dice of tray.json (the last throw's, and where a reading not counted saw
+        # some) and the size of the frame they were read in, until the first frame's
+        self._tray_frame: (
+            tuple[tuple[DieReading, ...], tuple[DieReading, ...], tuple[int, int]] | None
+        ) = None
         self.on_show: Callable[[screens.Screen, float], None] | None = None
         self._lock = threading.Lock()
         self._pending = 0
@@ -222,8 +226,9 @@ class TableLoop:
         if problem:
             self._error(f"{problem}; the first throw is not checked for dice left unrolled")
         assert self.referee is not None
-        self.referee = self.referee.with_tray(tray)
-        self._tray_frame = (tray, frame) if tray and frame is not None else None
+        refused = self.data.load_refused()
+        self.referee = self.referee.with_tray(tray).with_refused(refused)
+        self._tray_frame = (tray, refused, frame) if (tray or refused) and frame else None
         game = self.referee.game
         if game is not None and self.writer is not None:  # mythical bids entered before
             entry = self.data.load_entry(self.writer.path.name, game.count)
@@ -339,13 +344,14 @@ class TableLoop:
         only the first throw after a restart would not be checked. The replay camera is
         told too (``read``): it shows the next throw away from these dice."""
         assert self.referee is not None
-        if referee.last_roll == self.referee.last_roll:
+        thrown = referee.last_roll != self.referee.last_roll
+        if not thrown and referee.refused_roll == self.referee.refused_roll:
             return
         read = getattr(self.camera, "read", None)
-        if callable(read):  # the replay camera shows the next throw away from these dice
+        if thrown and callable(read):  # the replay camera shows the next throw away from these
             read()
         try:
-            self.data.save_tray(referee.last_roll, self._frame_size)
+            self.data.save_tray(referee.last_roll, self._frame_size, referee.refused_roll)
         except OSError as exc:
             self._error(f"cannot save where the dice lie: {exc}")
 
@@ -515,11 +521,17 @@ class TableLoop:
         remembered, self._tray_frame = self._tray_frame, None
         if remembered is None:
             return ref
-        tray, saved = remembered
-        if saved == size or ref.last_roll != tray:
+        tray, refused, saved = remembered
+        if saved == size:
             return ref
-        self.referee = ref.with_tray(scaled_tray(tray, saved, size))
-        return self.referee
+        scaled = ref
+        if tray and scaled.last_roll == tray:
+            scaled = scaled.with_tray(scaled_tray(tray, saved, size))
+        if refused and scaled.refused_roll == refused:
+            scaled = scaled.with_refused(scaled_tray(refused, saved, size))
+        if scaled is not ref:
+            self.referee = scaled
+        return scaled
 
     def _frame(self, ref: Referee, frame: Frame) -> None:
         if not self.want_dice or self.reader is None:

@@ -577,6 +577,12 @@ class Referee:
             return replace(ref, screen=resumed, queued=(out.screen, *ref.queued))
         return replace(ref, screen=resumed, dismiss=True, behind=out.screen)
 
+    def with_refused(self, dice: tuple[DieReading, ...]) -> Referee:
+        """This state, told where the last reading not counted saw dice (the table
+        remembers them across a restart, as the last throw's): a die read there was not
+        thrown again, after a power cut too."""
+        return replace(self, refused_roll=dice)
+
     def with_tray(self, dice: tuple[DieReading, ...]) -> Referee:
         """This state, told where the dice of the last throw read lie (the table remembers
         them across a restart; the game log holds values only): ROLL pressed over them

@@ -224,13 +224,33 @@ class DataDir:
 
     # -- the tray ------------------------------------------------------------
 
-    def save_tray(self, dice: tuple[DieReading, ...], frame: tuple[int, int] | None = None) -> None:
+    def save_tray(
+        self,
+        dice: tuple[DieReading, ...],
+        frame: tuple[int, int] | None = None,
+        refused: tuple[DieReading, ...] = (),
+    ) -> None:
         """Remember the dice of the last throw read, where they lay, and the size (width,
-        height) of the frame they were read in; OSError to the caller."""
+        height) of the frame they were read in, and where the last reading not counted
+        since saw dice (``Referee.refused_roll``: to be thrown again); OSError to the
+        caller."""
         obj: dict[str, Any] = {"dice": [d.to_json() for d in dice]}
         if frame is not None:
             obj["frame"] = list(frame)
+        if refused:
+            obj["refused"] = [d.to_json() for d in refused]
         atomic_write(self.tray_path, (json.dumps(obj) + "\n").encode("utf-8"))
+
+    def load_refused(self) -> tuple[DieReading, ...]:
+        """Where the last reading not counted saw dice, as ``save_tray`` remembered it;
+        none if there is none or anything is amiss (``load_tray`` says what)."""
+        obj = _small_json_object(self.tray_path)
+        if obj is None or not isinstance(obj.get("refused"), list):
+            return ()
+        try:
+            return _tray_dice(obj, "refused")
+        except TrayError:
+            return ()
 
     def load_tray(self) -> tuple[tuple[DieReading, ...], tuple[int, int] | None, str | None]:
         """The dice ``save_tray`` remembered (none if there is no file), the size of
@@ -407,8 +427,9 @@ def scaled_tray(
     return tuple(out)
 
 
-def _tray_dice(obj: Any) -> tuple[DieReading, ...]:
-    """The dice of a ``tray.json`` object; TrayError saying what is wrong."""
+def _tray_dice(obj: Any, key: str = "dice") -> tuple[DieReading, ...]:
+    """The dice of a ``tray.json`` object (``refused``: of a reading not counted, where
+    a die may have no value); TrayError saying what is wrong."""
 
     def number(v: Any) -> float:
         if not isinstance(v, bool) and isinstance(v, int | float):
@@ -425,14 +446,16 @@ def _tray_dice(obj: Any) -> tuple[DieReading, ...]:
             raise TrayError(f"{brief(v)} is not two numbers")
         return number(v[0]), number(v[1])
 
-    if not isinstance(obj, dict) or not isinstance(obj.get("dice"), list):
-        raise TrayError('no "dice" list')
+    if not isinstance(obj, dict) or not isinstance(obj.get(key), list):
+        raise TrayError(f'no "{key}" list')
     dice: list[DieReading] = []
-    for d in obj["dice"]:
+    for d in obj[key]:
         if not isinstance(d, dict):
             raise TrayError(f"a die is {brief(d)}")
         value = d.get("value")
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+        unread = key == "refused" and value is None
+        bad = isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6
+        if bad and not unread:
             raise TrayError(f"a die value of {brief(value)}, not 1-6")
         box = d.get("box")
         if not isinstance(box, list) or len(box) != 3:
