@@ -1972,6 +1972,32 @@ def test_E_1_very_long_stop_opens_the_end_game_menu_over_a_round_s_end_too() -> 
     assert isinstance(out.screen, Menu)
 
 
+def test_E_1_no_to_the_end_game_question_over_notices_sets_their_choice_up_again() -> None:
+    """The question took the place of the choice under the notices: after "no", the
+    notices came back but a 31's give could not be made (ROLL "no throw now", STOP a
+    refused stand), and the next round's first bid was entered by a ROLL on its notice
+    without being shown."""
+    t = mexen()
+    t.throw(3, 1)
+    r = Table.boot(Settings(), resume=LoadedGame(t.header, tuple(t.events)))
+    assert isinstance(r.out.screen, Resumed) and r.ref.dismiss  # any button: go on
+    r.press(STOP_VERY_LONG)
+    out = r.press(ROLL)  # no, play on
+    assert isinstance(out.screen, Resumed)
+    out = r.press(HOLD)
+    assert isinstance(out.screen, Choose) and out.screen.title == "31: give a point to"
+    m = mythical(2, rounds=2)
+    enter_bids(m, 1, 0)
+    enter_roll(m, "red", 7)
+    enter_roll(m, "purple", 3)
+    m.press(STOP_VERY_LONG)
+    m.press(STOP)  # out of the question
+    for _ in range(3):  # the trick, the round's end, the next round's bids
+        out = m.press(HOLD)
+    assert isinstance(out.screen, Choose) and out.screen.title == "Ann's bid, round 2"
+    assert m.ref.bids == ()
+
+
 def test_mythical_resumes_where_it_was_and_half_entered_bids_are_entered_again() -> None:
     t = mythical(2, rounds=2)
     enter_bids(t, 1, 0)
@@ -2714,6 +2740,50 @@ def test_dice_refused_then_read_unmoved_are_not_counted() -> None:
     # once a throw counts, the refused places are forgotten: a die may land there again
     t.press(ROLL)
     assert t.read(dice(5, 2, xs=(100.0, 300.0))).log == (Throw((5, 2)),)
+
+
+def test_a_die_one_refused_reading_missed_is_still_to_be_thrown() -> None:
+    """Two readings refused in a row, the second not seeing the tilted die of the first:
+    the table kept the second's dice only, and the die never thrown was counted."""
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    first = (die(None, 100.0, 100.0, reason="tilted"), die(4, 300.0, 300.0))
+    assert t.read(FrameReading(FrameStatus.REROLL, "die 1 is tilted", first)).log == ()
+    second = (die(2, 500.0, 150.0),)
+    assert t.read(FrameReading(FrameStatus.REROLL, "saw 1 die, expected 2", second)).log == ()
+    out = t.read(FrameReading(FrameStatus.OK, "", (die(5, 100.0, 100.0), die(3, 450.0, 300.0))))
+    assert out.log == () and "a die was not thrown" in render_text(out.screen)
+
+
+def test_MN_5_a_tilted_die_set_flat_on_the_held_value_is_not_the_held_die() -> None:
+    """A die of a CPU's software throw held (MN-5) lies where a person set it, which the
+    table does not know: any die showing its value passed for it. A die refused as
+    tilted, then flat on that value where it lay, was taken for it and counted."""
+    t = start(Settings("mexen", 2, cpus=("normal",)))
+    for pair in ((6, 3), (5, 2), (6, 6)):
+        t.throw(*pair)
+    for _ in range(40):  # ROLL lets CPU1 play, until P1 may keep one of its dice
+        turn = t.game.turn
+        if turn is not None and turn.player == "P1" and EventKind.HOLD in t.game.allowed:
+            break
+        t.press(ROLL)
+    else:
+        pytest.fail("P1 never came to hold a die of CPU1's")
+    out = t.press(HOLD)
+    if isinstance(out.screen, Choose):
+        out = t.press(ROLL)
+    (hold,) = out.log
+    assert isinstance(hold, Hold)
+    v, other = hold.value, 2 if hold.value != 2 else 3
+    t.press(ROLL)
+    tilted = (die(v, 150.0, 150.0), die(None, 400.0, 300.0, reason="tilted"))
+    assert t.read(FrameReading(FrameStatus.REROLL, "die 2 is tilted", tilted)).log == ()
+    flat = (die(v, 400.0, 300.0), die(other, 250.0, 420.0))
+    out = t.read(FrameReading(FrameStatus.OK, "", flat))
+    assert out.log == () and "a die was not thrown" in render_text(out.screen)
+    rolled = (die(v, 150.0, 150.0), die(other, 520.0, 100.0))  # the set die where it lay
+    out = t.read(FrameReading(FrameStatus.OK, "", rolled))
+    assert out.log == (Throw(tuple(sorted((v, other), reverse=True))),)
 
 
 def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() -> None:

@@ -421,8 +421,8 @@ class Referee:
     # The dice of the last throw the camera read, as they lay, kept from game to game:
     # the tray still holds them until someone rolls.
     last_roll: tuple[DieReading, ...] = ()
-    # The dice of the last reading not counted since a throw was, as they lay: they are
-    # to be thrown again ("roll again"), so none may lie there still when one counts.
+    # Where the readings not counted since a throw was saw dice: they are to be thrown
+    # again ("roll again"), so none may lie there still when one counts.
     refused_roll: tuple[DieReading, ...] = ()
     held: HeldDie | None = None
     chooser: Chooser | None = None
@@ -669,7 +669,7 @@ class Referee:
         player = _player(game)
         # A reading not counted is remembered where it saw dice: those must be thrown
         # again before a reading counts (below), however they read later.
-        later = replace(self, refused_roll=reading.dice) if reading.dice else self
+        later = replace(self, refused_roll=_refused_since(self.refused_roll, reading.dice))
         if not reading.is_ok:
             reason = reading.reason or "the dice could not be read"
             return later._not_counted(Refusal(reason, f"{player}: roll again"))
@@ -1065,6 +1065,13 @@ class Referee:
         screen = ref._turn(player, stays, hint)
         return ref._show(screen, log=(event,))
 
+    def _notices_again(self) -> tuple[Referee, Output]:
+        """The notices the end-game question was asked over, shown again, one a press, with
+        the choice under them that the question took the place of (a 31's give, the next
+        mythical bid) set up again, as "no" does without notices."""
+        ref = replace(self, dismiss=True, queued=self.queued[1:])._auto_chooser()
+        return ref._show(self.queued[0])
+
     def _in_a_game(self) -> bool:
         """A game is being played and is not over."""
         return self.mode is Mode.PLAY and self.game is not None and not self.game.is_over
@@ -1093,7 +1100,7 @@ class Referee:
                 return self._step_back(chooser)
             ref = replace(self, chooser=None)
             if chooser.purpose is Purpose.END and ref.queued:  # asked over notices
-                return replace(ref, dismiss=True, queued=ref.queued[1:])._show(ref.queued[0])
+                return ref._notices_again()
             ref = ref._auto_chooser()
             if ref.chooser is not None:
                 return ref._show(ref.chooser.screen())
@@ -1104,7 +1111,7 @@ class Referee:
             if value == "yes":
                 return replace(ref, queued=(), behind=None)._apply_button(EndGame())
             if ref.queued:  # asked over notices: they come back, one a press, as before
-                return replace(ref, dismiss=True, queued=ref.queued[1:])._show(ref.queued[0])
+                return ref._notices_again()
             ref = ref._auto_chooser()
             if ref.chooser is not None:
                 return ref._show(ref.chooser.screen())
@@ -2088,25 +2095,41 @@ def _left_unthrown(
 def _left_as_refused(
     refused: tuple[DieReading, ...], now: tuple[DieReading, ...], held: HeldDie | None
 ) -> bool:
-    """Whether a die of ``now`` lies where a die of the last reading not counted lay,
-    within ``UNROLLED_TOLERANCE`` of its size, whatever either reads (a die refused as
-    tilted had no value; nudged, it may show another), besides the one die left lying
-    (``held``, MN-5). Each die of ``refused`` is matched once, by the nearest."""
+    """Whether a die of ``now`` lies where a die of the readings not counted lay, within
+    ``UNROLLED_TOLERANCE`` of its size, whatever either reads (a die refused as tilted
+    had no value; nudged, it may show another), besides the one die left lying
+    (``held``, MN-5): of its value at one of its spots, or, where its place is not known
+    (set by hand to a CPU's software throw), one that showed its value there before too:
+    a die refused as tilted and now flat on the held value is not it. Each die of
+    ``refused`` is matched once, by the nearest."""
     left = list(refused)
-    lying: list[DieReading] = []
+    lying: list[tuple[DieReading, DieReading]] = []
     for d in now:
-        near = [
-            b for b in left if math.dist(b.center, d.center) <= UNROLLED_TOLERANCE * _spot(b).size
-        ]
+        near = [b for b in left if _lies_at(d, b)]
         if near:
-            left.remove(min(near, key=lambda b: math.dist(b.center, d.center)))
-            lying.append(d)
+            b = min(near, key=lambda b: math.dist(b.center, d.center))
+            left.remove(b)
+            lying.append((b, d))
     if held is not None:
-        for d in lying:
-            if _near_spot(d, held):
-                lying.remove(d)
+        for b, d in lying:
+            if _near_spot(d, held) and (bool(held.spots) or b.value == held.value):
+                lying.remove((b, d))
                 break
     return bool(lying)
+
+
+def _lies_at(d: DieReading, b: DieReading) -> bool:
+    """Whether ``d`` lies where ``b`` lay: within ``UNROLLED_TOLERANCE`` of its size."""
+    return math.dist(b.center, d.center) <= UNROLLED_TOLERANCE * _spot(b).size
+
+
+def _refused_since(
+    before: tuple[DieReading, ...], now: tuple[DieReading, ...]
+) -> tuple[DieReading, ...]:
+    """Where the readings not counted since the last throw saw dice: ``now``'s dice, and
+    those of ``before`` where ``now`` saw none (a die missed by one reading, or rolled
+    out of view, may lie there still)."""
+    return (*now, *(b for b in before if not any(_lies_at(d, b) for d in now)))
 
 
 def _held_problem(held: HeldDie, dice: tuple[DieReading, ...]) -> str:
