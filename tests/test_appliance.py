@@ -873,6 +873,24 @@ def test_a_config_the_table_cannot_start_with_is_left_on_the_oled(
     assert display.device.image.convert("1").tobytes() == want.convert("1").tobytes()
 
 
+def _dummy_oleds(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The OLEDs the table opens, from here on luma's dummy device each (its last image
+    kept), in the order opened."""
+    from table.hw import build as build_module
+    from table.hw.display import dummy_display
+
+    opened: list[Any] = []
+
+    def oled(cfg: Any) -> Any:
+        display = dummy_display()
+        display.device.persist = False
+        opened.append(display)
+        return display
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    return opened
+
+
 def test_names_that_look_alike_are_said_whole_on_the_oled(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -882,20 +900,9 @@ def test_names_that_look_alike_are_said_whole_on_the_oled(
     on the OLED it was cut before it said what was wrong ("... 'Mohammed Amr' begin
     t.."). The OLED now says it in fewer words, whole."""
     from table.cli import main
-    from table.hw import build as build_module
-    from table.hw.display import dummy_display
     from table.service import screens
-    from table.service.config import DisplayConfig
 
-    opened: list[Any] = []
-
-    def oled(cfg: DisplayConfig) -> Any:
-        display = dummy_display()
-        display.device.persist = False
-        opened.append(display)
-        return display
-
-    monkeypatch.setattr(build_module, "open_oled", oled)
+    opened = _dummy_oleds(monkeypatch)
     conf = tmp_path / "dicetable.toml"
     conf.write_text('[game]\nplayers = ["Mohammed Ali", "Mohammed Amr"]\n')
     code = main(["run", "--config", str(conf), "--data", str(tmp_path / "data")])
@@ -1027,19 +1034,8 @@ def test_a_data_folder_the_table_cannot_use_is_left_on_the_oled(
     reason in the journal only: the display stayed blank, though the unit says the reason
     stays on the OLED. It is drawn there, as a config fault is."""
     from table.cli import main
-    from table.hw import build as build_module
-    from table.hw.display import dummy_display
-    from table.service.config import DisplayConfig
 
-    opened: list[Any] = []
-
-    def oled(cfg: DisplayConfig) -> Any:
-        display = dummy_display()
-        display.device.persist = False
-        opened.append(display)
-        return display
-
-    monkeypatch.setattr(build_module, "open_oled", oled)
+    opened = _dummy_oleds(monkeypatch)
     monkeypatch.delenv("DICETABLE_DATA", raising=False)
     taken = tmp_path / "a-file"
     taken.write_text("")

@@ -1534,20 +1534,25 @@ def test_MN_5_a_cpu_die_left_lying_is_not_rolled_by_the_person_rolling_for_it() 
     assert out.log == (Throw((6, 2)),)
 
 
-def test_MN_5_a_die_of_a_cpus_software_throw_left_lying_is_set_by_hand() -> None:
-    """A CPU's dice thrown in software lie nowhere: a person leaving one of them lying
-    (MN-5) is told to set a die to it, and a throw without it is not counted, nor
-    logged as refused, as a held die moved away would not be."""
+def _p1_may_keep_a_die_of_cpu1s() -> Table:
+    """A mexen game of P1 and a CPU, played until P1 may leave lying (MN-5) one of the
+    dice of the CPU's throw, thrown in software."""
     t = start(Settings("mexen", 2, cpus=("normal",)))
     for pair in ((6, 3), (5, 2), (6, 6)):
         t.throw(*pair)
     for _ in range(40):  # ROLL lets CPU1 play, until P1 may keep one of its dice
         turn = t.game.turn
         if turn is not None and turn.player == "P1" and EventKind.HOLD in t.game.allowed:
-            break
+            return t
         t.press(ROLL)
-    else:
-        pytest.fail("P1 never came to hold a die of CPU1's")
+    pytest.fail("P1 never came to hold a die of CPU1's")
+
+
+def test_MN_5_a_die_of_a_cpus_software_throw_left_lying_is_set_by_hand() -> None:
+    """A CPU's dice thrown in software lie nowhere: a person leaving one of them lying
+    (MN-5) is told to set a die to it, and a throw without it is not counted, nor
+    logged as refused, as a held die moved away would not be."""
+    t = _p1_may_keep_a_die_of_cpu1s()
     assert t.ref.table == ()  # nothing read: thrown in software
     out = t.press(HOLD)
     if isinstance(out.screen, Choose):
@@ -2759,16 +2764,7 @@ def test_MN_5_a_tilted_die_set_flat_on_the_held_value_is_not_the_held_die() -> N
     """A die of a CPU's software throw held (MN-5) lies where a person set it, which the
     table does not know: any die showing its value passed for it. A die refused as
     tilted, then flat on that value where it lay, was taken for it and counted."""
-    t = start(Settings("mexen", 2, cpus=("normal",)))
-    for pair in ((6, 3), (5, 2), (6, 6)):
-        t.throw(*pair)
-    for _ in range(40):  # ROLL lets CPU1 play, until P1 may keep one of its dice
-        turn = t.game.turn
-        if turn is not None and turn.player == "P1" and EventKind.HOLD in t.game.allowed:
-            break
-        t.press(ROLL)
-    else:
-        pytest.fail("P1 never came to hold a die of CPU1's")
+    t = _p1_may_keep_a_die_of_cpu1s()
     out = t.press(HOLD)
     if isinstance(out.screen, Choose):
         out = t.press(ROLL)
