@@ -262,20 +262,14 @@ def run(
 
 # What libjpeg says of a file it decoded only in part: the rest of the picture is grey or
 # smeared, and a die there is missing or read from half its pips. None of the shared
-# photos gives either. Bytes between the picture's last data and its end marker (some
-# cameras write them) are said as "extraneous bytes before marker 0xd9": the picture is
-# whole, and that is no damage.
+# photos gives either.
 DAMAGE_SAID = ("Corrupt JPEG data", "Premature end of JPEG file")
-NO_DAMAGE_SAID = "extraneous bytes before marker 0xd9"
 
 
 def _damage(said: list[str]) -> str:
     """The first thing the image libraries said that means the picture is damaged."""
     lines = (line.strip() for text in said for line in text.splitlines())
-    return next(
-        (ln for ln in lines if ln.startswith(DAMAGE_SAID) and not ln.endswith(NO_DAMAGE_SAID)),
-        "",
-    )
+    return next((line for line in lines if line.startswith(DAMAGE_SAID)), "")
 
 
 @contextlib.contextmanager
