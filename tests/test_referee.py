@@ -2760,10 +2760,10 @@ def test_a_die_one_refused_reading_missed_is_still_to_be_thrown() -> None:
     assert out.log == () and "a die was not thrown" in render_text(out.screen)
 
 
-def test_MN_5_a_tilted_die_set_flat_on_the_held_value_is_not_the_held_die() -> None:
-    """A die of a CPU's software throw held (MN-5) lies where a person set it, which the
-    table does not know: any die showing its value passed for it. A die refused as
-    tilted, then flat on that value where it lay, was taken for it and counted."""
+def test_MN_5_a_die_set_to_a_cpu_s_held_value_where_it_lay_counts() -> None:
+    """A die held from a CPU's software throw is set by hand ("set a die to 1"): a die
+    of the refused reading turned to that value where it lay, the other rolled, counts
+    at once, as the refusal asked."""
     t = _p1_may_keep_a_die_of_cpu1s()
     out = t.press(HOLD)
     if isinstance(out.screen, Choose):
@@ -2772,13 +2772,11 @@ def test_MN_5_a_tilted_die_set_flat_on_the_held_value_is_not_the_held_die() -> N
     assert isinstance(hold, Hold)
     v, other = hold.value, 2 if hold.value != 2 else 3
     t.press(ROLL)
-    tilted = (die(v, 150.0, 150.0), die(None, 400.0, 300.0, reason="tilted"))
-    assert t.read(FrameReading(FrameStatus.REROLL, "die 2 is tilted", tilted)).log == ()
-    flat = (die(v, 400.0, 300.0), die(other, 250.0, 420.0))
-    out = t.read(FrameReading(FrameStatus.OK, "", flat))
-    assert out.log == () and "a die was not thrown" in render_text(out.screen)
-    rolled = (die(v, 150.0, 150.0), die(other, 520.0, 100.0))  # the set die where it lay
-    out = t.read(FrameReading(FrameStatus.OK, "", rolled))
+    refused = (die(other, 150.0, 150.0), die(other, 400.0, 300.0))
+    out = t.read(FrameReading(FrameStatus.OK, "", refused))
+    assert out.log == () and "no die shows" in render_text(out.screen)
+    set_to = (die(v, 150.0, 150.0), die(other, 520.0, 100.0))
+    out = t.read(FrameReading(FrameStatus.OK, "", set_to))
     assert out.log == (Throw(tuple(sorted((v, other), reverse=True))),)
 
 

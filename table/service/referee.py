@@ -2098,10 +2098,9 @@ def _left_as_refused(
     """Whether a die of ``now`` lies where a die of the readings not counted lay, within
     ``UNROLLED_TOLERANCE`` of its size, whatever either reads (a die refused as tilted
     had no value; nudged, it may show another), besides the one die left lying
-    (``held``, MN-5): of its value at one of its spots, or, where its place is not known
-    (set by hand to a CPU's software throw), one that showed its value there before too:
-    a die refused as tilted and now flat on the held value is not it. Each die of
-    ``refused`` is matched once, by the nearest."""
+    (``held``, MN-5): of its value, at one of its spots if it has any (one set by hand
+    to a CPU's software throw may be any die turned to its value, where it lay). Each
+    die of ``refused`` is matched once, by the nearest."""
     left = list(refused)
     lying: list[tuple[DieReading, DieReading]] = []
     for d in now:
@@ -2112,7 +2111,7 @@ def _left_as_refused(
             lying.append((b, d))
     if held is not None:
         for b, d in lying:
-            if _near_spot(d, held) and (bool(held.spots) or b.value == held.value):
+            if _near_spot(d, held):
                 lying.remove((b, d))
                 break
     return bool(lying)
