@@ -2780,6 +2780,21 @@ def test_MN_5_a_die_set_to_a_cpu_s_held_value_where_it_lay_counts() -> None:
     assert out.log == (Throw(tuple(sorted((v, other), reverse=True))),)
 
 
+def test_a_die_read_by_a_refused_reading_and_not_seen_by_the_next_was_moved() -> None:
+    """Places of refused readings add up only for dice with no value: a die read once
+    would be seen again where it lay. Kept too, the replay camera, which shows a value
+    at one of three places, showed a later throw's 4 where a refused throw's 4 had lain,
+    and it was "a die was not thrown"."""
+    t = start(Settings("mexico", 2))
+    t.press(ROLL)
+    first = (die(4, 100.0, 100.0), die(None, 300.0, 300.0, reason="tilted"))
+    assert t.read(FrameReading(FrameStatus.REROLL, "die 2 is tilted", first)).log == ()
+    second = (die(5, 150.0, 420.0), die(3, 520.0, 60.0))
+    assert t.read(FrameReading(FrameStatus.REROLL, "die 2 is unclear", second)).log == ()
+    out = t.read(FrameReading(FrameStatus.OK, "", (die(4, 100.0, 100.0), die(1, 450.0, 240.0))))
+    assert out.log == (Throw((4, 1)),)
+
+
 def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() -> None:
     """MN-5: a die may lie for one throw, after HOLD. Left lying without a HOLD, it was
     counted, and the rules then let it lie for another throw; left lying a second time

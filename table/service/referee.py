@@ -2126,9 +2126,11 @@ def _refused_since(
     before: tuple[DieReading, ...], now: tuple[DieReading, ...]
 ) -> tuple[DieReading, ...]:
     """Where the readings not counted since the last throw saw dice: ``now``'s dice, and
-    those of ``before`` where ``now`` saw none (a die missed by one reading, or rolled
-    out of view, may lie there still)."""
-    return (*now, *(b for b in before if not any(_lies_at(d, b) for d in now)))
+    the dice of ``before`` that had no value where ``now`` saw none (a die too tilted or
+    unclear to read may be missed again, and lie there still). A die read before would
+    be seen again where it lay: not seen, it was moved."""
+    kept = (b for b in before if b.value is None and not any(_lies_at(d, b) for d in now))
+    return (*now, *kept)
 
 
 def _held_problem(held: HeldDie, dice: tuple[DieReading, ...]) -> str:

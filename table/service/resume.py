@@ -242,8 +242,9 @@ class DataDir:
         atomic_write(self.tray_path, (json.dumps(obj) + "\n").encode("utf-8"))
 
     def load_refused(self) -> tuple[DieReading, ...]:
-        """Where the last reading not counted saw dice, as ``save_tray`` remembered it;
-        none if there is none or anything is amiss (``load_tray`` says what)."""
+        """Where the readings not counted since the last throw saw dice, as ``save_tray``
+        remembered them; none if there are none or anything is amiss with them (not said:
+        the last throw's dice, which ``load_tray`` checks, are checked as before)."""
         obj = _small_json_object(self.tray_path)
         if obj is None or not isinstance(obj.get("refused"), list):
             return ()
