@@ -27,6 +27,7 @@ from table.service.screens import (
     render,
     render_padded,
     render_text,
+    shown_whole,
 )
 
 LONG = "Bartholomew-Maximilian the Magnificent"
@@ -386,6 +387,21 @@ def test_two_names_cut_in_the_standings_are_still_told_apart(
         assert render(screen).tobytes() != render(swapped).tobytes(), screen
     drawn = render_text(RoundEnd("round 1", "", ((first, "2"), (second, "2"))))
     assert first in drawn and second in drawn  # whole where there is room
+
+
+def test_a_round_s_end_names_who_is_next_whole_at_the_smallest_size() -> None:
+    """ "round 2  next: Bartholomew" was too wide at either of the line's sizes, and the
+    hint, the only place the round's end says who throws next, was cut. The line now
+    takes the smallest size before it cuts."""
+    end = RoundEnd(
+        "round 2",
+        "Bartholomew takes 1",
+        (("Maximilianus", "16"), ("Bartholomew", "1")),
+        "Bartholomew 100",
+        "next: Bartholomew",
+    )
+    assert overflow(end) == ()
+    assert "next: Bartholomew" in shown_whole(end)
 
 
 def test_a_game_end_s_headline_gives_way_to_four_names_whole() -> None:

@@ -567,7 +567,8 @@ def _draw(screen: Screen, c: _Canvas) -> None:
         c.text(_FOOT, screen.hint, center=True)
     elif isinstance(screen, RoundEnd):
         both = f"{screen.title}  {screen.hint}"
-        size = _SMALL if _width(both, _SMALL) <= WIDTH else 9
+        # the smallest size only where both are cut at the others ("next: Bartholomew")
+        size = next((s for s in (_SMALL, 9) if _width(both, s) <= WIDTH), 8)
         # the hint (whose turn is next) has half the line, and what a short title leaves
         room = max(WIDTH // 2, WIDTH - _width(screen.title, size) - 4)
         hint_w = min(room, _width(screen.hint, size) + 1) if screen.hint else 0
