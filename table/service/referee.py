@@ -702,8 +702,8 @@ class Referee:
         lying = game.view().get("held")
         if held is None and isinstance(lying, int):  # held by a CPU, or before a restart
             held = HeldDie(lying)
-        if _left_unthrown(self.last_roll, reading.dice, held) or _left_as_refused(
-            self.refused_roll, reading.dice, held
+        if _left_unthrown(self.last_roll, reading.dice, held) or _left_unthrown(
+            self.refused_roll, reading.dice, held, any_face=True
         ):
             # A die left where it lay when the last throw was counted, or when the last
             # reading was not ("die 2 is tilted: roll again"): only the other die was
@@ -1065,12 +1065,18 @@ class Referee:
         screen = ref._turn(player, stays, hint)
         return ref._show(screen, log=(event,))
 
-    def _notices_again(self) -> tuple[Referee, Output]:
-        """The notices the end-game question was asked over, shown again, one a press, with
-        the choice under them that the question took the place of (a 31's give, the next
-        mythical bid) set up again, as "no" does without notices."""
-        ref = replace(self, dismiss=True, queued=self.queued[1:])._auto_chooser()
-        return ref._show(self.queued[0])
+    def _play_on(self) -> tuple[Referee, Output]:
+        """Back to the game from a choice left (STOP, or "no" to ending it): the choice the
+        game needs now set up again (a 31's give, the next mythical bid), and shown, or
+        the turn. Notices the end-game question was asked over come back first, one a
+        press, with that choice under them."""
+        ref = self._auto_chooser()
+        if self.queued:
+            ref = replace(ref, dismiss=True, queued=self.queued[1:])
+            return ref._show(self.queued[0])
+        if ref.chooser is not None:
+            return ref._show(ref.chooser.screen())
+        return ref._show(ref._turn_screen())
 
     def _in_a_game(self) -> bool:
         """A game is being played and is not over."""
@@ -1098,24 +1104,13 @@ class Referee:
                 return self._show(chooser.screen("choose: HOLD, ROLL"))
             if chooser.purpose in (Purpose.BID, Purpose.DIE, Purpose.FACE):
                 return self._step_back(chooser)
-            ref = replace(self, chooser=None)
-            if chooser.purpose is Purpose.END and ref.queued:  # asked over notices
-                return ref._notices_again()
-            ref = ref._auto_chooser()
-            if ref.chooser is not None:
-                return ref._show(ref.chooser.screen())
-            return ref._show(ref._turn_screen())
+            return replace(self, chooser=None)._play_on()
         value = chooser.values[chooser.index]
         ref = replace(self, chooser=None)
         if chooser.purpose is Purpose.END:
             if value == "yes":
                 return replace(ref, queued=(), behind=None)._apply_button(EndGame())
-            if ref.queued:  # asked over notices: they come back, one a press, as before
-                return ref._notices_again()
-            ref = ref._auto_chooser()
-            if ref.chooser is not None:
-                return ref._show(ref.chooser.screen())
-            return ref._show(ref._turn_screen())
+            return ref._play_on()
         if chooser.purpose is Purpose.HOLD:
             return ref._do_hold(int(value))
         if chooser.purpose is Purpose.COUNT:
@@ -1853,8 +1848,10 @@ def _out_of_the_ordinary(game: Game) -> bool:
     """A tie-break, or a turn of fewer throws than the game's usual (the round's first
     player stood early, MX-4, MC-2; an early Mex, MN-4): what a turn's header tells."""
     turn = game.turn
-    if turn is None or game.view().get("phase") == "tiebreak":
-        return turn is not None
+    if turn is None:
+        return False
+    if game.view().get("phase") == "tiebreak":
+        return True
     usual = game.header.options.get("max_throws") or 3
     return isinstance(usual, int) and turn.max_throws < usual
 
@@ -2034,23 +2031,26 @@ def _rest(chooser: Chooser) -> tuple[str, int, int, str]:
     return chooser.labels[chooser.index], chooser.index, len(chooser.labels), "HOLD next  ROLL ok"
 
 
-def _unthrown(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> list[DieReading]:
-    """The dice of ``now`` that are dice of ``before`` lying as they lay: each showing
-    the face of one of them within ``UNROLLED_TOLERANCE`` of its size of where it was
-    (each die of ``before`` matched once, by the nearest)."""
+def _unthrown(
+    before: tuple[DieReading, ...], now: tuple[DieReading, ...], any_face: bool = False
+) -> list[DieReading]:
+    """The dice of ``now`` that are dice of ``before`` lying as they lay: each within
+    ``UNROLLED_TOLERANCE`` of its size of where one of them was, showing its face (any
+    face, if ``any_face``: a die of a reading not counted may have had none, or been
+    nudged onto another). Each die of ``before`` is matched once, by the nearest."""
     left = list(before)
     lying: list[DieReading] = []
     for d in now:
-        same = [
-            b
-            for b in left
-            if b.value == d.value
-            and math.dist(b.center, d.center) <= UNROLLED_TOLERANCE * _spot(b).size
-        ]
+        same = [b for b in left if (any_face or b.value == d.value) and _lies_at(d, b)]
         if same:
             left.remove(min(same, key=lambda b: math.dist(b.center, d.center)))
             lying.append(d)
     return lying
+
+
+def _lies_at(d: DieReading, b: DieReading) -> bool:
+    """Whether ``d`` lies where ``b`` lay: within ``UNROLLED_TOLERANCE`` of its size."""
+    return math.dist(b.center, d.center) <= UNROLLED_TOLERANCE * _spot(b).size
 
 
 def _unrolled(before: tuple[DieReading, ...], now: tuple[DieReading, ...]) -> bool:
@@ -2076,50 +2076,25 @@ def _near_spot(d: DieReading, held: HeldDie) -> bool:
 
 
 def _left_unthrown(
-    before: tuple[DieReading, ...], now: tuple[DieReading, ...], held: HeldDie | None
+    before: tuple[DieReading, ...],
+    now: tuple[DieReading, ...],
+    held: HeldDie | None,
+    any_face: bool = False,
 ) -> bool:
     """Whether a die of ``now`` lies as it lay in ``before`` besides the one die left
-    lying (``held``, MN-5: of its value, at one of its spots if it has any): a die that
-    was to be thrown was not. Counted, such a throw kept one die in mexico (MC-2 forbids
-    it), held a die in mexen without a HOLD (which the rules would then let lie for
-    another throw), or let a held die lie a second time."""
-    lying = _unthrown(before, now)
+    lying (``held``, MN-5: of its value, at one of its spots if it has any; one set by
+    hand to a CPU's software throw may be any die turned to its value, where it lay): a
+    die that was to be thrown was not. Counted, such a throw kept one die in mexico
+    (MC-2 forbids it), held a die in mexen without a HOLD (which the rules would then let
+    lie for another throw), or let a held die lie a second time. ``any_face``: where
+    the readings not counted since saw dice, whatever either reads (``_unthrown``)."""
+    lying = _unthrown(before, now, any_face)
     if held is not None:
         for d in lying:
             if _near_spot(d, held):
                 lying.remove(d)
                 break
     return bool(lying)
-
-
-def _left_as_refused(
-    refused: tuple[DieReading, ...], now: tuple[DieReading, ...], held: HeldDie | None
-) -> bool:
-    """Whether a die of ``now`` lies where a die of the readings not counted lay, within
-    ``UNROLLED_TOLERANCE`` of its size, whatever either reads (a die refused as tilted
-    had no value; nudged, it may show another), besides the one die left lying
-    (``held``, MN-5): of its value, at one of its spots if it has any (one set by hand
-    to a CPU's software throw may be any die turned to its value, where it lay). Each
-    die of ``refused`` is matched once, by the nearest."""
-    left = list(refused)
-    lying: list[tuple[DieReading, DieReading]] = []
-    for d in now:
-        near = [b for b in left if _lies_at(d, b)]
-        if near:
-            b = min(near, key=lambda b: math.dist(b.center, d.center))
-            left.remove(b)
-            lying.append((b, d))
-    if held is not None:
-        for b, d in lying:
-            if _near_spot(d, held):
-                lying.remove((b, d))
-                break
-    return bool(lying)
-
-
-def _lies_at(d: DieReading, b: DieReading) -> bool:
-    """Whether ``d`` lies where ``b`` lay: within ``UNROLLED_TOLERANCE`` of its size."""
-    return math.dist(b.center, d.center) <= UNROLLED_TOLERANCE * _spot(b).size
 
 
 def _refused_since(
