@@ -271,23 +271,26 @@ class _Canvas:
         center: bool = False,
         x: int = 0,
         width: int = WIDTH,
+        of: str | None = None,
     ) -> int:
-        """Draw ``text`` with its top at ``y``; return the y below it."""
+        """Draw ``text`` with its top at ``y``; return the y below it. ``of``: the text
+        that ``text`` shortens (a name cut to be told from another), said lost for it."""
         width = min(width, WIDTH - x)
         fitted, size = _fit(text, sizes, width)
-        if fitted != text:
-            self.lost.append(text)
+        said = text if of is None else of  # what the lost and whole lists speak of
+        if fitted != said:
+            self.lost.append(said)
         left, _top, right, _bottom = _bbox(fitted, size)
         top, height = _line_metrics(size)
         if y + height > HEIGHT:
-            if text:
-                self.lost.append(text)
+            if said:
+                self.lost.append(said)
             return y
         if fitted:
             tx = (width - (right - left)) // 2 - left if center else -left
             self._clipped(x, y, width, height, (tx, -top), fitted, size, 1)
-            if fitted == text:
-                self.whole.append(text)
+            if fitted == said:
+                self.whole.append(said)
         return y + height + 1
 
     def _clipped(
@@ -440,32 +443,27 @@ def _standings(c: _Canvas, y: int, rows: tuple[tuple[str, str], ...], bottom: in
         right - value_w - x - _name_gap(name)
         for (name, _v), (x, _l, right, value_w) in zip(rows, cells, strict=True)
     ]
-    names = _told_apart([name for name, _v in rows], widths, _NAME_SIZES)
-    for (name, value), shown, w, (x, line, right, value_w) in zip(
-        rows, names, widths, cells, strict=True
+    apart = _told_apart([name for name, _v in rows], widths, _NAME_SIZES)
+    for i, ((name, value), w, (x, line, right, value_w)) in enumerate(
+        zip(rows, widths, cells, strict=True)
     ):
         yy = y + line * _LINE
         c.text(yy, value, x=right - value_w, width=value_w)
-        if shown == _fit(name, _NAME_SIZES, w)[0]:  # whole, or cut as any text is
-            c.text(yy, name, _NAME_SIZES, x=x, width=w)
-            continue
-        c.text(yy, shown, _NAME_SIZES, x=x, width=w)  # cut to be told apart: not whole
-        if c.whole and c.whole[-1] == shown:
-            c.whole.pop()
-        c.lost.append(name)
+        # whole, or cut as any text is; or cut to be told from another, and so not whole
+        c.text(yy, apart.get(i, name), _NAME_SIZES, x=x, width=w, of=name)
     return y + -(-len(rows) // columns) * _LINE
 
 
 _NAME_SIZES = (_SMALL, 9, 8)
 
 
-def _told_apart(names: list[str], widths: list[int], sizes: tuple[int, ...]) -> list[str]:
-    """Each name as it fits its width (cut with ".." where it does not), but where two
-    names would be cut alike ("Mohamm.." for Mohammed and Mohammad, which the config
+def _told_apart(names: list[str], widths: list[int], sizes: tuple[int, ...]) -> dict[int, str]:
+    """The names (by index) to draw otherwise than cut with ".." to their width: where
+    two names would be cut alike ("Mohamm.." for Mohammed and Mohammad, which the config
     accepts as they differ within their first eight characters) each keeps, after the
     "..", the letters from where it differs from the other: "Moha..ed", "Moha..ad"."""
     shown = [_fit(n, sizes, w)[0] for n, w in zip(names, widths, strict=True)]
-    out = list(shown)
+    out: dict[int, str] = {}
     for i, name in enumerate(names):
         if shown[i] == name:
             continue
@@ -473,7 +471,9 @@ def _told_apart(names: list[str], widths: list[int], sizes: tuple[int, ...]) -> 
         if not rivals:
             continue
         at = max(len(os.path.commonprefix([name, r])) for r in rivals)
-        out[i] = _cut_between(name, at, widths[i], sizes[-1]) or shown[i]
+        between = _cut_between(name, at, widths[i], sizes[-1])
+        if between is not None:
+            out[i] = between
     return out
 
 
