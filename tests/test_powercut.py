@@ -20,7 +20,7 @@ import pytest
 from table.game import replay
 from table.gamelog import load
 from table.service.demo import DEMO_SETTINGS, menu_presses
-from table.service.resume import DataDir, DataInUse, Unfinished
+from table.service.resume import DataDir, DataInUse, Tray, Unfinished
 
 REPO = Path(__file__).resolve().parents[1]
 FRAMES = REPO / "table" / "data" / "frames"
@@ -629,10 +629,10 @@ def test_a_tray_frame_with_a_side_of_zero_is_no_frame(tmp_path: Path, frame: lis
     data.prepare()
     die = DieReading(3, (100.0, 80.0), ((100.0, 80.0), (40.0, 40.0), 0.0), 1.0)
     data.save_tray((die,), frame=(640, 480))
-    assert data.load_tray() == ((die,), (640, 480), None)
+    assert data.load_tray() == Tray((die,), (640, 480))
     saved = json.loads(data.tray_path.read_text(encoding="utf-8"))
     data.tray_path.write_text(json.dumps(dict(saved, frame=frame)), encoding="utf-8")
-    assert data.load_tray() == ((die,), None, None)
+    assert data.load_tray() == Tray((die,), None)
 
 
 @pytest.mark.parametrize("content", ["[1, 0]", '"bids"', "3"])

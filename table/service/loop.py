@@ -50,8 +50,8 @@ from table.service.ports import (
     Tick,
 )
 from table.service.referee import DiceWanted, Output, Referee, Settings
-from table.service.resume import DataDir, Unfinished, Unusable, scaled_tray
-from vision.types import DieReading, FrameReading
+from table.service.resume import DataDir, Tray, Unfinished, Unusable, scaled_tray
+from vision.types import FrameReading
 
 
 class FrameReader(Protocol):
@@ -134,13 +134,10 @@ class TableLoop:
         # The game in progress is over, and games/current still names it until a press
         # has taken its end off the display: cut before, the next start shows it again.
         self._end_unseen = False
-        # The tray's dice remembered at the start and the frame size they were read in,
-        # until the first frame (``_tray_in``).
-        # the dice of tray.json (the last throw's, and where a reading not counted saw
-        # some) and the size of the frame they were read in, until the first frame's
-        self._tray_frame: (
-            tuple[tuple[DieReading, ...], tuple[DieReading, ...], tuple[int, int]] | None
-        ) = None
+        # The tray's dice remembered at the start (the last throw's, and where readings
+        # not counted saw some) and the frame size they were read in, until the first
+        # frame (``_tray_in``).
+        self._tray_frame: Tray | None = None
         self.on_show: Callable[[screens.Screen, float], None] | None = None
         self._lock = threading.Lock()
         self._pending = 0
@@ -222,13 +219,12 @@ class TableLoop:
                 cannot_resume=why,
             )
         # The dice of the last throw read may still lie in the tray as they fell.
-        tray, frame, problem = self.data.load_tray()
-        if problem:
-            self._error(f"{problem}; the first throw is not checked for dice left unrolled")
+        tray = self.data.load_tray()
+        if tray.problem:
+            self._error(f"{tray.problem}; the first throw is not checked for dice left unrolled")
         assert self.referee is not None
-        refused = self.data.load_refused()
-        self.referee = self.referee.with_tray(tray).with_refused(refused)
-        self._tray_frame = (tray, refused, frame) if (tray or refused) and frame else None
+        self.referee = self.referee.with_tray(tray.dice).with_refused(tray.refused)
+        self._tray_frame = tray if (tray.dice or tray.refused) and tray.frame else None
         game = self.referee.game
         if game is not None and self.writer is not None:  # mythical bids entered before
             entry = self.data.load_entry(self.writer.path.name, game.count)
@@ -521,9 +517,10 @@ class TableLoop:
         remembered, self._tray_frame = self._tray_frame, None
         if remembered is None:
             return ref
-        tray, refused, saved = remembered
-        if saved == size:
+        saved = remembered.frame
+        if saved is None or saved == size:
             return ref
+        tray, refused = remembered.dice, remembered.refused
         scaled = ref
         if tray and scaled.last_roll == tray:
             scaled = scaled.with_tray(scaled_tray(tray, saved, size))

@@ -81,6 +81,20 @@ class Unfinished:
 
 
 @dataclass(frozen=True)
+class Tray:
+    """What ``tray.json`` remembers (``DataDir.save_tray``): the dice of the last throw
+    read and the size of the frame they were read in, where the readings not counted
+    since saw dice, and what was wrong with the file if its dice could not be used (then
+    none; the refused places are used or not on their own, none if anything is amiss
+    with them)."""
+
+    dice: tuple[DieReading, ...] = ()
+    frame: tuple[int, int] | None = None
+    refused: tuple[DieReading, ...] = ()
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
 class Unusable:
     """The unfinished game's log (or ``games/current``, which names it), which could not
     be loaded. ``kept``: it is still the game in progress (it could not be read, or not
@@ -241,34 +255,23 @@ class DataDir:
             obj["refused"] = [d.to_json() for d in refused]
         atomic_write(self.tray_path, (json.dumps(obj) + "\n").encode("utf-8"))
 
-    def load_refused(self) -> tuple[DieReading, ...]:
-        """Where the readings not counted since the last throw saw dice, as ``save_tray``
-        remembered them; none if there are none or anything is amiss with them (not said:
-        the last throw's dice, which ``load_tray`` checks, are checked as before)."""
-        obj = _small_json_object(self.tray_path)
-        if obj is None or not isinstance(obj.get("refused"), list):
-            return ()
-        try:
-            return _tray_dice(obj, "refused")
-        except TrayError:
-            return ()
-
-    def load_tray(self) -> tuple[tuple[DieReading, ...], tuple[int, int] | None, str | None]:
-        """The dice ``save_tray`` remembered (none if there is no file), the size of
-        their frame if it was saved, and what was wrong with the file if it could not be
-        used (then no dice)."""
+    def load_tray(self) -> Tray:
+        """What ``save_tray`` remembered; nothing if there is no file."""
         try:
             data = read_small(self.tray_path, SMALL_FILE)
         except (FileNotFoundError, NotADirectoryError):
-            return (), None, None
+            return Tray()
         except OSError as exc:
-            return (), None, f"{TRAY}: cannot read ({exc.strerror or exc})"
+            return Tray(problem=f"{TRAY}: cannot read ({exc.strerror or exc})")
         try:
             obj = json.loads(data.decode("utf-8"))
-            return _tray_dice(obj), _tray_frame(obj), None
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            why = str(exc) if isinstance(exc, TrayError) else "not JSON"
-            return (), None, f"{TRAY}: {why}"
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return Tray(problem=f"{TRAY}: not JSON")
+        refused = _tray_refused(obj)
+        try:
+            return Tray(_tray_dice(obj), _tray_frame(obj), refused)
+        except TrayError as exc:
+            return Tray(refused=refused, problem=f"{TRAY}: {exc}")
 
     # -- the bids being entered --------------------------------------------
 
@@ -426,6 +429,18 @@ def scaled_tray(
             )
         )
     return tuple(out)
+
+
+def _tray_refused(obj: Any) -> tuple[DieReading, ...]:
+    """Where the readings not counted saw dice, of a ``tray.json`` object; none if there
+    are none or anything is amiss with them (not said: the last throw's dice are checked
+    as before)."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("refused"), list):
+        return ()
+    try:
+        return _tray_dice(obj, "refused")
+    except TrayError:
+        return ()
 
 
 def _tray_dice(obj: Any, key: str = "dice") -> tuple[DieReading, ...]:
