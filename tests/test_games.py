@@ -150,7 +150,7 @@ def test_every_rule_set_refuses_events_the_log_cannot_hold(rules_name: str) -> N
     Each is refused: raised, it would stop the table; accepted, it would be logged as a
     line that ``parse_event`` refuses, and the game could not be resumed from its log."""
     from table.rules import get_rules
-    from table.rules.base import Bids, EndGame, EndRound, Refused, Roll, Stand, Throw
+    from table.rules.base import Bids, EndGame, EndRound, EventKind, Refused, Roll, Stand, Throw
 
     rules = get_rules(rules_name)
     ill_typed: list[Any] = [
@@ -171,6 +171,12 @@ def test_every_rule_set_refuses_events_the_log_cannot_hold(rules_name: str) -> N
         Roll("red", 3.0),
         Roll("red", [3]),
         Roll("red", None),
+        # Not events at all: what a caller's slip passes (``base.Event`` is the closed set).
+        None,
+        "stand",
+        {"stand": True},
+        (4, 3),
+        EventKind.STAND,
     ]
     for state in _states_to_try(rules_name):
         for event in ill_typed:

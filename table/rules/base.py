@@ -171,8 +171,8 @@ def common_refusal(event: Event) -> Refused | None:
     can hold (``table.gamelog.parse_event``): dice not a tuple, a flag other than
     ``True``, bids that are not (name, bid) pairs, a mythical die or face of another
     type. Such an event, accepted, would be written to the log as a line that no later
-    start could read back. Each rule set's ``apply`` starts with it, so it never sees
-    such an event."""
+    start could read back. Anything that is no ``Event`` at all is refused too. Each
+    rule set's ``apply`` starts with it, so it never sees such an event."""
     # Most common first, with no list built: this runs on every event a simulator plays.
     if isinstance(event, Throw):
         if type(event.dice) is not tuple:
@@ -202,6 +202,9 @@ def common_refusal(event: Event) -> Refused | None:
             return Refused(f"roll: {shown(event.die)} is not the name of a die")
         if type(event.face) not in (int, str):
             return Refused(f"roll: {shown(event.face)} is not a face")
+        return None
+    if not isinstance(event, Event):  # a caller's slip: None, a dict, a kind
+        return Refused(f"{shown(event)} is not an event")
     return None
 
 

@@ -390,7 +390,7 @@ class MythicalRules:
     def apply(self, state: MythicalState, event: Event) -> MythicalState | Refused:
         # The Mex games' events first: common_refusal would judge a throw's dice by 1-6,
         # which says nothing true of a game whose red dice show 7.
-        if not isinstance(event, (Bids, Roll, EndGame)):
+        if isinstance(event, Event) and not isinstance(event, (Bids, Roll, EndGame)):
             return Refused(
                 f'{NAME}: a "{event.kind.value}" event is not part of Mythical Dice '
                 "(it uses bids and roll)"
