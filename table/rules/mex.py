@@ -35,7 +35,7 @@ Rules MX-1..MX-10 and E-1 of docs/RULES.md. How each **[choice]** is done:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -208,24 +208,7 @@ class MexRules:
         if state.over:
             return Refused("game over")
         if isinstance(event, EndGame):
-            return MexState(
-                state.config,
-                state.lives,
-                state.points,
-                state.round,
-                state.order,
-                state.kept,
-                state.throws,
-                state.pair,
-                state.limit,
-                state.mexx,
-                state.phase,
-                state.ender,
-                state.tiebreaks,
-                state.last,
-                True,
-                None,
-            )
+            return replace(state, over=True, winner=None)
         if state.phase is Phase.TIEBREAK:
             return _apply_tiebreak(state, event)
         if isinstance(event, Throw):
@@ -241,22 +224,7 @@ class MexRules:
             throws = state.throws + 1
             if throws >= state.turn_limit:
                 return _end_turn(state, name, throws, mexx)
-            return MexState(
-                state.config,
-                state.lives,
-                state.points,
-                state.round,
-                state.order,
-                state.kept,
-                throws,
-                name,
-                state.limit,
-                mexx,
-                state.phase,
-                None,
-                (),
-                state.last,
-            )
+            return _in_round(state, state.kept, throws, name, state.limit, mexx, ender=None)
         if isinstance(event, Stand):
             if state.throws == 0:
                 return Refused(f"{NAME}: throw before you stand")
@@ -379,23 +347,36 @@ def _end_turn(state: MexState, name: int, throws: int, mexx: tuple[int, ...]) ->
     limit = throws if not state.kept else state.limit  # MX-4: the first player sets it
     kept = state.kept + (name,)
     if len(kept) < len(state.order):
-        return MexState(
-            state.config,
-            state.lives,
-            state.points,
-            state.round,
-            state.order,
-            kept,
-            0,
-            0,
-            limit,
-            mexx,
-            Phase.ROUND,
-            None,
-            (),
-            state.last,
-        )
+        return _in_round(state, kept, 0, 0, limit, mexx, ender=None)
     return _decide(state, kept, limit, mexx, ender=None)
+
+
+def _in_round(
+    state: MexState,
+    kept: tuple[int, ...],
+    throws: int,
+    pair: int,
+    limit: int,
+    mexx: tuple[int, ...],
+    ender: int | None,
+) -> MexState:
+    """The main round of ``state``'s game with ``kept`` pairs kept and ``throws`` made
+    by the player on turn, no tie-break. Built field by field, not with ``replace``:
+    this runs on nearly every event, and ``replace`` takes twice as long."""
+    return MexState(
+        config=state.config,
+        lives=state.lives,
+        points=state.points,
+        round=state.round,
+        order=state.order,
+        kept=kept,
+        throws=throws,
+        pair=pair,
+        limit=limit,
+        mexx=mexx,
+        ender=ender,
+        last=state.last,
+    )
 
 
 def _end_round_refusal(state: MexState) -> str | None:
@@ -438,42 +419,12 @@ def _decide(
     seats = state.order[: len(kept)]
     low = min(RANK[p] for p in kept)
     tied = tuple(s for s, p in zip(seats, kept, strict=True) if RANK[p] == low)
-    played = MexState(
-        state.config,
-        state.lives,
-        state.points,
-        state.round,
-        state.order,
-        kept,
-        0,
-        0,
-        limit,
-        mexx,
-        Phase.ROUND,
-        ender,
-        (),
-        state.last,
-    )
+    played = _in_round(state, kept, 0, 0, limit, mexx, ender)
     if len(tied) == 1:
         return _finish(played, tied[0])
     if ender is not None and ender in tied:
         return _finish(played, ender)  # MX-7: the ender's value drops by one
-    return MexState(
-        state.config,
-        state.lives,
-        state.points,
-        state.round,
-        state.order,
-        kept,
-        0,
-        0,
-        limit,
-        mexx,
-        Phase.TIEBREAK,
-        ender,
-        (TieBreak(tied, ()),),
-        state.last,
-    )
+    return replace(played, phase=Phase.TIEBREAK, tiebreaks=(TieBreak(tied, ()),))
 
 
 # ---------------------------------------------------------------------------
@@ -502,22 +453,7 @@ def _apply_tiebreak(state: MexState, event: Event) -> MexState | Refused:
         done = _with_tiebreak(state, tb)
         if len(tied) == 1:
             return _finish(done, tied[0])
-        return MexState(
-            state.config,
-            state.lives,
-            state.points,
-            state.round,
-            state.order,
-            state.kept,
-            0,
-            0,
-            state.limit,
-            state.mexx,
-            Phase.TIEBREAK,
-            state.ender,
-            done.tiebreaks + (TieBreak(tied, ()),),
-            state.last,
-        )
+        return replace(done, tiebreaks=done.tiebreaks + (TieBreak(tied, ()),))
     if isinstance(event, Stand):
         return Refused(f"{NAME}: in a tie-break every player throws once")
     if isinstance(event, EndRound):
@@ -528,21 +464,8 @@ def _apply_tiebreak(state: MexState, event: Event) -> MexState | Refused:
 
 
 def _with_tiebreak(state: MexState, tb: TieBreak) -> MexState:
-    return MexState(
-        state.config,
-        state.lives,
-        state.points,
-        state.round,
-        state.order,
-        state.kept,
-        0,
-        0,
-        state.limit,
-        state.mexx,
-        Phase.TIEBREAK,
-        state.ender,
-        state.tiebreaks[:-1] + (tb,),
-        state.last,
+    return replace(
+        state, throws=0, pair=0, phase=Phase.TIEBREAK, tiebreaks=state.tiebreaks[:-1] + (tb,)
     )
 
 
@@ -569,40 +492,29 @@ def _finish(state: MexState, loser: int) -> MexState:
         winner = left[0] if left else None
         if winner is not None:
             points[winner] += WINNER_BONUS
-        return MexState(
-            state.config,
-            tuple(lives),
-            tuple(points),
-            state.round,
-            state.order,
-            state.kept,
-            0,
-            0,
-            state.limit,
-            state.mexx,
-            state.phase,
-            state.ender,
-            state.tiebreaks,
-            summary,
-            True,
-            winner,
+        return replace(
+            state,
+            lives=tuple(lives),
+            points=tuple(points),
+            throws=0,
+            pair=0,
+            last=summary,
+            over=True,
+            winner=winner,
         )
     start = loser if alive[loser] else next_alive(loser, alive)
     return MexState(
-        state.config,
-        tuple(lives),
-        tuple(points),
-        state.round + 1,
-        _round_order(start, alive),
-        (),
-        0,
-        0,
-        state.config.max_throws,
-        (0,) * n,
-        Phase.ROUND,
-        None,
-        (),
-        summary,
+        config=state.config,
+        lives=tuple(lives),
+        points=tuple(points),
+        round=state.round + 1,
+        order=_round_order(start, alive),
+        kept=(),
+        throws=0,
+        pair=0,
+        limit=state.config.max_throws,
+        mexx=(0,) * n,
+        last=summary,
     )
 
 
