@@ -372,23 +372,30 @@ class PipReader:
         seen: dict[Spot, npt.NDArray[np.float32]],
     ) -> list[Spot]:
         """A big find with small finds inside it is either a big die whose pips look like
-        small dice, or a false find over small dice (a patch of them). A big find the
-        locator is sure of is put to the crop classifier; one it does not read goes. One it
-        reads as a 1 over a single small find goes too (one small die in a wide crop looks
-        like a 1). Otherwise the small finds are put to it as well: pips read as a 1 or
-        as no die, dice with pips of their own as 2 or more. If none reads so, they are
-        the big die's pips and go. If some do, both the big find and they read as dice,
-        and which is right is not clear: all stay, and ``_refuse_overlapping`` refuses
-        the ones read. The crop probabilities it gets are kept in ``seen``."""
+        small dice, or a false find over small dice (a patch of them). The big find is put
+        to the crop classifier; one it does not read goes. One it reads as a 1 over a
+        single small find goes too (one small die in a wide crop looks like a 1), and so
+        does one found with little certainty (under ``KEEP_DIE``) read as a 1. One found so
+        and read as 2 or more stays with its small finds: a close camera's big die, found
+        with little certainty, has pips that the classifier reads as dice showing 1 (the
+        tuning photos enlarged four and five times), and a patch over small dice may read
+        as a value too. Which it is, is not clear: all stay, and ``_refuse_overlapping``
+        refuses the ones read. A big find the locator is sure of and reads as 2 or more
+        puts the small finds to the classifier as well: pips read as a 1 or as no die,
+        dice with pips of their own as 2 or more. If none reads so, they are the big die's
+        pips and go. If some do, all stay, as above. The crop probabilities it gets are
+        kept in ``seen``."""
         for big in sorted(spots, key=lambda s: -s.size):
             if big not in spots:
                 continue
             inside = [s for s in spots if s is not big and is_pip_of(s, big)]
             if not inside:
                 continue
-            value = self._reads(frame, [big], seen)[0] if big.score >= KEEP_DIE else None
-            if value is None or (value == 1 and len(inside) == 1):
+            value = self._reads(frame, [big], seen)[0]
+            if value is None or (value == 1 and (len(inside) == 1 or big.score < KEEP_DIE)):
                 spots = [s for s in spots if s is not big]
+            elif big.score < KEEP_DIE:
+                continue  # both stay: see above
             elif not any(v is not None and v >= 2 for v in self._reads(frame, inside, seen)):
                 spots = [s for s in spots if s not in inside]
         return spots
