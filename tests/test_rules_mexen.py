@@ -81,6 +81,22 @@ def test_MN_1_options_defaults_and_ending() -> None:
     assert play(one_round, limit=2, rounds=1).is_over
 
 
+def test_MN_1_MN_8_the_limit_ends_the_game_when_anyone_holds_it_not_only_the_loser() -> None:
+    """MN-1: the game is over once *someone* holds the limit after a pot. The pirate's
+    points (MN-8) can take a player who did not lose the round up to it: if only the
+    pot's taker were checked, the game would go on past its end and Ann, already at
+    the limit, would be made to play (and pay) another round."""
+    # Ann becomes the pirate and ends on 63; Bob's doubles give her 1 + 1 (MN-8), and
+    # his 32 ends his turn and loses the pot to him: Ann 2, Bob 1.
+    g = play([[1, 1], [6, 3], [6, 3], [2, 2], [4, 4], [3, 2]], limit=2)
+    assert reasons(g) == []
+    assert g.view()["last_round"]["losers"] == ["Bob"]
+    assert scores(g) == {"Ann": 2, "Bob": 1}
+    assert g.is_over, "Ann holds the limit of 2: the game is over"
+    assert g.view()["turn"] is None and g.view()["pot"] == 0
+    assert g.outcome is not None and g.outcome.winner == "Bob"
+
+
 def test_MN_1_limit_is_only_checked_after_a_pot() -> None:
     # The 31 gives Bob a point: limit 1 is reached, but only a pot ends the game.
     g = play([[3, 1], {"give": "Bob"}], limit=1)
@@ -199,6 +215,21 @@ def test_MN_5_holding_within_a_turn() -> None:
     assert g.view()["held"] == 1
     g = play([[6, 1], {"hold": 1}, {"hold": 6}])
     assert reasons(g) == ["mexen: a 1 is already left lying (one die per throw)"]
+
+
+def test_MN_5_one_hold_per_throw_so_hold_is_no_longer_offered() -> None:
+    """MN-5: one ``hold`` per throw. Once a die is left lying the display must offer
+    only the throw: offering "hold" again would invite a second hold the rules
+    refuse, and the player would be shown a choice they do not have."""
+    g = play([[6, 3]])
+    assert EventKind.HOLD in g.allowed  # the 6 or the 3 may be left lying
+    g = play([[6, 3], {"hold": 6}])
+    assert reasons(g) == [] and g.view()["held"] == 6
+    assert EventKind.HOLD not in g.allowed, "a second hold is refused: it is not offered"
+    assert g.allowed == frozenset({EventKind.THROW, EventKind.END_GAME})
+    assert reasons(play([[6, 3], {"hold": 6}, {"hold": 3}])) == [
+        "mexen: a 6 is already left lying (one die per throw)"
+    ]
 
 
 def test_MN_5_a_die_lies_for_one_throw_only() -> None:
@@ -396,6 +427,22 @@ def test_MN_10_tie_one_die_highest_loses_repeat_among_tied() -> None:
     ]
     g = play([[6, 4], [6, 4], [6, 4], [6]])
     assert reasons(g) == ["mexen: throw both dice (one die only in a tie-break)"]
+
+
+def test_MN_9_MN_10_the_pot_shown_during_a_tie_break_is_the_round_s_pot() -> None:
+    """MN-9/MN-10: the tie-break decides who takes the round's pot, Mexes included.
+    The display must show that pot while the tied players throw: showing 1 would
+    tell them they play for less than the loser will actually take."""
+    # Ann's Mex (pot 1 + 3, MN-7) gives Bob and Cid one throw each (MN-4); both 32.
+    g = play([[2, 1], [3, 2], [3, 2]], players=NAMES3)
+    assert g.view()["phase"] == "tiebreak"
+    assert g.view()["tiebreak"] == {"players": ["Bob", "Cid"], "dice": []}
+    assert g.view()["pot"] == 4
+    g = play([[2, 1], [3, 2], [3, 2], [5]], players=NAMES3)  # half-way through the pass
+    assert g.view()["phase"] == "tiebreak" and g.view()["pot"] == 4
+    g = play([[2, 1], [3, 2], [3, 2], [5], [2]], players=NAMES3)  # Bob's 5 is highest
+    assert g.view()["last_round"]["loss"] == 4
+    assert scores(g) == {"Ann": 0, "Bob": 4, "Cid": 0}
 
 
 def test_MN_10_MN_1_a_tie_break_loser_takes_the_whole_pot_and_can_end_the_game() -> None:
