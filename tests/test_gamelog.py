@@ -86,6 +86,17 @@ def test_json_and_json_lines_forms_are_the_same_game() -> None:
     assert lines.torn is None and len(lines.events) == 3
 
 
+def test_a_header_line_with_events_keeps_them_before_the_lines_after_it() -> None:
+    """A game kept as one object on one line, resumed and appended to, is a header line
+    with ``events`` and event lines after it. Its own events come first: dropped, the
+    game replayed would start from the appended events and lose everything played
+    before the resume."""
+    head = json.dumps({**HEADER, "events": [{"throw": [6, 3]}, {"stand": True}]})
+    loaded = loads("\n".join([head, '{"throw": [2, 1]}', '{"stand": true}']) + "\n")
+    assert loaded.torn is None
+    assert loaded.events == (Throw((6, 3)), Stand(), Throw((2, 1)), Stand())
+
+
 def test_torn_last_line_is_reported_and_ignored() -> None:
     text = "\n".join([json.dumps(HEADER), '{"throw": [6, 3]}', '{"stand": tr'])
     loaded = loads(text)
@@ -118,6 +129,47 @@ def test_bad_line_before_the_last_is_a_fault() -> None:
     ],
 )
 def test_structural_faults_in_the_header(text: str, words: str) -> None:
+    with pytest.raises(LogError, match=words):
+        loads(text)
+
+
+@pytest.mark.parametrize(
+    ("header", "words"),
+    [
+        pytest.param(
+            {**HEADER, "seed": True}, '"seed" must be an integer, got true', id="seed-true"
+        ),
+        pytest.param(
+            {**HEADER, "players": [{"name": "A", "cpu": 3}, {"name": "B"}]},
+            'player 1: "cpu" must be a strength name, got 3',
+            id="cpu-number",
+        ),
+        pytest.param(
+            {**HEADER, "options": ["lives"]},
+            '"options" must be an object, got \\["lives"\\]',
+            id="options-list",
+        ),
+        pytest.param(
+            {**HEADER, "players": [{"name": "A", "colour": "red"}, {"name": "B"}]},
+            "player 1: unknown field 'colour'",
+            id="player-unknown-field",
+        ),
+    ],
+)
+@pytest.mark.parametrize("form", ["object", "lines"])
+def test_header_fields_of_the_wrong_kind_are_named_faults(
+    header: dict[str, object], words: str, form: str
+) -> None:
+    """A header field of the wrong kind is a structural fault that names it (GAME_LOG.md:
+    ``seed`` an integer, ``cpu`` a strength name, ``options`` an object, a player only
+    ``name`` and ``cpu``). Taken as they are, ``true`` would pass for the seed 1, a
+    number for a CPU strength there is none of, a misspelt field (``"cpus": "hard"``)
+    would be ignored and the CPU's seat played as a person's, and a list of options
+    stopped the replay with an internal error instead of naming what is wrong."""
+    if form == "object":
+        text = json.dumps({**header, "events": [{"throw": [6, 3]}]})
+    else:
+        text = json.dumps(header) + '\n{"throw": [6, 3]}\n'
     with pytest.raises(LogError, match=words):
         loads(text)
 
@@ -658,6 +710,21 @@ def test_a_torn_last_line_that_is_not_utf8_is_torn_not_the_end_of_the_game(
     again = load(log.path)
     assert again.torn is None and again.events == (Throw((6, 3)), Stand(), Throw((2, 1)))
     assert log.path.with_suffix(".jsonl.torn").read_bytes() == tail
+
+
+def test_a_last_line_whose_bytes_are_not_utf8_is_torn_even_if_the_rest_is_an_event(
+    tmp_path: Path,
+) -> None:
+    """A power cut can leave stray bytes after a whole event (``{"stand":true}`` then
+    0xff): that line is torn, not counted. Read without its bad bytes it would pass for
+    a stand the table never logged whole, and the resumed game would differ from the
+    one played (and resuming would keep it, with its bad byte, in the log)."""
+    path = tmp_path / "g.jsonl"
+    _two_events(path)
+    path.write_bytes(path.read_bytes() + b'{"stand":true}\xff\n')
+    loaded = load(path)
+    assert loaded.events == (Throw((6, 3)), Stand()), "the torn stand was counted"
+    assert loaded.torn is not None and "line 4" in loaded.torn
 
 
 @pytest.mark.parametrize(
