@@ -498,6 +498,22 @@ def test_reopen_turns_a_one_object_game_into_lines(tmp_path: Path) -> None:
     assert (tmp_path / "g.jsonl.original").read_text() == "an earlier one"
 
 
+def test_reopen_keeps_a_game_on_one_line_as_it_is(tmp_path: Path) -> None:
+    """A game of one object on one line is already a log: its header line with its own
+    events, and the events appended after it are read after those. Reopened, it is kept
+    byte for byte (what the header does not carry, a comment, stays in the log) and
+    nothing is added beside it: no ``.original`` for a person to wonder about."""
+    path = tmp_path / "g.jsonl"
+    line = json.dumps({**HEADER, "comment": "club final", "events": [{"throw": [6, 3]}]})
+    path.write_text(line + "\n")
+    with LogWriter.reopen(path) as log:
+        assert log.original is None
+        log.append(Stand())
+    assert path.read_bytes() == (line + "\n").encode() + b'{"stand":true}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl"]
+    assert load(path).events == (Throw((6, 3)), Stand())
+
+
 @pytest.mark.parametrize(
     ("line", "words"),
     [
@@ -899,3 +915,88 @@ def test_what_must_survive_a_power_cut_is_on_disk_before_it_counts(
         "replace .settings.json.tmp settings.json",
         f"fsync {tmp_path.name}",
     ]
+
+
+def test_the_cut_back_of_a_refused_append_is_on_disk_before_it_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The full disk took part of an append's line, then refused (ENOSPC): the table
+    says the events were not counted, and the log is cut back to where the append
+    began. That cut is fsynced before append_all raises; if not, a power cut could
+    bring the half line back (a torn line cut off again, but only at the next start)."""
+    calls: list[tuple[str, int]] = []
+    real_fsync = gamelog.os.fsync
+
+    def fsync(fd: int) -> None:
+        calls.append((Path(os.readlink(f"/proc/self/fd/{fd}")).name, os.fstat(fd).st_size))
+        real_fsync(fd)
+
+    disk = FullDisk(10_000)
+    monkeypatch.setattr(gamelog, "open", disk.open, raising=False)
+    monkeypatch.setattr(gamelog.os, "fsync", fsync)
+    path = tmp_path / "g.jsonl"
+    with _new_log(path, "created") as log:
+        log.append_all([Throw((4, 1))])
+        before = path.read_bytes()
+        calls.clear()
+        disk.room = 5  # five bytes of the next line, then no room
+        with pytest.raises(OSError, match="No space"):
+            log.append_all([Throw((6, 3)), Stand()])
+        assert path.read_bytes() == before
+        assert calls == [("g.jsonl", len(before))], "the cut back was not fsynced"
+    assert load(path).events == (Throw((4, 1)),)
+
+
+def test_read_small_refuses_a_file_one_piece_bigger_than_its_limit_read_in_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read may return fewer bytes than asked (a pipe, a file system over a network):
+    a file bigger than the limit is refused all the same, never returned cut at the
+    limit. Cut, a game file would be read as a game that stops early, its last events
+    lost without a word, and settings would be read as their first part."""
+    from table.gamelog import read_small
+
+    real_read = os.read
+
+    def read(fd: int, n: int) -> bytes:
+        return real_read(fd, min(n, 5))  # five bytes at most per read
+
+    monkeypatch.setattr(gamelog.os, "read", read)
+    path = tmp_path / "settings.json"
+    path.write_bytes(b"0123456789" + b"abcde")  # the limit, and one piece more
+    with pytest.raises(OSError, match="bigger than 10 bytes"):
+        read_small(path, 10)
+    path.write_bytes(b"0123456789")
+    assert read_small(path, 10) == b"0123456789"
+
+
+def test_read_small_refuses_a_pipe_at_once_unless_pipes_are_read(tmp_path: Path) -> None:
+    """The table's own small files (settings, marks) are read without ``pipes``: a pipe
+    in the place of one is refused at once. Opened for reading, a pipe with no writer
+    waits for one, and the table's start would hang for good, its display dark and the
+    game in progress never resumed."""
+    import threading
+
+    from table.gamelog import read_small
+
+    pipe = tmp_path / "settings.json"
+    os.mkfifo(pipe)
+    done = threading.Event()
+
+    def writer_if_waited_for() -> None:
+        # Should read_small wait for a writer, one comes and goes at once: it then
+        # reads nothing and returns, and the test fails instead of hanging.
+        while not done.is_set():
+            try:
+                os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # ENXIO: nobody has the pipe open for reading
+                done.wait(0.01)
+
+    helper = threading.Thread(target=writer_if_waited_for, daemon=True)
+    helper.start()
+    try:
+        with pytest.raises(OSError, match=r"not a regular file \(a pipe or a device\)"):
+            read_small(pipe, 1 << 20)
+    finally:
+        done.set()
+        helper.join()
