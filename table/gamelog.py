@@ -101,8 +101,9 @@ def _is_utf8(data: bytes) -> bool:
 def _decode(data: bytes) -> str:
     """A game file's bytes as text; LogError if they are not UTF-8. Only the last line
     with content of a log may hold bytes that are not: a power cut can leave any bytes
-    where a line was being written. That line is kept with those bytes as ``\\xNN``,
-    which no JSON allows, so that it is found torn like any other torn line."""
+    where a line was being written. That line is kept with those bytes as ``\\xNN``
+    after a NUL, which no JSON allows anywhere, so that it is found torn like any other
+    torn line (``\\xNN`` alone is JSON after a backslash in a string)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -113,6 +114,7 @@ def _decode(data: bytes) -> str:
     not_utf8 = [i for i, line in enumerate(raw) if not _is_utf8(line)]
     if len(filled) < 2 or not_utf8 != [filled[-1]]:
         raise LogError("not UTF-8 text")
+    lines[filled[-1]] = "\0" + lines[filled[-1]]
     return "\n".join(lines)
 
 

@@ -728,16 +728,26 @@ def test_a_torn_last_line_that_is_not_utf8_is_torn_not_the_end_of_the_game(
     assert log.path.with_suffix(".jsonl.torn").read_bytes() == tail
 
 
+@pytest.mark.parametrize(
+    "last",
+    [
+        b'{"stand":true}\xff',
+        # After a backslash in a string: read as "\\xff" (an escaped backslash and
+        # "xff"), the line was a give to "Bo\\xff", and no torn line.
+        b'{"give":"Bo\\\xff"}',
+    ],
+)
 def test_a_last_line_whose_bytes_are_not_utf8_is_torn_even_if_the_rest_is_an_event(
-    tmp_path: Path,
+    tmp_path: Path, last: bytes
 ) -> None:
     """A power cut can leave stray bytes after a whole event (``{"stand":true}`` then
-    0xff): that line is torn, not counted. Read without its bad bytes it would pass for
-    a stand the table never logged whole, and the resumed game would differ from the
-    one played (and resuming would keep it, with its bad byte, in the log)."""
+    0xff), or within one: that line is torn, not counted. Read without its bad bytes it
+    would pass for an event the table never logged whole, and the resumed game would
+    differ from the one played (and resuming would keep it, with its bad byte, in the
+    log)."""
     path = tmp_path / "g.jsonl"
     _two_events(path)
-    path.write_bytes(path.read_bytes() + b'{"stand":true}\xff\n')
+    path.write_bytes(path.read_bytes() + last + b"\n")
     loaded = load(path)
     assert loaded.events == (Throw((6, 3)), Stand()), "the torn stand was counted"
     assert loaded.torn is not None and "line 4" in loaded.torn
