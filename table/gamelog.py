@@ -539,10 +539,11 @@ class LogWriter:
     def reopen(cls, path: str | os.PathLike[str]) -> LogWriter:
         """Go on appending to an existing log (after a resume).
 
-        A game in the one-object form is rewritten as JSON Lines first, and kept as it
-        was in ``.original`` beside it. Exactly what ``load`` ignores is cut off
-        then: a last line that is not JSON (torn by a power cut, or anything else),
-        with whatever follows it.
+        A game in the one-object form written over several lines is rewritten as JSON
+        Lines first, and kept as it was in ``.original`` beside it (one on a single line
+        is already a header line, with its events, that lines can follow). Exactly what
+        ``load`` ignores is cut off then: a last line that is not JSON (torn by a power
+        cut, or anything else), with whatever follows it.
         Its bytes are added to ``.torn`` beside the log, each such part a line of its
         own. A last line that is
         whole but has no newline after it (an editor or a copy dropped it) is
