@@ -15,6 +15,7 @@ from vision.reader import PipReader
 from vision.robustness import (
     ALTERATIONS,
     Alteration,
+    closer,
     die_covered,
     die_cut,
     finger_on_die,
@@ -44,7 +45,9 @@ def _white_box(f: np.ndarray) -> tuple[float, float, float, float]:
     return (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
 
 
-@pytest.mark.parametrize("alter", [quarter_turn, rescaled(0.6), rescaled(1.6), framed(2.0), _same])
+@pytest.mark.parametrize(
+    "alter", [quarter_turn, rescaled(0.6), rescaled(1.6), framed(2.0), closer(2), _same]
+)
 def test_labels_move_with_the_frame(alter: Alteration) -> None:
     f, dice = _square_frame()
     g, moved = alter(f, dice, 0)
@@ -84,6 +87,20 @@ def test_a_die_cut_by_the_edge_keeps_its_clipped_label_and_the_rest_move(seed: i
     # The die the cut crosses shows 50-90 % of its side on the cut axis.
     sides = sorted(min(d.bbox[2] - d.bbox[0], d.bbox[3] - d.bbox[1]) for d in moved)
     assert 10 <= sides[0] <= 18
+
+
+def test_a_closer_camera_enlarges_the_window_round_one_die_and_clips_what_it_cuts() -> None:
+    """``closer(4)`` of a 100 x 200 frame: a 50 x 25 window round the one die there
+    (its centre (100, 50): the window's corner at (75, 38)), four times as big. The die,
+    20 px, is cut by the window's top and bottom: its label keeps the part in view."""
+    f = np.zeros((100, 200, 3), np.uint8)
+    f[40:60, 90:110] = 255
+    g, moved = closer(4)(f, (LabelledDie(6, (90.0, 40.0, 110.0, 60.0)),), 0)
+    assert g.shape == (100, 200, 3)
+    (d,) = moved
+    assert d.value == 6
+    assert np.allclose(d.bbox, (60.0, 8.0, 140.0, 88.0))
+    assert np.allclose(d.bbox, _white_box(g), atol=2.0), (d.bbox, _white_box(g))
 
 
 def _cover_one_white_die(alter: Alteration, seed: int) -> tuple[np.ndarray, np.ndarray]:

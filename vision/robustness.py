@@ -10,7 +10,8 @@ bright, brightened (gamma 0.6), darkened towards the corners (a cheap lens), wit
 (sigma 8), blurred (sigma 1.2), smeared by motion (9 px sideways), recompressed as JPEG
 at quality 35, with red and blue swapped, and as its negative (a dark tray, dice of the
 opposite shade: light pips on dark dice), cut through one die by the frame's edge, with
-one die partly covered by a dark object, and with a finger over part of one die.
+one die partly covered by a dark object, with a finger over part of one die, and as
+seen by a camera four and five times closer (a window around one die, enlarged).
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -195,13 +196,43 @@ def die_cut(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
         side = (side + 2) % 4
     left, top, right, bottom = (round(v) for v in keeps[side])
     out = np.ascontiguousarray(frame[top:bottom, left:right])
+    return out, _clipped(dice, left, top, right, bottom)
+
+
+def _clipped(dice: Dice, left: int, top: int, right: int, bottom: int, k: float = 1.0) -> Dice:
+    """The labels of the dice in view in the window (left, top, right, bottom), clipped
+    to it, moved to its corner and scaled by ``k``; dice wholly outside it lose theirs."""
     kept = []
     for e in dice:
         ex0, ey0 = max(e.bbox[0], left) - left, max(e.bbox[1], top) - top
         ex1, ey1 = min(e.bbox[2], right) - left, min(e.bbox[3], bottom) - top
         if ex1 > ex0 and ey1 > ey0:
-            kept.append(LabelledDie(e.value, (ex0, ey0, ex1, ey1)))
-    return out, tuple(kept)
+            kept.append(LabelledDie(e.value, (ex0 * k, ey0 * k, ex1 * k, ey1 * k)))
+    return tuple(kept)
+
+
+def closer(k: int) -> Alteration:
+    """A camera ``k`` times closer to the tray: a window of 1/k of the frame's width and
+    height around one die (picked by the seed; the window kept inside the frame),
+    enlarged ``k`` times (bicubic) to the frame's size, so that its dice are ``k`` times
+    as many pixels across (byler's 30-45 px dice 120-225 px at 5). A closer camera's
+    pictures are sharper than these; the pips are as big relative to their die. Dice
+    the window cuts keep their labels, clipped, with their value, as in ``die_cut``."""
+
+    def alter(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+        if not dice:
+            return frame, dice
+        _, d = _pick(dice, seed)
+        h, w = frame.shape[:2]
+        ww, wh = w // k, h // k
+        cx, cy = d.center
+        left = round(min(max(0.0, cx - ww / 2.0), float(w - ww)))
+        top = round(min(max(0.0, cy - wh / 2.0), float(h - wh)))
+        window = frame[top : top + wh, left : left + ww]
+        out = cv2.resize(window, (ww * k, wh * k), interpolation=cv2.INTER_CUBIC)
+        return np.asarray(out, np.uint8), _clipped(dice, left, top, left + ww, top + wh, k)
+
+    return alter
 
 
 def die_covered(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
@@ -278,6 +309,8 @@ ALTERATIONS: dict[str, Alteration] = {
     "die cut by edge": die_cut,
     "die covered": die_covered,
     "finger on die": finger_on_die,
+    "camera 4x closer": closer(4),
+    "camera 5x closer": closer(5),
 }
 
 
