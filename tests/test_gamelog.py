@@ -991,22 +991,21 @@ def test_read_small_refuses_a_pipe_at_once_unless_pipes_are_read(tmp_path: Path)
 
     pipe = tmp_path / "settings.json"
     os.mkfifo(pipe)
-    done = threading.Event()
+    raised: list[BaseException] = []
 
-    def writer_if_waited_for() -> None:
-        # Should read_small wait for a writer, one comes and goes at once: it then
-        # reads nothing and returns, and the test fails instead of hanging.
-        while not done.is_set():
-            try:
-                os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:  # ENXIO: nobody has the pipe open for reading
-                done.wait(0.01)
-
-    helper = threading.Thread(target=writer_if_waited_for, daemon=True)
-    helper.start()
-    try:
-        with pytest.raises(OSError, match=r"not a regular file \(a pipe or a device\)"):
+    def read() -> None:
+        try:
             read_small(pipe, 1 << 20)
-    finally:
-        done.set()
-        helper.join()
+        except BaseException as exc:  # handed to the test's thread
+            raised.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(10.0)  # at once, if it does not wait: the bound is only for a failure
+    if reader.is_alive():
+        # It waits for a writer: one comes and goes, so that the thread ends.
+        os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join()
+        pytest.fail("read_small waited for a writer to the pipe")
+    assert len(raised) == 1 and isinstance(raised[0], OSError), raised
+    assert "not a regular file (a pipe or a device)" in str(raised[0])
