@@ -92,14 +92,17 @@ def test_a_die_cut_by_the_edge_keeps_its_clipped_label_and_the_rest_move(seed: i
 def test_a_closer_camera_enlarges_the_window_round_one_die_and_clips_what_it_cuts() -> None:
     """``closer(4)`` of a 100 x 200 frame: a 50 x 25 window round the one die there
     (its centre (100, 50): the window's corner at (75, 38)), four times as big. The die,
-    20 px, is cut by the window's top and bottom: its label keeps the part in view."""
+    20 px wide and 30 px high, is cut by the window's top and bottom: its label keeps
+    the part in view; a die outside the window loses its label."""
     f = np.zeros((100, 200, 3), np.uint8)
-    f[40:60, 90:110] = 255
-    g, moved = closer(4)(f, (LabelledDie(6, (90.0, 40.0, 110.0, 60.0)),), 0)
+    f[35:65, 90:110] = 255
+    # Seed 0 picks the second die (vision.robustness._pick).
+    dice = (LabelledDie(2, (10.0, 10.0, 30.0, 30.0)), LabelledDie(6, (90.0, 35.0, 110.0, 65.0)))
+    g, moved = closer(4)(f, dice, 0)
     assert g.shape == (100, 200, 3)
     (d,) = moved
     assert d.value == 6
-    assert np.allclose(d.bbox, (60.0, 8.0, 140.0, 88.0))
+    assert np.allclose(d.bbox, (60.0, 0.0, 140.0, 100.0))
     assert np.allclose(d.bbox, _white_box(g), atol=2.0), (d.bbox, _white_box(g))
 
 
