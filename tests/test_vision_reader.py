@@ -471,6 +471,33 @@ def test_a_non_die_over_smaller_dice_is_a_patch_of_dice() -> None:
     assert _surely_not_a_die(close_up, [six, close_up])
 
 
+def test_an_unsure_big_find_read_as_a_die_stays_only_over_finds_a_pip_of_it_can_be() -> None:
+    """``_big_over_its_pips`` with every find's crop reading given (``seen``): a big find
+    the locator is unsure of (under KEEP_DIE), read as a 4, over a find a quarter of its
+    size read as a 1 (one of its pips, or a die under a false find: which, the reader
+    cannot tell), keeps both, to be refused together; over one a seventh of its size
+    (smaller than a pip of it can be: a die under a find many dice wide) it goes, as
+    does one read as a 1. One the locator is sure of keeps its pips' finds out."""
+    from types import SimpleNamespace
+
+    reader = PipReader.__new__(PipReader)  # no networks: every reading is given
+    reader.classifier = SimpleNamespace(probabilities=lambda crops: [])
+    frame = np.zeros((480, 640, 3), np.uint8)
+
+    def reads(v: int) -> np.ndarray:
+        return np.eye(7, dtype=np.float32)[v]
+
+    big = Spot(300.0, 200.0, 200.0, 0.45)
+    pip = Spot(280.0, 180.0, 50.0, 0.6)
+    small_die = Spot(280.0, 180.0, 28.0, 0.6)
+    seen = {big: reads(4), pip: reads(1), small_die: reads(1)}
+    assert reader._big_over_its_pips(frame, [big, pip], dict(seen)) == [big, pip]
+    assert reader._big_over_its_pips(frame, [big, small_die], dict(seen)) == [small_die]
+    assert reader._big_over_its_pips(frame, [big, pip], {**seen, big: reads(1)}) == [pip]
+    sure = Spot(300.0, 200.0, 200.0, 0.8)
+    assert reader._big_over_its_pips(frame, [sure, pip], {**seen, sure: reads(4)}) == [sure]
+
+
 def test_a_non_die_inside_a_die_read_at_first_sight_is_its_side_face() -> None:
     # A tilted camera sees a die's front face with its pips: the locator may find it too.
     die = _cand(170, 175, 98, [0.0, 1.0, 0, 0, 0, 0, 0], pips=2)
