@@ -473,11 +473,12 @@ def test_a_non_die_over_smaller_dice_is_a_patch_of_dice() -> None:
 
 def test_an_unsure_big_find_read_as_a_die_stays_only_over_finds_a_pip_of_it_can_be() -> None:
     """``_big_over_its_pips`` with every find's crop reading given (``seen``): a big find
-    the locator is unsure of (under KEEP_DIE), read as a 4, over a find a quarter of its
-    size read as a 1 (one of its pips, or a die under a false find: which, the reader
-    cannot tell), keeps both, to be refused together; over one a seventh of its size
-    (smaller than a pip of it can be: a die under a find many dice wide) it goes, as
-    does one read as a 1. One the locator is sure of keeps its pips' finds out."""
+    the locator is unsure of (under KEEP_DIE), read as a 4, over finds about a quarter
+    of its size read as 1s (its pips, or dice under a false find: which, the reader
+    cannot tell), keeps them, to be refused together; over one a seventh of its size
+    (smaller than a pip of it can be: a die under a find many dice wide), beside them or
+    not, it goes, as does one read as a 1 over several. One the locator is sure of keeps
+    its pips' finds out."""
     from types import SimpleNamespace
 
     reader = PipReader.__new__(PipReader)  # no networks: every reading is given
@@ -489,11 +490,17 @@ def test_an_unsure_big_find_read_as_a_die_stays_only_over_finds_a_pip_of_it_can_
 
     big = Spot(300.0, 200.0, 200.0, 0.45)
     pip = Spot(280.0, 180.0, 50.0, 0.6)
+    pip2 = Spot(320.0, 220.0, 45.0, 0.6)
     small_die = Spot(280.0, 180.0, 28.0, 0.6)
-    seen = {big: reads(4), pip: reads(1), small_die: reads(1)}
-    assert reader._big_over_its_pips(frame, [big, pip], dict(seen)) == [big, pip]
+    seen = {big: reads(4), pip: reads(1), pip2: reads(1), small_die: reads(1)}
+    assert reader._big_over_its_pips(frame, [big, pip, pip2], dict(seen)) == [big, pip, pip2]
     assert reader._big_over_its_pips(frame, [big, small_die], dict(seen)) == [small_die]
-    assert reader._big_over_its_pips(frame, [big, pip], {**seen, big: reads(1)}) == [pip]
+    assert reader._big_over_its_pips(frame, [big, pip, small_die], dict(seen)) == [
+        pip,
+        small_die,
+    ]
+    read_as_1 = {**seen, big: reads(1)}
+    assert reader._big_over_its_pips(frame, [big, pip, pip2], read_as_1) == [pip, pip2]
     sure = Spot(300.0, 200.0, 200.0, 0.8)
     assert reader._big_over_its_pips(frame, [sure, pip], {**seen, sure: reads(4)}) == [sure]
 

@@ -379,34 +379,36 @@ class PipReader:
         seen: dict[Spot, npt.NDArray[np.float32]],
     ) -> list[Spot]:
         """A big find with small finds inside it is either a big die whose pips look like
-        small dice, or a false find over small dice (a patch of them). The big find is put
-        to the crop classifier; one it does not read goes. One it reads as a 1 over a
+        small dice, or a false find over small dice (a patch of them). One found with
+        little certainty (under ``KEEP_DIE``) goes if a find inside it is smaller than a
+        pip of it can be (``PIPS_OF_UNSURE``): a false find over dice. Other big finds are
+        put to the crop classifier; one it does not read goes. One it reads as a 1 over a
         single small find goes too (one small die in a wide crop looks like a 1), and so
-        does one found with little certainty (under ``KEEP_DIE``) read as a 1. One found so
-        and read as 2 or more goes if a find inside it is smaller than a pip of it can be
-        (``PIPS_OF_UNSURE``): a false find over dice. Otherwise it stays with its small
-        finds: a close camera's big die, found with little certainty, has pips that the
-        classifier reads as dice showing 1 (the tuning photos enlarged four and five
-        times), and a patch over small dice may read as a value too. Which it is, is not
-        clear: all stay, and ``_refuse_overlapping`` refuses the ones read. A big find
-        the locator is sure of and reads as 2 or more, or as a 1 over several small
-        finds, puts the small finds to the classifier as well: pips read as a 1 or as no
-        die, dice with pips of their own as 2 or more. If none reads so, they are the big
-        die's pips and go. If some do, all stay, as above. The crop probabilities it gets
-        are kept in ``seen``."""
+        does one found with little certainty read as a 1. One found so and read as 2 or
+        more stays with its small finds: a close camera's big die, found with little
+        certainty, has pips that the classifier reads as dice showing 1 (the tuning
+        photos enlarged four and five times), and a patch over small dice may read as a
+        value too. Which it is, is not clear: all stay, and ``_refuse_overlapping``
+        refuses the ones read. A big find the locator is sure of and reads as 2 or more,
+        or as a 1 over several small finds, puts the small finds to the classifier as
+        well: pips read as a 1 or as no die, dice with pips of their own as 2 or more. If
+        none reads so, they are the big die's pips and go. If some do, all stay, as
+        above. The crop probabilities it gets are kept in ``seen``."""
         for big in sorted(spots, key=lambda s: -s.size):
             if big not in spots:
                 continue
             inside = [s for s in spots if s is not big and is_pip_of(s, big)]
             if not inside:
                 continue
-            value = self._reads(frame, [big], seen)[0]
             unsure = big.score < KEEP_DIE
+            if unsure and any(s.size < PIPS_OF_UNSURE * big.size for s in inside):
+                spots = [s for s in spots if s is not big]  # whatever it reads
+                continue
+            value = self._reads(frame, [big], seen)[0]
             if value is None or (value == 1 and (len(inside) == 1 or unsure)):
                 spots = [s for s in spots if s is not big]
             elif unsure:
-                if any(s.size < PIPS_OF_UNSURE * big.size for s in inside):
-                    spots = [s for s in spots if s is not big]
+                continue  # it stays with its finds: see above
             elif not any(v is not None and v >= 2 for v in self._reads(frame, inside, seen)):
                 spots = [s for s in spots if s not in inside]
         return spots
