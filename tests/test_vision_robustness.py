@@ -90,7 +90,7 @@ def test_a_die_cut_by_the_edge_keeps_its_clipped_label_and_the_rest_move(seed: i
 
 
 def test_a_closer_camera_enlarges_the_window_round_one_die_and_clips_what_it_cuts() -> None:
-    """``closer(4)`` of a 100 x 200 frame: a 50 x 25 window round the one die there
+    """``closer(4)`` of a 100 x 200 frame: a 50 x 25 window round the die seed 0 picks
     (its centre (100, 50): the window's corner at (75, 38)), four times as big. The die,
     20 px wide and 30 px high, is cut by the window's top and bottom: its label keeps
     the part in view; a die outside the window loses its label."""
