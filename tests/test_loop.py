@@ -107,6 +107,21 @@ def make_loop(
     return loop, display, buttons
 
 
+def test_a_start_says_when_places_of_dice_not_counted_cannot_be_used(tmp_path: Path) -> None:
+    """tray.json's "refused" places that cannot be used are said in the journal, with
+    what the table then does not check; the last throw's dice are used as before."""
+    loop, _, _ = make_loop(tmp_path, "mex", [], None)
+    loop.data.tray_path.write_text(
+        json.dumps({"dice": [], "refused": [{"value": 9}]}), encoding="utf-8"
+    )
+    loop.boot()
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert said.splitlines() == [
+        "dicetable: tray.json: the places of dice not counted: a die value of 9, not 1-6; "
+        "the first throw is not checked for dice left where a reading not counted saw them"
+    ]
+
+
 @pytest.mark.parametrize("rules", list(DEMO_PLAYS))
 def test_whole_game_through_the_loop(tmp_path: Path, rules: str, vision: Any) -> None:
     loop, display, _ = make_loop(tmp_path, rules, script_for(rules), vision)

@@ -635,6 +635,36 @@ def test_a_tray_frame_with_a_side_of_zero_is_no_frame(tmp_path: Path, frame: lis
     assert data.load_tray() == Tray((die,), None)
 
 
+@pytest.mark.parametrize(
+    ("refused", "said"),
+    [
+        ("nothing", 'no "refused" list'),
+        ([{"value": 7}], "a die value of 7, not 1-6"),
+        ([{"value": None, "center": [1, 2], "box": [[1, 2], [0, 4], 0]}], "a box of 0 x 4"),
+    ],
+)
+def test_places_of_dice_not_counted_that_cannot_be_used_are_said(
+    tmp_path: Path, refused: object, said: str
+) -> None:
+    """tray.json's places where a reading not counted saw dice ("refused") that are not
+    what save_tray writes (an edit by hand, a disk fault) are not used, and the start
+    says so in the journal: the first throw is then not checked for a die left lying
+    there. The last throw's dice are used as before. They used to be dropped without a
+    word, and nobody could tell why a die left lying was counted."""
+    from vision.types import DieReading
+
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    die = DieReading(3, (100.0, 80.0), ((100.0, 80.0), (40.0, 40.0), 0.0), 1.0)
+    data.save_tray((die,), frame=(640, 480), refused=(die,))
+    assert data.load_tray() == Tray((die,), (640, 480), (die,))
+    saved = json.loads(data.tray_path.read_text(encoding="utf-8"))
+    data.tray_path.write_text(json.dumps(dict(saved, refused=refused)), encoding="utf-8")
+    tray = data.load_tray()
+    assert (tray.dice, tray.frame, tray.refused, tray.problem) == ((die,), (640, 480), (), None)
+    assert tray.refused_problem == f"tray.json: the places of dice not counted: {said}"
+
+
 @pytest.mark.parametrize("content", ["[1, 0]", '"bids"', "3"])
 def test_small_files_holding_json_that_is_no_object_are_forgotten(
     tmp_path: Path, content: str

@@ -222,6 +222,11 @@ class TableLoop:
         tray = self.data.load_tray()
         if tray.problem:
             self._error(f"{tray.problem}; the first throw is not checked for dice left unrolled")
+        if tray.refused_problem:
+            self._error(
+                f"{tray.refused_problem}; the first throw is not checked for dice left "
+                "where a reading not counted saw them"
+            )
         assert self.referee is not None
         self.referee = self.referee.with_tray(tray.dice).with_refused(tray.refused)
         self._tray_frame = tray if (tray.dice or tray.refused) and tray.frame else None

@@ -85,13 +85,14 @@ class Tray:
     """What ``tray.json`` remembers (``DataDir.save_tray``): the dice of the last throw
     read and the size of the frame they were read in, where the readings not counted
     since saw dice, and what was wrong with the file if its dice could not be used (then
-    none; the refused places are used or not on their own, none if anything is amiss
-    with them)."""
+    none). The refused places are used or not on their own: none if anything is amiss
+    with them, and ``refused_problem`` says what."""
 
     dice: tuple[DieReading, ...] = ()
     frame: tuple[int, int] | None = None
     refused: tuple[DieReading, ...] = ()
     problem: str | None = None
+    refused_problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -267,11 +268,11 @@ class DataDir:
             obj = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
             return Tray(problem=f"{TRAY}: not JSON")
-        refused = _tray_refused(obj)
+        refused, amiss = _tray_refused(obj)
         try:
-            return Tray(_tray_dice(obj), _tray_frame(obj), refused)
+            return Tray(_tray_dice(obj), _tray_frame(obj), refused, refused_problem=amiss)
         except TrayError as exc:
-            return Tray(refused=refused, problem=f"{TRAY}: {exc}")
+            return Tray(refused=refused, problem=f"{TRAY}: {exc}", refused_problem=amiss)
 
     # -- the bids being entered --------------------------------------------
 
@@ -431,16 +432,16 @@ def scaled_tray(
     return tuple(out)
 
 
-def _tray_refused(obj: Any) -> tuple[DieReading, ...]:
-    """Where the readings not counted saw dice, of a ``tray.json`` object; none if there
-    are none or anything is amiss with them (not said: the last throw's dice are checked
-    as before)."""
-    if not isinstance(obj, dict) or not isinstance(obj.get("refused"), list):
-        return ()
+def _tray_refused(obj: Any) -> tuple[tuple[DieReading, ...], str | None]:
+    """Where the readings not counted saw dice, of a ``tray.json`` object, and what is
+    amiss with them if anything is (then none: the last throw's dice are checked as
+    before)."""
+    if not isinstance(obj, dict) or "refused" not in obj:
+        return (), None
     try:
-        return _tray_dice(obj, "refused")
-    except TrayError:
-        return ()
+        return _tray_dice(obj, "refused"), None
+    except TrayError as exc:
+        return (), f"{TRAY}: the places of dice not counted: {exc}"
 
 
 def _tray_dice(obj: Any, key: str = "dice") -> tuple[DieReading, ...]:
