@@ -1464,6 +1464,25 @@ def test_a_tie_break_tied_again_says_so(rules: str) -> None:
     assert out.screen.header == "tied again!" and out.screen.hint == f"tie-break: {first} first"
 
 
+def test_MN_10_a_thrower_out_of_a_tie_break_tied_again_is_told_safe_not_tied() -> None:
+    """Three tie; in the tie-break P1 and P2 throw 6 and P3 a 2 (MN-10: the highest die
+    loses): P1 and P2 are tied again and throw again; P3 is out of it. P3's throw was
+    shown as "P3  tied again!", and P3 would have thrown again."""
+    t = start(Settings("mexen", 3, options=opts(rounds=1, variant="extreme")))
+    for _ in range(3):
+        for pair in ((5, 3), (6, 5), (4, 2)):
+            t.throw(*pair)
+    assert t.game.view()["phase"] == "tiebreak"
+    t.throw(6)
+    t.throw(6)
+    out = t.throw(2)
+    assert t.game.view()["tiebreak"]["players"] == ["P1", "P2"]
+    assert isinstance(out.screen, Result) and out.screen.player == "P3"
+    assert out.screen.header == "safe!" and out.screen.hint == "tie-break: P1 first"
+    assert out.screen.note.startswith("again: P1, P2")
+    assert overflow(out.screen) == ()
+
+
 def test_MN_6_after_a_31_the_turn_shows_the_throw_that_counts() -> None:
     t = start(Settings("mexen", 3, options=opts(rounds=2)))
     t.throw(6, 4)

@@ -1393,8 +1393,14 @@ class Referee:
         if view.get("phase") == "tiebreak" and was.get("phase") != "tiebreak":
             return Result(thrower, shown, "tie-break!", f"tie-break: {now} first", besides)
         if view.get("phase") == "tiebreak" and not _tiebreak_thrown(view):
-            # MX-8, MN-10: still tied for lowest, those players throw again (the header
-            # says "again": "tie-break again: CPU1 first" was too wide for the line)
+            # MX-8, MN-10: still tied, those players throw again (the header says
+            # "again": "tie-break again: CPU1 first" was too wide for the line). A
+            # thrower no longer among them is told so, with who is.
+            still = (_tiebreak(view) or {}).get("players")
+            if isinstance(still, list) and thrower not in still:
+                again = f"again: {', '.join(str(p) for p in still)}"
+                besides = "  ".join(n for n in (again, besides) if n)
+                return Result(thrower, shown, "safe!", f"tie-break: {now} first", besides)
             return Result(thrower, shown, "tied again!", f"tie-break: {now} first", besides)
         hint = f"next: {now}"
         turn, was_turn = game.turn, before.turn
