@@ -1483,6 +1483,20 @@ def test_MN_10_a_thrower_out_of_a_tie_break_tied_again_is_told_safe_not_tied() -
     assert overflow(out.screen) == ()
 
 
+def test_MN_10_a_thrower_not_in_a_new_tie_break_is_told_who_is() -> None:
+    """P1 and P2 keep 42, P3 throws 65 last: P1 and P2 tie for lowest (MN-10). P3's
+    throw says "tie-break!" and, first in its note, who is tied: P3 is not."""
+    t = start(Settings("mexen", 3, options=opts(rounds=1, variant="extreme")))
+    for pair in ((5, 3), (6, 5), (4, 2)) * 2 + ((6, 4), (6, 4)):
+        t.throw(*pair)
+    out = t.throw(6, 5)
+    assert t.game.view()["tiebreak"]["players"] == ["P1", "P2"]
+    assert isinstance(out.screen, Result) and out.screen.player == "P3"
+    assert out.screen.header == "tie-break!" and out.screen.hint == "tie-break: P1 first"
+    assert out.screen.note.startswith("tied: P1, P2")
+    assert overflow(out.screen) == ()
+
+
 def test_MN_6_after_a_31_the_turn_shows_the_throw_that_counts() -> None:
     t = start(Settings("mexen", 3, options=opts(rounds=2)))
     t.throw(6, 4)

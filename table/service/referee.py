@@ -1390,18 +1390,19 @@ class Referee:
         view, was = game.view(), before.view()
         # who is next stays the hint; what CPUs decided meanwhile goes with the news
         besides = "  ".join(n for n in (note, news) if n)
-        if view.get("phase") == "tiebreak" and was.get("phase") != "tiebreak":
-            return Result(thrower, shown, "tie-break!", f"tie-break: {now} first", besides)
-        if view.get("phase") == "tiebreak" and not _tiebreak_thrown(view):
-            # MX-8, MN-10: still tied, those players throw again (the header says
-            # "again": "tie-break again: CPU1 first" was too wide for the line). A
-            # thrower no longer among them is told so, with who is.
-            still = (_tiebreak(view) or {}).get("players")
-            if isinstance(still, list) and thrower not in still:
-                again = f"again: {', '.join(str(p) for p in still)}"
-                besides = "  ".join(n for n in (again, besides) if n)
-                return Result(thrower, shown, "safe!", f"tie-break: {now} first", besides)
-            return Result(thrower, shown, "tied again!", f"tie-break: {now} first", besides)
+        tied = (_tiebreak(view) or {}).get("players")
+        if isinstance(tied, list) and not _tiebreak_thrown(view):
+            # A tie-break started, or started again with those still tied (MX-8, MN-10;
+            # the header says "again": "tie-break again: CPU1 first" was too wide for the
+            # line). A thrower not in it is told so, and who is goes first in the note.
+            started = was.get("phase") != "tiebreak"
+            if thrower in tied:
+                header = "tie-break!" if started else "tied again!"
+            else:
+                header = "tie-break!" if started else "safe!"
+                who = f"{'tied' if started else 'again'}: {', '.join(str(p) for p in tied)}"
+                besides = "  ".join(n for n in (who, besides) if n)
+            return Result(thrower, shown, header, f"tie-break: {now} first", besides)
         hint = f"next: {now}"
         turn, was_turn = game.turn, before.turn
         if turn is not None and was_turn is not None and turn.max_throws < was_turn.max_throws:
