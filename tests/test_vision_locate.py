@@ -135,3 +135,14 @@ def test_a_find_at_a_stronger_big_finds_centre_is_kept_only_if_pip_sized() -> No
     assert set(suppress([pip, big])) == {big, pip}
     twin = Spot(103.0, 98.0, 55.0, 0.5)
     assert suppress([twin, big]) == [big]
+
+
+def test_a_fine_and_a_coarse_find_in_one_place_are_both_kept_for_the_reader() -> None:
+    """The fine pass finds part of a die too big for it (here 0.6 of its size), often
+    more surely than the coarse pass finds the whole die: which is the die, the crop
+    classifier tells (``PipReader._one_per_place``), not the locator's certainty."""
+    die = Spot(300.0, 300.0, 160.0, 0.6, coarse=True)
+    part = Spot(305.0, 296.0, 96.0, 0.85)
+    assert set(suppress([part, die])) == {part, die}
+    weaker_twin = Spot(310.0, 290.0, 150.0, 0.5, coarse=True)
+    assert set(suppress([part, die, weaker_twin])) == {part, die}

@@ -57,6 +57,7 @@ class Spot:
     y: float
     size: float
     score: float
+    coarse: bool = False  # found by the coarse pass (for big dice), not the fine one
 
 
 def by_factor(frame: npt.NDArray[np.uint8], f: int) -> npt.NDArray[np.uint8]:
@@ -116,8 +117,11 @@ def to_input(
     return np.asarray(blob, dtype=np.float32), scale
 
 
-def decode(out: npt.NDArray[np.float32], scale: float, threshold: float) -> list[Spot]:
-    """Peaks of the heat map (3x3 local maxima above ``threshold``) as spots."""
+def decode(
+    out: npt.NDArray[np.float32], scale: float, threshold: float, coarse: bool = False
+) -> list[Spot]:
+    """Peaks of the heat map (3x3 local maxima above ``threshold``) as spots (marked
+    ``coarse`` if it is the coarse pass's)."""
     heat = out[0, 0]
     peaks = cv2.dilate(heat, np.ones((3, 3), np.uint8))
     ys, xs = np.nonzero((heat >= peaks) & (heat >= threshold))
@@ -127,7 +131,7 @@ def decode(out: npt.NDArray[np.float32], scale: float, threshold: float) -> list
         size = float(np.exp(out[0, 3, y, x])) * STRIDE
         cx = (x + ox) * STRIDE / scale
         cy = (y + oy) * STRIDE / scale
-        spots.append(Spot(cx, cy, size / scale, float(heat[y, x])))
+        spots.append(Spot(cx, cy, size / scale, float(heat[y, x]), coarse))
     return spots
 
 
@@ -142,13 +146,15 @@ class Locator:
         threshold: float,
         back: float = 1.0,
         half: npt.NDArray[np.uint8] | None = None,
+        coarse: bool = False,
     ) -> list[Spot]:
         """The spots found in ``image`` shrunk to ``side``, in pixels of a frame ``back``
-        times as big as ``image`` (``half``: ``halve(image)``, if made)."""
+        times as big as ``image`` (``half``: ``halve(image)``, if made; ``coarse``: the
+        coarse pass's)."""
         blob, scale = to_input(image, side, half)
         self.net.setInput(blob)
         out = np.asarray(self.net.forward(), dtype=np.float32)
-        return decode(out, scale / back, threshold)
+        return decode(out, scale / back, threshold, coarse)
 
     def find(
         self,
@@ -178,7 +184,7 @@ class Locator:
         fine_scale = fine_side / long_side
         spots = [s for s in fine if s.size * fine_scale <= FINE_MAX_SIZE * 1.15]
         if long_side > coarse_side * 2:
-            coarse = self._run(frame, coarse_side, threshold, half=half)
+            coarse = self._run(frame, coarse_side, threshold, half=half, coarse=True)
             coarse_scale = coarse_side / long_side
             spots += [s for s in coarse if s.size * coarse_scale >= COARSE_MIN_SIZE * 0.85]
         return suppress(spots)
@@ -203,18 +209,27 @@ def is_pip_of(small: Spot, big: Spot) -> bool:
     )
 
 
+def same_place(a: Spot, b: Spot) -> bool:
+    """Whether two finds are one die found twice: either centre lies well inside the other's
+    die, and neither could be a pip of the other (``is_pip_of``)."""
+    return not (
+        math.hypot(a.x - b.x, a.y - b.y) > 0.5 * min(a.size, b.size)
+        or is_pip_of(a, b)
+        or is_pip_of(b, a)
+    )
+
+
 def suppress(spots: list[Spot]) -> list[Spot]:
-    """Drop a spot whose centre lies well inside a stronger spot's die, unless one of the
-    two could be a pip of the other (``is_pip_of``): the reader settles those. (Every pair
-    is compared: math.hypot, not numpy's, which costs ten times as much on two numbers;
-    a checkerboard gives a thousand spots.)"""
+    """Drop a spot found in the same place (``same_place``) as a stronger spot of the same
+    pass. Finds that could be pips of others stay, and so do a fine and a coarse find in the
+    same place: the reader settles those. The stronger of the two is often wrong there: a
+    die three times as big as the photos' dice is found by the coarse pass, and the fine
+    pass, seeing it bigger than any die it was trained on, finds part of it (half to
+    three quarters of its size), often more surely. (Every pair is compared: math.hypot,
+    not numpy's, which costs ten times as much on two numbers; a checkerboard gives a
+    thousand spots.)"""
     kept: list[Spot] = []
     for s in sorted(spots, key=lambda s: -s.score):
-        if all(
-            math.hypot(s.x - k.x, s.y - k.y) > 0.5 * min(s.size, k.size)
-            or is_pip_of(s, k)
-            or is_pip_of(k, s)
-            for k in kept
-        ):
+        if all(k.coarse != s.coarse or not same_place(s, k) for k in kept):
             kept.append(s)
     return kept
