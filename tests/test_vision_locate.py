@@ -139,10 +139,19 @@ def test_a_find_at_a_stronger_big_finds_centre_is_kept_only_if_pip_sized() -> No
 
 def test_a_fine_and_a_coarse_find_in_one_place_are_both_kept_for_the_reader() -> None:
     """The fine pass finds part of a die too big for it (here 0.6 of its size), often
-    more surely than the coarse pass finds the whole die: which is the die, the crop
-    classifier tells (``PipReader._one_per_place``), not the locator's certainty."""
+    more surely than the coarse pass finds the whole die: which is the die, the reader
+    settles (``PipReader._one_per_place``), not the locator's certainty. The weaker one
+    is kept as a rival that drops nothing itself: a find the stronger one leaves alone
+    stays whichever wins (the reader drops it again if the rival wins)."""
     die = Spot(300.0, 300.0, 160.0, 0.6, coarse=True)
     part = Spot(305.0, 296.0, 96.0, 0.85)
     assert set(suppress([part, die])) == {part, die}
-    weaker_twin = Spot(310.0, 290.0, 150.0, 0.5, coarse=True)
-    assert set(suppress([part, die, weaker_twin])) == {part, die}
+    twin = Spot(303.0, 299.0, 90.0, 0.7)  # the part found twice by its own pass
+    assert set(suppress([part, die, twin])) == {part, die}
+    # matteo train_two_1.jpg (tuning part) cut by the frame's edge: the coarse find of a
+    # 2, a fine find of it more than half its size, and a smaller fine one the coarse find
+    # leaves alone. Before rivals were kept the smaller one stayed; it still does.
+    coarse = Spot(409.0, 262.0, 108.0, 0.71, coarse=True)
+    rival = Spot(400.0, 259.0, 71.0, 0.57)
+    small = Spot(390.0, 248.0, 43.0, 0.34)
+    assert suppress([small, rival, coarse]) == [coarse, rival, small]

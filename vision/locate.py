@@ -220,16 +220,22 @@ def same_place(a: Spot, b: Spot) -> bool:
 
 
 def suppress(spots: list[Spot]) -> list[Spot]:
-    """Drop a spot found in the same place (``same_place``) as a stronger spot of the same
-    pass. Finds that could be pips of others stay, and so do a fine and a coarse find in the
-    same place: the reader settles those. The stronger of the two is often wrong there: a
-    die three times as big as the photos' dice is found by the coarse pass, and the fine
-    pass, seeing it bigger than any die it was trained on, finds part of it (half to
-    three quarters of its size), often more surely. (Every pair is compared: math.hypot,
-    not numpy's, which costs ten times as much on two numbers; a checkerboard gives a
-    thousand spots.)"""
+    """Drop a spot found in the same place (``same_place``) as a stronger spot kept, unless
+    every such spot is of the other pass (a fine and a coarse find): then it stays too, as
+    a rival for the reader to settle (``PipReader._one_per_place``), and does not drop
+    weaker spots itself, so that where the stronger find wins, what is kept is what it
+    was before rivals were kept. Finds that could be pips of others stay. The stronger of
+    a fine and a coarse find is often wrong: a die three times as big as the photos' dice
+    is found by the coarse pass, and the fine pass, seeing it bigger than any die it was
+    trained on, finds part of it (half to three quarters of its size), often more surely.
+    (Every pair is compared: math.hypot, not numpy's, which costs ten times as much on
+    two numbers; a checkerboard gives a thousand spots.)"""
     kept: list[Spot] = []
+    rivals: list[Spot] = []
     for s in sorted(spots, key=lambda s: -s.score):
-        if all(k.coarse != s.coarse or not same_place(s, k) for k in kept):
+        clash = [k for k in kept if same_place(s, k)]
+        if not clash:
             kept.append(s)
-    return kept
+        elif all(k.coarse != s.coarse for k in clash):
+            rivals.append(s)
+    return sorted(kept + rivals, key=lambda s: -s.score)

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classify import Classifier, crop
-from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place
+from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place, suppress
 from vision.pips import PipCount, count_pips
 from vision.types import DieReading, FrameReading, FrameStatus
 
@@ -325,7 +325,9 @@ class PipReader:
         spots = self.locator.find(frame, SPOT_THRESHOLD, half)
         if len(spots) > MAX_FINDS:  # a patterned cloth, a checkerboard: no throw to read
             return _reroll(f"too busy: {len(spots)} places look like dice")
-        spots = self._one_per_place(frame, spots, seen)
+        # A rival that won keeps out the weaker finds of its pass in its place, as
+        # ``suppress`` would have had it been the stronger.
+        spots = suppress(self._one_per_place(frame, spots, seen))
         spots = self._big_over_its_pips(frame, spots, seen)
         spots = self._drop_reference_like(frame, spots)
         crops = [crop(frame, s.x, s.y, s.size) for s in spots]
@@ -380,16 +382,18 @@ class PipReader:
         seen: dict[Spot, npt.NDArray[np.float32]],
     ) -> list[Spot]:
         """A coarse and a fine find in the same place (``same_place``, which ``suppress``
-        leaves to the reader) are one die: the one the crop classifier reads with AGREE
-        certainty stays, if only one is read so; otherwise the one found more surely, as
-        ``suppress`` decides between finds of one pass (the coarse one on a tie). On the
-        tuning photos seen by a camera four and five times closer (``python -m
-        vision.robustness --tune``), of 358 such pairs where the coarse find was the die and
-        the fine one part of it, the fine one was found more surely in 84; the classifier
-        read the coarse one alone in 185 and the fine one alone in 1. Of 31 where the fine
-        find was the die, it read the coarse one alone in 4. On the photos as taken and
-        shrunk to 0.6, where the fine find was the die in 292 pairs, it never read the
-        coarse one alone. The crop probabilities it gets are kept in ``seen``."""
+        leaves to the reader) are one die. The one found more surely stays (as ``suppress``
+        decides between finds of one pass; the coarse one on a tie), unless the crop
+        classifier does not read it (AGREE) and reads the other, and the two agree: the
+        surer one's likeliest class is that value or "not a die", and the other's pip
+        count names that value too. On the tuning photos seen by a camera four and five
+        times closer (``python -m vision.robustness --tune``), of 358 such pairs where
+        the coarse find was the die and the fine one part of it, the fine one was found
+        more surely in 84; the classifier read the coarse one alone in 185. Without the
+        agreement asked for, the other find was read wrong in frames built from tuning
+        photos (windows enlarged 2-4.5 times and blurred): part of a 2 read as a 1, a
+        whole 1 and a whole 3 read as 2s where the part found more surely was doubted
+        as a 1 and a 3. The crop probabilities it gets are kept in ``seen``."""
         # (strong, weak) per pair: found more surely first, the coarse one on a tie.
         pairs = [
             (c, f) if c.score >= f.score else (f, c)
@@ -408,9 +412,23 @@ class PipReader:
         for s, w in pairs:
             if s in gone or w in gone:
                 continue
-            strong_read = self._reads(frame, [s], seen)[0] is not None
-            gone.add(w if strong_read or self._reads(frame, [w], seen)[0] is None else s)
+            gone.add(s if self._other_reads(frame, s, w, seen) else w)
         return [s for s in spots if s not in gone]
+
+    def _other_reads(
+        self,
+        frame: npt.NDArray[np.uint8],
+        strong: Spot,
+        weak: Spot,
+        seen: dict[Spot, npt.NDArray[np.float32]],
+    ) -> bool:
+        """Whether the find found less surely is the die of the pair (``_one_per_place``)."""
+        if self._reads(frame, [strong], seen)[0] is not None:
+            return False
+        value = self._reads(frame, [weak], seen)[0]
+        if value is None or int(np.argmax(seen[strong])) not in (0, value):
+            return False
+        return count_pips(frame, weak.x, weak.y, weak.size).value == value
 
     def _big_over_its_pips(
         self,
