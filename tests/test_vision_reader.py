@@ -702,6 +702,20 @@ def test_of_a_coarse_and_a_fine_find_in_one_place_the_surer_stays_unless_both_ag
         die,
         apart,
     ]
+    # At the frame's edge: a surer coarse find running off the frame and a fine one
+    # inside it, a white 3 drawn there. The part in view may be what is left of a die
+    # cut by the edge: the surer find stays, to be refused as cut off.
+    edge = plain.copy()
+    cv2.rectangle(edge, (545, 255), (635, 345), (235, 235, 235), -1)
+    for x, y in ((565, 275), (590, 300), (615, 325)):
+        cv2.circle(edge, (x, y), 8, (20, 20, 20), -1)
+    cut = Spot(600.0, 300.0, 160.0, 0.8, coarse=True)
+    inside = Spot(590.0, 300.0, 90.0, 0.5)
+    assert count_pips(edge, inside.x, inside.y, inside.size).value == 3
+    seen = {cut: reads(0), inside: reads(3)}
+    assert reader._one_per_place(edge, [cut, inside], seen) == [cut]
+    whole = Spot(560.0, 300.0, 150.0, 0.8, coarse=True)  # the same, its box in the frame
+    assert reader._one_per_place(edge, [whole, inside], {**seen, whole: reads(0)}) == [inside]
 
 
 @needs_data

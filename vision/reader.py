@@ -422,8 +422,10 @@ class PipReader:
         weak: Spot,
         seen: dict[Spot, npt.NDArray[np.float32]],
     ) -> bool:
-        """Whether the find found less surely is the die of the pair (``_one_per_place``)."""
-        if self._reads(frame, [strong], seen)[0] is not None:
+        """Whether the find found less surely is the die of the pair (``_one_per_place``).
+        Never where the surer one runs off the frame: it is refused as cut off, and the
+        other, smaller and inside, could be the part of a die left in view."""
+        if min(_gaps(frame, strong)) < 0 or self._reads(frame, [strong], seen)[0] is not None:
             return False
         value = self._reads(frame, [weak], seen)[0]
         if value is None or int(np.argmax(seen[strong])) not in (0, value):
