@@ -233,9 +233,12 @@ def suppress(spots: list[Spot]) -> list[Spot]:
     kept: list[Spot] = []
     rivals: list[Spot] = []
     for s in sorted(spots, key=lambda s: -s.score):
-        clash = [k for k in kept if same_place(s, k)]
-        if not clash:
-            kept.append(s)
-        elif all(k.coarse != s.coarse for k in clash):
-            rivals.append(s)
+        rival = False
+        for k in kept:
+            if same_place(s, k):
+                if k.coarse == s.coarse:
+                    break  # dropped: no need to look further
+                rival = True
+        else:
+            (rivals if rival else kept).append(s)
     return sorted(kept + rivals, key=lambda s: -s.score)
