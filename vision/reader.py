@@ -391,9 +391,10 @@ class PipReader:
         the coarse find was the die and the fine one part of it, the fine one was found
         more surely in 84; the classifier read the coarse one alone in 185. Without the
         agreement asked for, the other find was read wrong in frames built from tuning
-        photos (windows enlarged 2-4.5 times and blurred): part of a 2 read as a 1, a
-        whole 1 and a whole 3 read as 2s where the part found more surely was doubted
-        as a 1 and a 3. The crop probabilities it gets are kept in ``seen``."""
+        photos (windows enlarged 2 and 3 times and blurred; a die pasted alone 4.5 times
+        its size): part of a 2 read as a 1, a whole 1 and a whole 3 read as 2s where the
+        part found more surely was doubted as a 1 and a 3, and a whole 3 read as a 1 with
+        no 1 in its pips. The crop probabilities it gets are kept in ``seen``."""
         # (strong, weak) per pair: found more surely first, the coarse one on a tie.
         pairs = [
             (c, f) if c.score >= f.score else (f, c)
