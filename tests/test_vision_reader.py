@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import robustness
+from vision import compose, robustness
 from vision.bench import Score, grown, holds, score_image
 from vision.dataset import LabelledDie, LabelledImage, default_data_dir, load_set
 from vision.locate import Spot
@@ -544,16 +544,10 @@ def test_a_close_cameras_1_is_read_not_its_pip(reader: PipReader) -> None:
     # find was dropped (a small die in a wide crop looks like a 1), and the pip, read as
     # nothing sure, was refused: the throw was asked again.
     (img,) = [i for i in load_set("matteo_webcam", "tune", DATA) if i.name == "train_dice_15.jpg"]
-    frame = _frame(img)
     (one,) = [d for d in img.dice if d.value == 1 and d.center[0] > 300]  # of two 1s
-    cx, cy = one.center
-    h, w = frame.shape[:2]
-    left = round(min(max(0.0, cx - w / 10), w - w / 5))
-    top = round(min(max(0.0, cy - h / 10), h - h / 5))
-    window = frame[top : top + h // 5, left : left + w // 5]
-    close = np.asarray(cv2.resize(window, (w, h), interpolation=cv2.INTER_CUBIC), np.uint8)
+    close, labels = robustness.window(_frame(img), (one,), one.center, 5)
     r = reader.read(close)
-    near = [d for d in r.dice if abs(d.center[0] - (cx - left) * 5) < 80]
+    near = [d for d in r.dice if abs(d.center[0] - labels[0].center[0]) < 80]
     assert [d.value for d in near] == [1], r
     assert r.status is FrameStatus.OK, r
 
@@ -956,51 +950,22 @@ def test_a_tray_too_busy_to_read_is_a_reroll_unread(
         assert r.reason.startswith("too busy") is not read
 
 
-def _window(img: LabelledImage, die: int, k: int, sigma: float) -> np.ndarray:
-    """A window of 1/k of the photo around one die, enlarged k times and blurred (sigma):
-    a close camera slightly out of focus (as ``robustness.closer`` builds, around a
-    chosen die)."""
-    frame = _frame(img)
-    h, w = frame.shape[:2]
-    ww, wh = w // k, h // k
-    cx, cy = img.dice[die].center
-    left = round(min(max(0.0, cx - ww / 2), w - ww))
-    top = round(min(max(0.0, cy - wh / 2), h - wh))
-    window = frame[top : top + wh, left : left + ww]
-    out = cv2.resize(window, (ww * k, wh * k), interpolation=cv2.INTER_CUBIC)
-    return np.asarray(cv2.GaussianBlur(out, (0, 0), sigma), np.uint8)
-
-
 def _pasted_alone(img: LabelledImage, die: int, side: int, seed: int) -> np.ndarray:
-    """One die of the photo, with a margin of 0.35 of its side (bits of its neighbours
-    in it), enlarged to ``side`` px and laid feathered in the middle of a 640 x 480 tray
-    of the photo's edge colour with a little noise."""
-    from vision.compose import feather
-
+    """One die of the photo, cut with its margin of board (``compose.cut_die``: bits of
+    its neighbours in it), enlarged to ``side`` px and pasted in the middle of a 640 x
+    480 tray of the photo's edge colour with a little noise."""
     frame = _frame(img)
     edge = np.concatenate([frame[0], frame[-1], frame[:, 0], frame[:, -1]])
     rng = np.random.default_rng(seed)
     noise = rng.normal(0, 3, (480, 640, 3))
     tray = np.clip(np.median(edge, axis=0)[None, None, :] + noise, 0, 255).astype(np.uint8)
-    x0, y0, x1, y1 = img.dice[die].bbox
-    d = max(x1 - x0, y1 - y0)
-    m = 0.35 * d
-    cx0, cy0, cx1, cy1 = int(x0 - m), int(y0 - m), int(np.ceil(x1 + m)), int(np.ceil(y1 + m))
-    f = side / d
-    piece = cv2.resize(frame[cy0:cy1, cx0:cx1], None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
-    ph, pw = piece.shape[:2]
-    inner = (
-        round((x0 - cx0) * f),
-        round((y0 - cy0) * f),
-        round((x1 - cx0) * f),
-        round((y1 - cy0) * f),
-    )
-    a = feather(ph, pw, inner)[:, :, None]
-    px, py = 320 - pw // 2, 240 - ph // 2
-    region = tray[py : py + ph, px : px + pw].astype(np.float32)
-    mixed = region * (1 - a) + piece.astype(np.float32) * a
-    tray[py : py + ph, px : px + pw] = np.clip(mixed, 0, 255).astype(np.uint8)
-    return tray
+    d = img.dice[die]
+    cut = compose.cut_die(img.path.parent, img.path.name, d.value, list(d.bbox))
+    assert cut is not None
+    f = side / max(d.bbox[2] - d.bbox[0], d.bbox[3] - d.bbox[1])
+    piece = cv2.resize(cut.image, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
+    alpha = cv2.resize(cut.alpha, (piece.shape[1], piece.shape[0]))
+    return compose.paste(tray, replace(cut, image=piece, alpha=alpha), (320, 240))
 
 
 # Frames built from tuning photos in which the first version of ``_one_per_place`` kept
@@ -1024,14 +989,10 @@ def test_a_less_sure_find_read_alone_must_agree_with_the_surer_one(
     die, and its pip count names that value. Without the last two, these frames read
     ok with a die's value wrong."""
     (img,) = [i for i in load_set(set_name, "tune", DATA) if i.name == name]
-    if how.startswith("window"):
+    if how.startswith("window"):  # a close camera slightly out of focus
         k = int(how.split()[1].rstrip("x"))
-        frame = _window(img, die, k, 2.5)
-        h, w = _frame(img).shape[:2]
-        cx, cy = img.dice[die].center
-        left = round(min(max(0.0, cx - w // k / 2), w - w // k))
-        top = round(min(max(0.0, cy - h // k / 2), h - h // k))
-        labels = robustness._clipped(img.dice, left, top, left + w // k, top + h // k, k)
+        frame, labels = robustness.window(_frame(img), img.dice, img.dice[die].center, k)
+        frame = np.asarray(cv2.GaussianBlur(frame, (0, 0), 2.5), np.uint8)
     else:
         frame = _pasted_alone(img, die, 200, 6702)
         labels = (LabelledDie(img.dice[die].value, (220.0, 140.0, 420.0, 340.0)),)

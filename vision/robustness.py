@@ -224,16 +224,22 @@ def closer(k: int) -> Alteration:
         if not dice:
             return frame, dice
         _, d = _pick(dice, seed)
-        h, w = frame.shape[:2]
-        ww, wh = w // k, h // k
-        cx, cy = d.center
-        left = round(min(max(0.0, cx - ww / 2.0), float(w - ww)))
-        top = round(min(max(0.0, cy - wh / 2.0), float(h - wh)))
-        window = frame[top : top + wh, left : left + ww]
-        out = cv2.resize(window, (ww * k, wh * k), interpolation=cv2.INTER_CUBIC)
-        return np.asarray(out, np.uint8), _clipped(dice, left, top, left + ww, top + wh, k)
+        return window(frame, dice, d.center, k)
 
     return alter
+
+
+def window(frame: Frame, dice: Dice, center: tuple[float, float], k: int) -> tuple[Frame, Dice]:
+    """A window of 1/k of the frame's width and height centred on ``center`` (kept inside
+    the frame), enlarged ``k`` times (bicubic), and the labels in view in it (``_clipped``)."""
+    h, w = frame.shape[:2]
+    ww, wh = w // k, h // k
+    cx, cy = center
+    left = round(min(max(0.0, cx - ww / 2.0), float(w - ww)))
+    top = round(min(max(0.0, cy - wh / 2.0), float(h - wh)))
+    part = frame[top : top + wh, left : left + ww]
+    out = cv2.resize(part, (ww * k, wh * k), interpolation=cv2.INTER_CUBIC)
+    return np.asarray(out, np.uint8), _clipped(dice, left, top, left + ww, top + wh, k)
 
 
 def die_covered(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
