@@ -14,7 +14,7 @@ import pytest
 from vision import compose, robustness
 from vision.bench import Score, grown, holds, score_image
 from vision.dataset import LabelledDie, LabelledImage, default_data_dir, load_set
-from vision.locate import Spot
+from vision.locate import Spot, suppress
 from vision.pips import PipCount, count_pips
 from vision.reader import (
     OVERLAPS,
@@ -696,6 +696,14 @@ def test_of_a_coarse_and_a_fine_find_in_one_place_the_surer_stays_unless_both_ag
         die,
         apart,
     ]
+    # A rival that wins keeps out a weaker find of its own pass in its place, which the
+    # surer find of the other pass had left to the reader as a rival too.
+    patch = Spot(300.0, 300.0, 160.0, 0.9, coarse=True)  # surer, and no die
+    whole3 = Spot(300.0, 300.0, 160.0, 0.8)
+    twin = Spot(305.0, 296.0, 100.0, 0.7)
+    assert set(suppress([patch, whole3, twin])) == {patch, whole3, twin}
+    seen = {patch: reads(0), whole3: reads(3), twin: doubt(3)}
+    assert reader._one_per_place(three, [patch, whole3, twin], seen) == [whole3]
     # At the frame's edge: a surer coarse find running off the frame and a fine one
     # inside it, a white 3 drawn there. The part in view may be what is left of a die
     # cut by the edge: the surer find stays, to be refused as cut off.

@@ -325,9 +325,7 @@ class PipReader:
         spots = self.locator.find(frame, SPOT_THRESHOLD, half)
         if len(spots) > MAX_FINDS:  # a patterned cloth, a checkerboard: no throw to read
             return _reroll(f"too busy: {len(spots)} places look like dice")
-        # A rival that won keeps out the weaker finds of its pass in its place, as
-        # ``suppress`` would have had it been the stronger.
-        spots = suppress(self._one_per_place(frame, spots, seen))
+        spots = self._one_per_place(frame, spots, seen)
         spots = self._big_over_its_pips(frame, spots, seen)
         spots = self._drop_reference_like(frame, spots)
         crops = [crop(frame, s.x, s.y, s.size) for s in spots]
@@ -414,7 +412,13 @@ class PipReader:
             if s in gone or w in gone:
                 continue
             gone.add(s if self._other_reads(frame, s, w, seen) else w)
-        return [s for s in spots if s not in gone]
+        left = [s for s in spots if s not in gone]
+        if any(s in gone for s, _ in pairs):
+            # A rival that won keeps out the weaker finds of its pass in its place, as
+            # ``suppress`` would have had it been the stronger.
+            stay = set(suppress(left))
+            return [s for s in left if s in stay]
+        return left
 
     def _other_reads(
         self,
