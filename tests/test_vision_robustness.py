@@ -20,6 +20,7 @@ from vision.robustness import (
     die_cut,
     finger_on_die,
     framed,
+    in_view,
     main,
     quarter_turn,
     rescaled,
@@ -230,3 +231,14 @@ def test_tuning_photos_enlarged_or_framed_twice_as_wide_read_nearly_as_taken(
         assert sc.right >= taken.right - one_percent, (name, sc.right, taken.right)
         assert sc.stray <= taken.stray + one_percent, (name, sc.stray, taken.stray)
         assert sc.wrong <= taken.wrong, (name, sc.wrong_notes)
+
+
+def test_in_view_keeps_only_labels_clear_of_the_frames_edges() -> None:
+    """The closer and cut-by-edge lines also score the dice wholly in view: a label that
+    ``_clipped`` cut to the frame touches its edge and is left out."""
+    frame = np.zeros((100, 200, 3), np.uint8)
+    inside = LabelledDie(3, (10.0, 10.0, 40.0, 40.0))
+    cut_left = LabelledDie(4, (0.0, 10.0, 20.0, 40.0))
+    cut_bottom = LabelledDie(5, (50.0, 70.0, 80.0, 100.0))
+    near_right = LabelledDie(6, (160.0, 10.0, 197.5, 40.0))  # 2.5 px from the edge: cut
+    assert in_view((inside, cut_left, cut_bottom, near_right), frame) == (inside,)

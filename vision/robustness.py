@@ -321,14 +321,29 @@ ALTERATIONS: dict[str, Alteration] = {
 }
 
 
+def in_view(dice: Dice, frame: Frame) -> Dice:
+    """The labels whose boxes lie wholly in the frame, clear of its edges by more than
+    2 px (a label clipped by ``_clipped`` touches the edge)."""
+    h, w = frame.shape[:2]
+    return tuple(
+        d
+        for d in dice
+        if d.bbox[0] > 2 and d.bbox[1] > 2 and d.bbox[2] < w - 3 and d.bbox[3] < h - 3
+    )
+
+
 def run(
-    reader: PipReader, images: list[LabelledImage], alteration: Alteration
+    reader: PipReader,
+    images: list[LabelledImage],
+    alteration: Alteration,
+    whole: Score | None = None,
 ) -> tuple[Score, int, int]:
     """The score; how many of the wrong readings were in frames read ``ok`` (the ones
     a table would have taken as a throw); and how many frames read ``ok`` missed a
     labelled die or read one that is not there (two dice read as one, say). The table
     knows how many dice were thrown and asks for a re-roll on those (``expect``); read
-    without it, as ``dicetable read`` does, they are wrong frames."""
+    without it, as ``dicetable read`` does, they are wrong frames. ``whole``, if given,
+    gets the score of the same readings against the dice wholly in view (``in_view``)."""
     sc = Score()
     accepted_wrong = accepted_miscounted = 0
     for i, img in enumerate(images):
@@ -336,6 +351,8 @@ def run(
         reading = reader.read(frame)
         wrong, astray = sc.wrong, sc.missed + sc.extra
         score_image(replace(img, dice=dice), reading.dice, sc)
+        if whole is not None:
+            score_image(replace(img, dice=in_view(dice, frame)), reading.dice, whole)
         if reading.is_ok:
             accepted_wrong += sc.wrong - wrong
             accepted_miscounted += sc.missed + sc.extra > astray
@@ -376,14 +393,18 @@ def _main(argv: list[str] | None) -> int:
         total = sum(len(i.dice) for i in images)
         print(f"{s} [{part}]: {len(images)} images, {total} dice")
         for name in names:
-            sc, accepted_wrong, miscounted = run(reader, images, ALTERATIONS[name])
-            # An alteration that cuts dice out of the frame leaves fewer to read.
+            whole = Score()
+            sc, accepted_wrong, miscounted = run(reader, images, ALTERATIONS[name], whole)
+            # An alteration that cuts dice out of the frame leaves fewer to read, and
+            # some of those in view are cut: the dice wholly in view are scored too.
             of = "" if sc.dice == total else f" of {sc.dice}"
+            cut = f"  whole in view: right {whole.right} of {whole.dice}"
+            cut = "" if sc.dice == total else cut
             print(
                 f"  {name:17s} right {pct(sc.right, sc.dice) + of:15s} wrong {sc.wrong:3d} "
                 f"(in ok frames {accepted_wrong:2d})  refused {sc.refused:3d}  "
                 f"missed {sc.missed:3d}  extra {sc.extra:2d}  stray {sc.stray:2d}  "
-                f"ok frames miscounted {miscounted:2d}",
+                f"ok frames miscounted {miscounted:2d}{cut}",
                 flush=True,
             )
             if args.verbose:
