@@ -24,6 +24,7 @@ from vision.reader import (
     _Candidate,
     _first_look,
     _lab_median,
+    _pip_of_cut_die,
     _reaches_edge,
     _refuse_overlapping,
     _shrink,
@@ -312,6 +313,34 @@ def test_the_edge_check_tells_a_die_cut_by_the_edge_from_one_lying_near_it() -> 
     assert not _reaches_edge(frame, whole, tray)
     # Far from every edge, nothing is looked at.
     assert not _reaches_edge(frame, Spot(80.0, 60.0, 20.0, 0.9), tray)
+
+
+def test_the_cut_die_check_tells_a_pip_on_a_face_from_a_1_on_the_tray() -> None:
+    frame = np.full((200, 300, 3), 60, np.uint8)  # a dark tray
+    frame[40:160, 0:70] = 235  # a light die 120 px across, cut by the left edge
+    cv2.circle(frame, (45, 70), 9, (20, 20, 20), -1)  # its one pip in view
+    frame[120:150, 240:270] = 235  # a whole 1, 30 px across, 30 px from the right edge
+    cv2.circle(frame, (255, 135), 5, (20, 20, 20), -1)
+    tray = _lab_median(frame[170:, 100:200])
+    pip = Spot(45.0, 70.0, 24.0, 0.9)  # the pip, found as a small die
+    one = Spot(255.0, 135.0, 30.0, 0.9)
+    assert _pip_of_cut_die(frame, pip, tray)
+    assert not _pip_of_cut_die(frame, one, tray)
+    # A light die against the 1, away from the edge: face on one side, not all around.
+    frame[120:150, 200:236] = 235
+    assert not _pip_of_cut_die(frame, one, tray)
+    # Light dice against it on three sides, tray toward the edge: a 1 in a heap.
+    frame[84:116, 220:290] = 235
+    frame[154:190, 220:290] = 235
+    frame[100:180, 200:236] = 235
+    assert not _pip_of_cut_die(frame, one, tray)
+    frame[100:180, 274:290] = 235  # and a die between it and the edge: taken for a face
+    assert _pip_of_cut_die(frame, one, tray)
+    # On a tray as light as the dice, face and tray cannot be told apart: not judged.
+    light = np.full_like(frame, 230)
+    light[40:160, 0:70] = 235
+    cv2.circle(light, (45, 70), 9, (20, 20, 20), -1)
+    assert not _pip_of_cut_die(light, pip, _lab_median(light[170:, 100:200]))
 
 
 @pytest.mark.parametrize(
@@ -1011,3 +1040,77 @@ def test_a_less_sure_find_read_alone_must_agree_with_the_surer_one(
     sc = Score()
     score_image(replace(img, dice=labels), r.dice, sc)
     assert sc.wrong == 0 and sc.extra == 0, sc.wrong_notes
+
+
+# Frames built from tuning photos (a camera k times closer, vision.robustness.window,
+# around the die given, its centre moved by the share of the window given) in which a die
+# the frame's edge cuts was not found, and one of its pips in view was found as a small
+# die and read as a 1, in a frame read ok: (set, photo, die, k, shift of the centre).
+PIPS_OF_CUT_DICE = [
+    ("byler_d6", "IMG_20191208_112942.jpg", 1, 5, (0.0, 0.0)),  # a 3 cut by the right edge
+    ("byler_d6", "IMG_20191208_111446.jpg", 3, 6, (0.0, 0.0)),  # a 5 cut by the left edge
+    ("matteo_webcam", "train_two_50.jpg", 4, 5, (-0.48, 0.0)),  # a 2 cut by the right edge
+]
+
+
+@needs_data
+@pytest.mark.parametrize(("set_name", "name", "die", "k", "shift"), PIPS_OF_CUT_DICE)
+def test_a_pip_of_a_die_the_edge_cuts_is_not_read_as_a_1(
+    reader: PipReader,
+    set_name: str,
+    name: str,
+    die: int,
+    k: int,
+    shift: tuple[float, float],
+) -> None:
+    """Around a real 1 lies tray; around a pip of a bigger die lies that die's face. A 1
+    with no pip found in it, near the frame's edge, with its face's colour most of the way
+    around it, is refused as cut off."""
+    (img,) = [i for i in load_set(set_name, "tune", DATA) if i.name == name]
+    frame = _frame(img)
+    h, w = frame.shape[:2]
+    cx, cy = img.dice[die].center
+    centre = (cx + shift[0] * (w // k), cy + shift[1] * (h // k))
+    frame, labels = robustness.window(frame, img.dice, centre, k)
+    r = reader.read(frame)
+    sc = Score()
+    score_image(replace(img, dice=labels), r.dice, sc)
+    assert sc.wrong == 0 and sc.extra == 0, sc.wrong_notes
+    assert any(d.reason == "cut off at the frame edge" for d in r.dice), r
+
+
+@needs_data
+@pytest.mark.parametrize(
+    ("name", "die"),
+    [
+        ("IMG_20191208_111947.jpg", 5),
+        ("IMG_20191208_112256.jpg", 9),
+        ("IMG_20191208_112342.jpg", 21),
+    ],
+)
+@pytest.mark.parametrize("where", ["left", "right", "top", "bottom"])
+def test_a_whole_1_near_the_frames_edge_is_still_read(
+    reader: PipReader, name: str, die: int, where: str
+) -> None:
+    """A 1 lying whole beside the frame's edge has tray around it, not its face. These
+    byler tuning photos' 1s have no pip found in them (the pip counter takes their one
+    big pip for no pip), so the check looks at them; each photo is cut so that 0.3 of the
+    die's side of tray lies between the die and the frame's edge."""
+    (img,) = [i for i in load_set("byler_d6", "tune", DATA) if i.name == name]
+    frame = _frame(img)
+    d = img.dice[die]
+    assert d.value == 1
+    x0, y0, x1, y1 = (int(v) for v in d.bbox)
+    side = max(x1 - x0, y1 - y0)
+    assert not count_pips(frame, *d.center, side).pips  # what brings the check in
+    g = round(0.3 * side)
+    cut = {
+        "left": frame[:, x0 - g :],
+        "right": frame[:, : x1 + g],
+        "top": frame[y0 - g :, :],
+        "bottom": frame[: y1 + g, :],
+    }[where]
+    ox, oy = {"left": (x0 - g, 0), "top": (0, y0 - g)}.get(where, (0, 0))
+    box = grown((d.bbox[0] - ox, d.bbox[1] - oy, d.bbox[2] - ox, d.bbox[3] - oy))
+    r = reader.read(np.ascontiguousarray(cut))
+    assert [dr.value for dr in r.dice if holds(box, *dr.center)] == [1], r

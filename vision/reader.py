@@ -66,6 +66,13 @@ TILTED = 0.6
 # A die found closer than this share of its size to the frame's edge is checked for
 # running on past it (_reaches_edge).
 NEAR_EDGE = 0.6
+# A 1 with no pip found, closer than EDGE_PIP of its size to the frame's edge, is checked
+# for being one pip of a die the edge cuts (_pip_of_cut_die): if at least FACE_AROUND of
+# the band around it, and of the band's part toward the edge, has its face's colour rather
+# than the tray's (when those two differ by FACE_FROM_TRAY at least), it is refused.
+EDGE_PIP = 2.0
+FACE_AROUND = 0.35
+FACE_FROM_TRAY = 10.0
 TOO_DARK = 28.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
@@ -279,6 +286,60 @@ def _reaches_edge(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.fl
     return False
 
 
+def _may_be_edge_pip(frame: npt.NDArray[np.uint8], c: _Candidate) -> bool:
+    """Whether a find may be one ``_pip_of_cut_die`` looks at: likeliest a 1 (at first
+    sight or over four views), no pip found in it, within ``EDGE_PIP`` of its size of the
+    frame's edge."""
+    return (
+        1 in (_value(c.probs), _value(c.views if c.views is not None else c.probs))
+        and not c.pips.pips
+        and min(_gaps(frame, c.spot)) < EDGE_PIP * c.spot.size
+    )
+
+
+def _pip_of_cut_die(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.float32]) -> bool:
+    """Whether a find read as a 1 is one pip of a die the frame's edge cuts.
+
+    The locator may miss a die the edge cuts and find one of its pips, in view, as a
+    small die; the crop network, shown that pip with a rim of face around it, reads a 1
+    (0.90-0.99 sure), and the pip counter finds no pip in it (a pip the size of the whole
+    find). Around a real 1 lies tray, or on some sides its neighbours; around such a pip
+    lies its die's face, on every side, the frame's edge's side too: the die runs on to
+    it. So: the band 0.6-0.9 of the find's size from its centre, in the frame, is mostly
+    (``FACE_AROUND``) closer in colour to the face (the ring 0.30-0.42 from the centre,
+    inside the find's box) than to the tray, and so is its part toward the nearest edge
+    of the frame (if any of it is in view). Not judged when face and tray are alike
+    (``FACE_FROM_TRAY``): white dice on a white table."""
+    h, w = frame.shape[:2]
+    r = round(0.9 * s.size)
+    x0, y0 = max(0, round(s.x) - r), max(0, round(s.y) - r)
+    x1, y1 = min(w, round(s.x) + r + 1), min(h, round(s.y) + r + 1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return False
+    lab = cv2.cvtColor(np.ascontiguousarray(frame[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)
+    lab = np.asarray(lab, np.float32)
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    dx, dy = (xs - s.x) / s.size, (ys - s.y) / s.size
+    cheb = np.maximum(np.abs(dx), np.abs(dy))
+    ring = lab[(cheb >= 0.30) & (cheb <= 0.42)]
+    in_band = (cheb >= 0.6) & (cheb <= 0.9)
+    if len(ring) < 8 or int(in_band.sum()) < 8:
+        return False
+    face = np.median(ring, axis=0)
+    if float(np.linalg.norm(face - tray)) < FACE_FROM_TRAY:
+        return False
+
+    def face_share(where: npt.NDArray[np.bool_]) -> float:
+        px = lab[where]
+        return float(np.mean(np.linalg.norm(px - face, axis=1) < np.linalg.norm(px - tray, axis=1)))
+
+    if face_share(in_band) < FACE_AROUND:
+        return False
+    nearest = int(np.argmin(_gaps(frame, s)))  # left, top, right, bottom
+    toward = in_band & ((dx, dy, -dx, -dy)[nearest] <= -0.6)
+    return int(toward.sum()) < 8 or face_share(toward) >= FACE_AROUND
+
+
 def _sharpness(gray: npt.NDArray[np.uint8]) -> float:
     """Laplacian energy relative to image contrast: scale- and exposure-independent-ish."""
     g = gray.astype(np.float32)
@@ -353,7 +414,11 @@ class PipReader:
         cands.sort(key=lambda c: (c.spot.x, c.spot.y))
 
         # The tray's colour, for dice near the frame's edge only (a median costs time).
-        tray = _lab_median(small) if any(_near_edge(frame, c.spot) for c in cands) else None
+        tray = (
+            _lab_median(small)
+            if any(_near_edge(frame, c.spot) or _may_be_edge_pip(frame, c) for c in cands)
+            else None
+        )
         dice = _refuse_overlapping(
             cands, [self._decide(frame, c, cands, back, tray) for c in cands]
         )
@@ -589,6 +654,14 @@ class PipReader:
             k = _value(p)
             conf = float(p[k])
             ok = _views_read(p, pips)
+        if (
+            ok
+            and k == 1
+            and tray is not None
+            and _may_be_edge_pip(frame, c)
+            and _pip_of_cut_die(frame, s, tray)
+        ):
+            return refuse("cut off at the frame edge")
         contradict = pips.value is not None and pips.value != k
         squeeze = pips.squeeze()
         if k == len(pips.pips) and squeeze is not None and squeeze < TILTED:
