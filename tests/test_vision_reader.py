@@ -336,6 +336,8 @@ def test_the_cut_die_check_tells_a_pip_on_a_face_from_a_1_on_the_tray() -> None:
     assert not _pip_of_cut_die(frame, one, tray)
     frame[100:180, 274:290] = 235  # and a die between it and the edge: taken for a face
     assert _pip_of_cut_die(frame, one, tray)
+    # A pip against the edge, the band's part toward it out of view: judged on the band.
+    assert _pip_of_cut_die(frame, Spot(12.0, 130.0, 24.0, 0.9), tray)
     # On a tray as light as the dice, face and tray cannot be told apart: not judged.
     light = np.full_like(frame, 230)
     light[40:160, 0:70] = 235
@@ -1050,6 +1052,7 @@ PIPS_OF_CUT_DICE = [
     ("byler_d6", "IMG_20191208_112942.jpg", 1, 5, (0.0, 0.0)),  # a 3 cut by the right edge
     ("byler_d6", "IMG_20191208_111446.jpg", 3, 6, (0.0, 0.0)),  # a 5 cut by the left edge
     ("matteo_webcam", "train_two_50.jpg", 4, 5, (-0.48, 0.0)),  # a 2 cut by the right edge
+    ("byler_d6", "IMG_20191209_100043.jpg", 4, 5, (0.0, 0.0)),  # a 3 cut by the bottom edge
 ]
 
 

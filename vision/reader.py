@@ -308,8 +308,11 @@ def _pip_of_cut_die(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.
     it. So: the band 0.6-0.9 of the find's size from its centre, in the frame, is mostly
     (``FACE_AROUND``) closer in colour to the face (the ring 0.30-0.42 from the centre,
     inside the find's box) than to the tray, and so is its part toward the nearest edge
-    of the frame (if any of it is in view). Not judged when face and tray are alike
-    (``FACE_FROM_TRAY``): white dice on a white table."""
+    of the frame (if any of it is in view).
+    Not judged when face and tray are alike (``FACE_FROM_TRAY``): white dice on a white
+    table. The tray is the whole frame's median colour: where the tray's floor is not
+    most of the frame (a wide wall, much table), a whole 1 by the edge on a floor nearer
+    in colour to the face than that median may be refused."""
     h, w = frame.shape[:2]
     r = round(0.9 * s.size)
     x0, y0 = max(0, round(s.x) - r), max(0, round(s.y) - r)
@@ -337,6 +340,11 @@ def _pip_of_cut_die(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.
         return False
     nearest = int(np.argmin(_gaps(frame, s)))  # left, top, right, bottom
     toward = in_band & ((dx, dy, -dx, -dy)[nearest] <= -0.6)
+    # Within a tenth of its size of the edge, the band's part toward it is out of view:
+    # judged on the band alone. The frame's outermost pixels beside the find would often
+    # be a cut die's pip itself (on frames built from the tuning photos, a pip of a 2 cut
+    # by the edge was read as a 1 again that way), and a die that close to the edge is
+    # better refused than read so.
     return int(toward.sum()) < 8 or face_share(toward) >= FACE_AROUND
 
 
