@@ -243,9 +243,9 @@ def _gaps(frame: npt.NDArray[np.uint8], s: Spot) -> tuple[float, float, float, f
     return (s.x - half, s.y - half, w - s.x - half, h - s.y - half)
 
 
-def _near_edge(frame: npt.NDArray[np.uint8], s: Spot) -> bool:
-    """Whether a find lies within ``NEAR_EDGE`` of its size of the frame's edge."""
-    return min(_gaps(frame, s)) < NEAR_EDGE * s.size
+def _near_edge(frame: npt.NDArray[np.uint8], s: Spot, share: float = NEAR_EDGE) -> bool:
+    """Whether a find lies within ``share`` of its size of the frame's edge."""
+    return min(_gaps(frame, s)) < share * s.size
 
 
 def _reaches_edge(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.float32]) -> bool:
@@ -293,7 +293,7 @@ def _may_be_edge_pip(frame: npt.NDArray[np.uint8], c: _Candidate) -> bool:
     return (
         1 in (_value(c.probs), _value(c.views if c.views is not None else c.probs))
         and not c.pips.pips
-        and min(_gaps(frame, c.spot)) < EDGE_PIP * c.spot.size
+        and _near_edge(frame, c.spot, EDGE_PIP)
     )
 
 

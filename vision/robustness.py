@@ -398,8 +398,9 @@ def _main(argv: list[str] | None) -> int:
             # An alteration that cuts dice out of the frame leaves fewer to read, and
             # some of those in view are cut: the dice wholly in view are scored too.
             of = "" if sc.dice == total else f" of {sc.dice}"
-            cut = f"  whole in view: right {whole.right} of {whole.dice}"
-            cut = "" if sc.dice == total else cut
+            cut = (
+                "" if sc.dice == total else f"  whole in view: right {whole.right} of {whole.dice}"
+            )
             print(
                 f"  {name:17s} right {pct(sc.right, sc.dice) + of:15s} wrong {sc.wrong:3d} "
                 f"(in ok frames {accepted_wrong:2d})  refused {sc.refused:3d}  "
