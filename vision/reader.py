@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classify import Classifier, crop
+from vision.classify import CROP_K, Classifier, crop
 from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place, suppress
 from vision.pips import PipCount, count_pips
 from vision.types import DieReading, FrameReading, FrameStatus
@@ -60,9 +60,14 @@ NOT_A_DIE = 0.9  # "not a die" probability that drops a place the locator is sur
 # within SIDE_FACE_REACH of the die's size from the die's, and not much bigger than the die
 # (SIDE_FACE_SIZE). Side faces found so lay 0.59-0.82 of a size off on matteo's tuning
 # photos. Byler's dice found 0.59-0.86 off a read die had under 0.5 for "not a die" (so
-# they stay), but for one leaning 6 (see _surely_not_a_die).
+# they stay), but for one leaning 6, of another colour than the die beside it (below).
 SIDE_FACE_REACH = 0.85
 SIDE_FACE_SIZE = 1.2
+# ... and of the die's own colour: the middles of the two finds differ by less than this in
+# chroma (Lab a, b; _hue_apart). The side faces dropped on matteo's tuning photos under
+# vision.robustness's alterations lay 1-18 apart, byler's dice beside a die of another
+# colour that would have gone without it 36-70.
+SIDE_FACE_HUE = 25.0
 # A die still doubtful after that is looked at in four rotations (the crop turned by
 # 0, 90, 180, 270 degrees) and read on the mean probability:
 VIEWS_SURE = 0.95  # ... alone, unless the pip count contradicts
@@ -163,15 +168,17 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     looks like no die to the classifier.
 
     A side face is often found beside its die rather than inside it: below the top face,
-    toward the camera, as big as the die (``SIDE_FACE_REACH``, ``SIDE_FACE_SIZE``). It
-    goes too. Refused, it made a good throw a re-roll ("die 5 is touching another die");
-    dropping it takes 61 of the 258 stray refusals away on matteo's tuning photos under
-    ``vision.robustness``'s alterations. No find dropped so could have been read (at
-    0.5 or more for "not a die" it is not looked at again), but a die that looks like no
-    die to the classifier (one leaning against a read one) goes too, instead of being
-    refused. The table always says how many dice it expects, so the throw is still a
-    re-roll, only for "saw 1 die, expected 2" instead of "die 2 is tilted" (byler's
-    tuning photos: one 6 leaning over, under five of ``vision.robustness``'s lines).
+    toward the camera, as big as the die, and of its colour (``SIDE_FACE_REACH``,
+    ``SIDE_FACE_SIZE``, ``SIDE_FACE_HUE``). It goes too. Refused, it made a good throw a
+    re-roll ("die 5 is touching another die"); dropping it takes 61 of the 258 stray
+    refusals away on matteo's tuning photos under ``vision.robustness``'s alterations.
+    No find dropped so could have been read (at 0.5 or more for "not a die" it is not
+    looked at again), but a die of the same colour that looks like no die to the
+    classifier (one leaning against a read one) goes too, instead of being refused. The
+    table always says how many dice it expects, so the throw is still a re-roll, only
+    for "saw 1 die, expected 2" instead of "die 2 is tilted". Without the colour asked
+    for, byler's tuning photos lost a leaning black 6 beside a green die so, under five
+    of ``vision.robustness``'s lines.
 
     A patch whose likeliest class is "not a die", though under 0.5, goes too when the
     smaller die it spans has a pip pattern of its own (2 or more): a big die's pips,
@@ -212,9 +219,25 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
             c.spot.size < SIDE_FACE_SIZE * o.spot.size
             and np.hypot(dx, dy) < SIDE_FACE_REACH * o.spot.size
         )
-        if (inside or beside) and _first_look(o.probs, o.pips):
+        if (inside or (beside and _hue_apart(c, o) < SIDE_FACE_HUE)) and _first_look(
+            o.probs, o.pips
+        ):
             return True
     return False
+
+
+def _hue_apart(a: _Candidate, b: _Candidate) -> float:
+    """How far apart in chroma (Lab a and b) the middles of two finds' crops are: the
+    median of the crop's middle, half a die side across, of each."""
+
+    def middle(c: _Candidate) -> npt.NDArray[np.float32]:
+        n = c.crop.shape[0]
+        r = max(1, round(n / CROP_K / 4))  # a quarter of the die's side
+        m = np.ascontiguousarray(c.crop[n // 2 - r : n // 2 + r, n // 2 - r : n // 2 + r])
+        lab = cv2.cvtColor(m, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        return np.asarray(np.median(lab[:, 1:], axis=0), np.float32)
+
+    return float(np.linalg.norm(middle(a) - middle(b)))
 
 
 def _refuse_overlapping(cands: list[_Candidate], dice: list[DieReading]) -> list[DieReading]:
