@@ -494,6 +494,31 @@ def test_a_side_face_found_beside_its_read_die_is_dropped() -> None:
     assert not _surely_not_a_die(grey, [green, grey])
     shaded = replace(side, crop=np.full((40, 40, 3), (45, 120, 30), np.uint8))  # in shadow
     assert _surely_not_a_die(shaded, [green, shaded])
+    # One pip or none: no side face, maybe a pip of a die not found (see the next test).
+    lone_pip = _cand(104, 124, 42, [0.8, 0.2, 0, 0, 0, 0, 0], pips=1)
+    assert not _surely_not_a_die(lone_pip, [top, lone_pip])
+
+
+@needs_data
+def test_a_close_dies_pip_refused_beside_its_other_pips_read_as_1s_stays(
+    reader: PipReader,
+) -> None:
+    """byler's IMG_20191208_112510.jpg (tuning), a window four times enlarged around a red
+    4 and the black 5 below it, saved as JPEG: the red 4 is not found, three of its pips
+    are found as small dice and read as 1s, and the fourth is refused. It lies beside
+    those 1s, of their colour, where a side face could be; but a side face has pips of
+    its own. Dropped, it would no longer keep such a throw from being read."""
+    img = next(i for i in load_set("byler_d6", "tune", DATA) if i.name == "IMG_20191208_112510.jpg")
+    frame, dice = robustness.window(_frame(img), img.dice, (335.81, 390.53), 4)
+    frame, dice = robustness.recompressed(frame, dice, 10)
+    four = min(
+        (d for d in dice if d.value == 4),
+        key=lambda d: np.hypot(d.center[0] - 380, d.center[1] - 250),
+    )
+    r = reader.read(frame)
+    inside = [d for d in r.dice if holds(grown(four.bbox), *d.center)]
+    assert [d.value for d in inside].count(1) >= 2  # the pips read as 1s (the old failure)
+    assert any(d.value is None for d in inside)
 
 
 @needs_data

@@ -168,17 +168,20 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     looks like no die to the classifier.
 
     A side face is often found beside its die rather than inside it: below the top face,
-    toward the camera, as big as the die, and of its colour (``SIDE_FACE_REACH``,
-    ``SIDE_FACE_SIZE``, ``SIDE_FACE_HUE``). It goes too. Refused, it made a good throw a
-    re-roll ("die 5 is touching another die"); dropping it takes 61 of the 258 stray
-    refusals away on matteo's tuning photos under ``vision.robustness``'s alterations.
-    No find dropped so could have been read (at 0.5 or more for "not a die" it is not
-    looked at again), but a die of the same colour that looks like no die to the
-    classifier (one leaning against a read one) goes too, instead of being refused. The
-    table always says how many dice it expects, so the throw is still a re-roll, only
-    for "saw 1 die, expected 2" instead of "die 2 is tilted". Without the colour asked
-    for, byler's tuning photos lost a leaning black 6 beside a green die so, under five
-    of ``vision.robustness``'s lines.
+    toward the camera, as big as the die, of its colour, with pips of its own (two or
+    more; ``SIDE_FACE_REACH``, ``SIDE_FACE_SIZE``, ``SIDE_FACE_HUE``). It goes too.
+    Refused, it made a good throw a re-roll ("die 5 is touching another die"); dropping
+    it takes 38 of the 258 stray refusals away on matteo's tuning photos under
+    ``vision.robustness``'s alterations. No find dropped so could have been read (at
+    0.5 or more for "not a die" it is not looked at again), but a die of the same colour
+    that looks like no die to the classifier (one leaning against a read one) goes too,
+    instead of being refused. The table always says how many dice it expects, so the
+    throw is still a re-roll, only for "saw 1 die, expected 2" instead of "die 2 is
+    tilted". Without the colour asked for, byler's tuning photos lost a leaning black 6
+    beside a green die so, under five of ``vision.robustness``'s lines. A find with one
+    pip or none stays: a close camera's big die may go unfound while its pips are found
+    as small dice and read as 1s; the one of them refused is all that keeps the throw
+    from being read, and it lies beside a 1 read of its colour.
 
     A patch whose likeliest class is "not a die", though under 0.5, goes too when the
     smaller die it spans has a pip pattern of its own (2 or more): a big die's pips,
@@ -216,12 +219,12 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
         o_half = o.spot.size / 2.0
         inside = o.spot.size > c.spot.size and dx < o_half and dy < o_half
         beside = (
-            c.spot.size < SIDE_FACE_SIZE * o.spot.size
+            len(c.pips.pips) >= 2
+            and c.spot.size < SIDE_FACE_SIZE * o.spot.size
             and np.hypot(dx, dy) < SIDE_FACE_REACH * o.spot.size
+            and _hue_apart(c, o) < SIDE_FACE_HUE
         )
-        if (inside or (beside and _hue_apart(c, o) < SIDE_FACE_HUE)) and _first_look(
-            o.probs, o.pips
-        ):
+        if (inside or beside) and _first_look(o.probs, o.pips):
             return True
     return False
 
