@@ -494,6 +494,14 @@ def test_a_side_face_found_beside_its_read_die_is_dropped() -> None:
     assert not _surely_not_a_die(grey, [green, grey])
     shaded = replace(side, crop=np.full((40, 40, 3), (45, 120, 30), np.uint8))  # in shadow
     assert _surely_not_a_die(shaded, [green, shaded])
+    teal = replace(side, crop=np.full((40, 40, 3), (60, 130, 90), np.uint8))  # 27.5 apart
+    assert not _surely_not_a_die(teal, [green, teal])
+    # A black die against a white one: no chroma either, but far apart in lightness.
+    white = replace(top, crop=np.full((40, 40, 3), (230, 230, 230), np.uint8))
+    black = replace(side, crop=np.full((40, 40, 3), (30, 30, 30), np.uint8))
+    assert not _surely_not_a_die(black, [white, black])
+    grey_side = replace(side, crop=np.full((40, 40, 3), (190, 190, 190), np.uint8))  # shaded
+    assert _surely_not_a_die(grey_side, [white, grey_side])
     # One pip or none: no side face, maybe a pip of a die not found (see the next test).
     lone_pip = _cand(104, 124, 42, [0.8, 0.2, 0, 0, 0, 0, 0], pips=1)
     assert not _surely_not_a_die(lone_pip, [top, lone_pip])

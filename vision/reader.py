@@ -63,11 +63,14 @@ NOT_A_DIE = 0.9  # "not a die" probability that drops a place the locator is sur
 # they stay), but for one leaning 6, of another colour than the die beside it (below).
 SIDE_FACE_REACH = 0.85
 SIDE_FACE_SIZE = 1.2
-# ... and of the die's own colour: the middles of the two finds differ by less than this in
-# chroma (Lab a, b; _hue_apart). The side faces dropped on matteo's tuning photos under
-# vision.robustness's alterations lay 1-18 apart, byler's dice beside a die of another
-# colour that would have gone without it 36-70.
+# ... and of the die's own colour: the middles of the two finds differ by less than these in
+# chroma (Lab a, b) and in lightness (Lab L, OpenCV's 0-255; _colour_apart). The side faces
+# dropped on matteo's tuning photos under vision.robustness's alterations lay 1-18 apart in
+# chroma, byler's dice beside a die of another colour that would have gone without it
+# 36-70. Lightness: a side face is shaded, 3-63 apart on those photos but for one at 187
+# (a camera five times closer); a black die beside a white one, about 200.
 SIDE_FACE_HUE = 25.0
+SIDE_FACE_LIGHT = 80.0
 # A die still doubtful after that is looked at in four rotations (the crop turned by
 # 0, 90, 180, 270 degrees) and read on the mean probability:
 VIEWS_SURE = 0.95  # ... alone, unless the pip count contradicts
@@ -168,20 +171,23 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     looks like no die to the classifier.
 
     A side face is often found beside its die rather than inside it: below the top face,
-    toward the camera, as big as the die, of its colour, with pips of its own (two or
-    more; ``SIDE_FACE_REACH``, ``SIDE_FACE_SIZE``, ``SIDE_FACE_HUE``). It goes too.
+    toward the camera. It goes too when it lies near a die read at first sight, in any
+    direction (the reader does not know where the camera is), is not much bigger than
+    that die, is of its colour, the side shaded, and has pips of its own, two or more
+    (``SIDE_FACE_REACH``, ``SIDE_FACE_SIZE``, ``SIDE_FACE_LIGHT``, ``SIDE_FACE_HUE``).
     Refused, it made a good throw a re-roll ("die 5 is touching another die"); dropping
-    it takes 38 of the 258 stray refusals away on matteo's tuning photos under
+    it takes 37 of the 258 stray refusals away on matteo's tuning photos under
     ``vision.robustness``'s alterations. No find dropped so could have been read (at
     0.5 or more for "not a die" it is not looked at again), but a die of the same colour
     that looks like no die to the classifier (one leaning against a read one) goes too,
     instead of being refused. The table always says how many dice it expects, so the
     throw is still a re-roll, only for "saw 1 die, expected 2" instead of "die 2 is
-    tilted". Without the colour asked for, byler's tuning photos lost a leaning black 6
-    beside a green die so, under five of ``vision.robustness``'s lines. A find with one
-    pip or none stays: a close camera's big die may go unfound while its pips are found
-    as small dice and read as 1s; the one of them refused is all that keeps the throw
-    from being read, and it lies beside a 1 read of its colour.
+    tilted"; ``dicetable read`` without ``--expect`` gives such a frame as ok with one
+    die fewer. Without the colour asked for, byler's tuning photos lost a leaning black
+    6 beside a green die so, under five of ``vision.robustness``'s lines. A find with
+    one pip or none stays: a close camera's big die may go unfound while its pips are
+    found as small dice and read as 1s; the one of them refused is all that keeps the
+    throw from being read, and it lies beside a 1 read of its colour.
 
     A patch whose likeliest class is "not a die", though under 0.5, goes too when the
     smaller die it spans has a pip pattern of its own (2 or more): a big die's pips,
@@ -222,25 +228,33 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
             len(c.pips.pips) >= 2
             and c.spot.size < SIDE_FACE_SIZE * o.spot.size
             and np.hypot(dx, dy) < SIDE_FACE_REACH * o.spot.size
-            and _hue_apart(c, o) < SIDE_FACE_HUE
+            and _looks_alike(c, o)
         )
         if (inside or beside) and _first_look(o.probs, o.pips):
             return True
     return False
 
 
-def _hue_apart(a: _Candidate, b: _Candidate) -> float:
-    """How far apart in chroma (Lab a and b) the middles of two finds' crops are: the
-    median of the crop's middle, half a die side across, of each."""
+def _colour_apart(a: _Candidate, b: _Candidate) -> tuple[float, float]:
+    """How far apart in lightness (Lab L) and in chroma (Lab a and b) the middles of two
+    finds' crops are: the median of the crop's middle, half a die side across, of each."""
 
     def middle(c: _Candidate) -> npt.NDArray[np.float32]:
         n = c.crop.shape[0]
         r = max(1, round(n / CROP_K / 4))  # a quarter of the die's side
         m = np.ascontiguousarray(c.crop[n // 2 - r : n // 2 + r, n // 2 - r : n // 2 + r])
         lab = cv2.cvtColor(m, cv2.COLOR_BGR2LAB).reshape(-1, 3)
-        return np.asarray(np.median(lab[:, 1:], axis=0), np.float32)
+        return np.asarray(np.median(lab, axis=0), np.float32)
 
-    return float(np.linalg.norm(middle(a) - middle(b)))
+    d = middle(a) - middle(b)
+    return abs(float(d[0])), float(np.linalg.norm(d[1:]))
+
+
+def _looks_alike(a: _Candidate, b: _Candidate) -> bool:
+    """Whether two finds' middles are of one die's colour: a side face and its top, the side
+    shaded (``SIDE_FACE_LIGHT``, ``SIDE_FACE_HUE``)."""
+    light, chroma = _colour_apart(a, b)
+    return light < SIDE_FACE_LIGHT and chroma < SIDE_FACE_HUE
 
 
 def _refuse_overlapping(cands: list[_Candidate], dice: list[DieReading]) -> list[DieReading]:
