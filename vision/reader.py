@@ -64,7 +64,7 @@ NOT_A_DIE = 0.9  # "not a die" probability that drops a place the locator is sur
 SIDE_FACE_REACH = 0.85
 SIDE_FACE_SIZE = 1.2
 # ... and of the die's own colour: the middles of the two finds differ by less than these in
-# chroma (Lab a, b) and in lightness (Lab L, OpenCV's 0-255; _colour_apart). The side faces
+# chroma (Lab a, b) and in lightness (Lab L, OpenCV's 0-255; _looks_alike). The side faces
 # dropped on matteo's tuning photos under vision.robustness's alterations lay 1-18 apart in
 # chroma, byler's dice beside a die of another colour that would have gone without it
 # 36-70. Lightness: a side face is shaded, 3-63 apart on those photos but for one at 187
@@ -224,37 +224,30 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
             continue
         o_half = o.spot.size / 2.0
         inside = o.spot.size > c.spot.size and dx < o_half and dy < o_half
-        beside = (
+        if not _first_look(o.probs, o.pips):
+            continue
+        if inside or (
             len(c.pips.pips) >= 2
             and c.spot.size < SIDE_FACE_SIZE * o.spot.size
             and np.hypot(dx, dy) < SIDE_FACE_REACH * o.spot.size
-            and _looks_alike(c, o)
-        )
-        if (inside or beside) and _first_look(o.probs, o.pips):
+            and _looks_alike(c, o)  # a colour conversion: last
+        ):
             return True
     return False
 
 
-def _colour_apart(a: _Candidate, b: _Candidate) -> tuple[float, float]:
-    """How far apart in lightness (Lab L) and in chroma (Lab a and b) the middles of two
-    finds' crops are: the median of the crop's middle, half a die side across, of each."""
+def _looks_alike(a: _Candidate, b: _Candidate) -> bool:
+    """Whether two finds' middles (half a die side across, of their crops) are of one die's
+    colour: a side face and its top, the side shaded. Their median colours differ by less
+    than ``SIDE_FACE_LIGHT`` in lightness (Lab L) and ``SIDE_FACE_HUE`` in chroma (a, b)."""
 
     def middle(c: _Candidate) -> npt.NDArray[np.float32]:
         n = c.crop.shape[0]
         r = max(1, round(n / CROP_K / 4))  # a quarter of the die's side
-        m = np.ascontiguousarray(c.crop[n // 2 - r : n // 2 + r, n // 2 - r : n // 2 + r])
-        lab = cv2.cvtColor(m, cv2.COLOR_BGR2LAB).reshape(-1, 3)
-        return np.asarray(np.median(lab, axis=0), np.float32)
+        return _lab_median(c.crop[n // 2 - r : n // 2 + r, n // 2 - r : n // 2 + r])
 
     d = middle(a) - middle(b)
-    return abs(float(d[0])), float(np.linalg.norm(d[1:]))
-
-
-def _looks_alike(a: _Candidate, b: _Candidate) -> bool:
-    """Whether two finds' middles are of one die's colour: a side face and its top, the side
-    shaded (``SIDE_FACE_LIGHT``, ``SIDE_FACE_HUE``)."""
-    light, chroma = _colour_apart(a, b)
-    return light < SIDE_FACE_LIGHT and chroma < SIDE_FACE_HUE
+    return abs(float(d[0])) < SIDE_FACE_LIGHT and float(np.linalg.norm(d[1:])) < SIDE_FACE_HUE
 
 
 def _refuse_overlapping(cands: list[_Candidate], dice: list[DieReading]) -> list[DieReading]:
