@@ -507,6 +507,43 @@ def test_a_side_face_found_beside_its_read_die_is_dropped() -> None:
     assert not _surely_not_a_die(lone_pip, [top, lone_pip])
 
 
+def test_a_doubtful_find_across_two_dice_read_apart_is_dropped() -> None:
+    """matteo's train_dice_35.jpg (tuning): a find 140 px wide across two 1s read at first
+    sight, 60 and 75 px, lying apart. The crop network gave it 0.93 for a 1, short of
+    reading, and it was refused as "touching another die": a good throw was a re-roll.
+    No die holds two others that lie apart; it goes. It stays when it is read itself, when
+    its own pips form a pattern (a close camera's big die over its pips found as small
+    dice), when the two overlap (one die found twice), or when one is not read."""
+    a = _cand(309, 243, 60, [0, 1.0, 0, 0, 0, 0, 0], pips=1, value=1)
+    b = _cand(347, 306, 75, [0, 1.0, 0, 0, 0, 0, 0], pips=1, value=1)
+    patch = _cand(341, 263, 140, [0.07, 0.93, 0, 0, 0, 0, 0], pips=1)
+    assert _surely_not_a_die(patch, [a, b, patch])
+    assert not _surely_not_a_die(a, [a, b, patch])
+    assert not _surely_not_a_die(patch, [a, patch])  # one die only
+    read = replace(patch, probs=np.array([0, 0.999, 0, 0, 0, 0, 0.001], np.float32))
+    assert not _surely_not_a_die(read, [a, b, read])
+    big_four = _cand(341, 263, 140, [0.07, 0, 0, 0, 0.93, 0, 0], pips=4, value=4)
+    assert not _surely_not_a_die(big_four, [a, b, big_four])
+    overlapping = _cand(309 + 50, 243 + 30, 75, [0, 1.0, 0, 0, 0, 0, 0], pips=1, value=1)
+    assert np.hypot(50, 30) < (60 + 75) / 2
+    assert not _surely_not_a_die(patch, [a, overlapping, patch])
+    doubted = replace(b, probs=np.array([0, 0.9, 0.1, 0, 0, 0, 0], np.float32))
+    assert not _surely_not_a_die(patch, [a, doubted, patch])
+    too_big = _cand(347, 306, 95, [0, 1.0, 0, 0, 0, 0, 0], pips=1, value=1)  # 1.5 x 95 > 140
+    assert not _surely_not_a_die(patch, [a, too_big, patch])
+
+
+@needs_data
+def test_a_find_across_two_dice_does_not_make_a_reroll(reader: PipReader) -> None:
+    """train_dice_35.jpg itself: every die read, nothing else listed."""
+    img = next(i for i in load_set("matteo_webcam", "tune", DATA) if i.name == "train_dice_35.jpg")
+    r = reader.read(_frame(img))
+    sc = Score()
+    score_image(img, r.dice, sc)
+    assert r.status is FrameStatus.OK, r.reason
+    assert (sc.right, sc.dice, sc.stray, sc.extra) == (len(img.dice), len(img.dice), 0, 0)
+
+
 @needs_data
 def test_a_close_dies_pip_refused_beside_its_other_pips_read_as_1s_stays(
     reader: PipReader,

@@ -198,13 +198,37 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     read at first sight itself as another value: a small find over two of a close-up
     die's pips may read as a 2, and then both stay, for ``_refuse_overlapping`` to
     refuse. (The patches this rule is for were read at 0.74-0.85, under AGREE; a loose
-    find around one die, read as that die's value, goes.)"""
+    find around one die, read as that die's value, goes.)
+
+    And a find not read at first sight, whose own pips form no pattern, goes when it
+    spans two dice read at first sight that lie apart (their boxes do not meet): no die
+    holds two others. Refused, it made a good throw a re-roll ("touching another die",
+    matteo's ``train_dice_35.jpg``: a patch across two 1s). A close camera's big die
+    whose pips are found as small dice and read as 1s keeps its own pips' pattern, and
+    stays."""
     p0 = float(c.probs[0])
     likeliest = int(np.argmax(c.probs)) == 0
     sure_of_itself = _first_look(c.probs, c.pips)
     if p0 >= NOT_A_DIE and len(c.pips.pips) < 2:
         return True
     half = c.spot.size / 2.0
+    if not sure_of_itself and c.pips.value is None:
+        held = [
+            o
+            for o in cands
+            if o is not c
+            and o.spot.size * 1.5 < c.spot.size
+            and abs(o.spot.x - c.spot.x) < half
+            and abs(o.spot.y - c.spot.y) < half
+            and _first_look(o.probs, o.pips)
+        ]
+        for i, a in enumerate(held):
+            for b in held[i + 1 :]:
+                if (
+                    np.hypot(a.spot.x - b.spot.x, a.spot.y - b.spot.y)
+                    > (a.spot.size + b.spot.size) / 2.0
+                ):
+                    return True
     for o in cands:
         if o is c:
             continue
