@@ -918,6 +918,33 @@ def test_names_that_look_alike_are_said_whole_on_the_oled(
     assert opened[0].device.image.convert("1").tobytes() == want
 
 
+def test_more_players_than_seats_is_refused_and_said_whole_on_the_oled(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Eight players named for mexen, whose rules take any number: the table started
+    "mexen 6P" and the last two never played, with nothing said. The config is refused,
+    and the OLED says so in fewer words, whole."""
+    from table.cli import main
+    from table.service import screens
+
+    opened = _dummy_oleds(monkeypatch)
+    conf = tmp_path / "dicetable.toml"
+    names = ", ".join(f'"{n}"' for n in ("Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"))
+    conf.write_text(f'[game]\nrules = "mexen"\nplayers = [{names}]\n')
+    code = main(["run", "--config", str(conf), "--data", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert code == 2 and "8 players named, but the table seats at most 6" in err
+    assert not (tmp_path / "data" / "games").exists()  # no game was begun
+    shown = screens.Message(
+        "config error", "8 players named: the table seats at most 6", "fix it, restart"
+    )
+    assert screens.overflow(shown) == ()
+    want = screens.render(shown).convert("1").tobytes()
+    assert opened[0].device.image.convert("1").tobytes() == want
+
+
 def test_an_empty_data_folder_is_refused_not_taken_as_here(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

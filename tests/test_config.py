@@ -275,6 +275,16 @@ BAD: list[tuple[str, str]] = [
     ('[game]\nplayers = ["Ann", "Ann "]', "game.players: the name 'Ann' is used twice"),
     ('[game]\nplayers = [{nick = "A"}]', "game.players[1].nick: unknown key"),
     ('[game]\nplayers = ["Ann"]', "game.players: mexico needs 2 to 6 players, got 1"),
+    (  # mexen's rules take any number; the table seated the first six and said nothing
+        '[game]\nrules = "mexen"\nplayers = ["A", "B", "C", "D", "E", "F", "G", "H"]',
+        "game.players: 8 players named, but the table seats at most 6, as many as its "
+        "display shows (allowed: 2 to 6 players)",
+    ),
+    (
+        '[game]\nrules = "mex"\n'
+        'players = ["A", "B", "C", "D", "E", "F", {name = "X", cpu = "easy"}]',
+        "game.players: 7 players named, but the table seats at most 6",
+    ),
     (
         '[game]\nplayers = ["Ann", {name = "Robo", cpu = "genius"}]',
         'game.players[2].cpu: "genius" is not allowed (allowed: easy, normal, hard)',

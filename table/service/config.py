@@ -476,6 +476,14 @@ def _game(raw: object) -> GameConfig:
                 out.append(PlayerConfig(name, cpu))
             else:
                 raise _bad(where, p, allowed, "is not a player")
+        from table.service.referee import MAX_SEATS
+
+        if len(out) > MAX_SEATS:  # the rules may take more; the table's menu and screens not
+            raise ConfigError(
+                f"{s.key('players')}: {len(out)} players named, but the table seats at most "
+                f"{MAX_SEATS}, as many as its display shows (allowed: 2 to {MAX_SEATS} players)",
+                f"{len(out)} players named: the table seats at most {MAX_SEATS}",
+            )
         from table.service.screens import drawable
 
         drawn: dict[str, str] = {}
