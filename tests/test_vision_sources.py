@@ -25,7 +25,6 @@ from vision.sources import (
     VideoFileSource,
     as_bgr,
     claimed_size,
-    decoders_heard,
     iter_frames,
     list_images,
     load_image,
@@ -1130,78 +1129,3 @@ def test_a_folder_spec_replays_round_and_round_when_asked(tmp_path: Path) -> Non
     with open_source(f"folder:{tmp_path}", loop=True) as src:
         levels = [int(src.read()[0, 0, 0]) for _ in range(5)]
     assert levels == [10, 20, 10, 20, 10]
-
-
-# -- damaged photos ---------------------------------------------------------
-
-FRAME_63 = Path(__file__).resolve().parents[1] / "table" / "data" / "frames" / "dice_63.jpg"
-
-
-def _damaged_jpeg(path: Path) -> Path:
-    """dice_63.jpg with four bytes in its middle zeroed: libjpeg says "Corrupt JPEG data"
-    and gives a picture. (One cut short, "Premature end of JPEG file", OpenCV refuses.)"""
-    raw = bytearray(FRAME_63.read_bytes())
-    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
-    path.write_bytes(bytes(raw))
-    return path
-
-
-def test_a_jpeg_decoded_only_in_part_is_damaged_in_a_folder_too(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
-) -> None:
-    """A folder replayed by the table gave a JPEG with damaged data as a frame, grey or
-    smeared past the damage, where a die may be missing or half drawn: libjpeg says so
-    only on standard error. The frame is now an error naming the damage, the next photo
-    still comes, and what libjpeg said is still on standard error for the journal."""
-    (tmp_path / "1.jpg").write_bytes(FRAME_63.read_bytes())
-    _damaged_jpeg(tmp_path / "2.jpg")
-    (tmp_path / "3.jpg").write_bytes(FRAME_63.read_bytes())
-    src = FolderSource(tmp_path)
-    assert src.read().shape == load_image(FRAME_63).shape
-    with pytest.raises(CameraError) as info:
-        src.read()
-    message = str(info.value)
-    assert message.startswith(f"{tmp_path / '2.jpg'}: damaged (Corrupt JPEG data")
-    assert "\n" not in message
-    assert src.read().shape == load_image(FRAME_63).shape
-    assert "Corrupt JPEG data" in capfd.readouterr().err
-
-
-def test_what_another_thread_writes_while_a_photo_is_decoded_is_not_lost(
-    capfd: pytest.CaptureFixture[str],
-) -> None:
-    """libjpeg's words are heard by making standard error a file for the decode; a line
-    another thread writes meanwhile lands there too, and is written on after it."""
-    said: list[str] = []
-    with decoders_heard(said):
-        os.write(2, b"a line from the table\n")
-    assert said == ["a line from the table\n"]
-    assert capfd.readouterr().err == "a line from the table\n"
-    os.write(2, b"and after\n")
-    assert capfd.readouterr().err == "and after\n"  # standard error is itself again
-
-
-def test_a_damaged_jpeg_is_heard_with_standard_error_closed(
-    tmp_path: Path, run_python: RunPython
-) -> None:
-    """Run with standard error closed (2>&-), libjpeg's words went nowhere and the
-    damaged photo was read; they are heard all the same, and fd 2 is closed again."""
-    damaged = _damaged_jpeg(tmp_path / "damaged.jpg")
-    code = (
-        "import os, sys\n"
-        "os.close(2)\n"
-        "from vision.sources import CameraError, load_image\n"
-        "try:\n"
-        "    load_image(sys.argv[1])\n"
-        "except CameraError as exc:\n"
-        "    print(exc)\n"
-        "try:\n"
-        "    os.fstat(2)\n"
-        "except OSError:\n"
-        "    print('fd 2 closed')\n"
-    )
-    done = run_python(code, str(damaged))
-    assert done.returncode == 0, done.stderr
-    first, second = done.stdout.splitlines()
-    assert first.startswith(f"{damaged}: damaged (Corrupt JPEG data")
-    assert second == "fd 2 closed"

@@ -18,6 +18,7 @@ import errno
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -215,13 +216,19 @@ def run(
             failed = True
             _emit(stdout, _error_line(file, why_not, args.json))
             continue
+        said: list[str] = []
         try:
-            with _decoders_quiet():
-                image = load_image(file)  # a JPEG decoded only in part is an error too
+            with _decoders_quiet(said):
+                image = load_image(file)
         except CameraError as exc:
             failed = True
             why = str(exc).removeprefix(f"{Path(file)}: ")
             _emit(stdout, _error_line(file, f"cannot read image: {why}", args.json))
+            continue
+        damage = _damage(said)
+        if damage:  # decoded, but not as taken: dice may be missing or half drawn
+            failed = True
+            _emit(stdout, _error_line(file, f"cannot read image: damaged ({damage})", args.json))
             continue
         try:
             reading = reader.read(image, expect=args.expect)
@@ -253,13 +260,30 @@ def run(
     return 1 if failed else 0
 
 
+# What libjpeg says of a file it decoded only in part: the rest of the picture is grey or
+# smeared, and a die there is missing or read from half its pips. None of the shared
+# photos gives either. Only this command listens for it: libjpeg writes it to the
+# process's standard error itself, and taking fd 2 for a decode is safe in this one
+# thread only. In the table's service (a folder source's photos), every thread's
+# standard error would go to that file meanwhile: a fork would inherit the held lock,
+# a child process the file as its standard error, another thread's words be taken for
+# the decode's, a crash's report be lost.
+DAMAGE_SAID = ("Corrupt JPEG data", "Premature end of JPEG file")
+
+
+def _damage(said: list[str]) -> str:
+    """The first thing the image libraries said that means the picture is damaged."""
+    lines = (line.strip() for text in said for line in text.splitlines())
+    return next((line for line in lines if line.startswith(DAMAGE_SAID)), "")
+
+
 @contextlib.contextmanager
-def _decoders_quiet() -> Iterator[None]:
+def _decoders_quiet(said: list[str] | None = None) -> Iterator[None]:
     """Standard error taken from the image libraries while a file is decoded: libpng,
     libjpeg and libtiff write their complaints ("libpng error: PNG input buffer is
     incomplete", "Corrupt JPEG data: ...") to it themselves, between the lines, where
-    the image's own line says what was wrong. ``load_image`` hears them first (a JPEG
-    that decodes with "Corrupt JPEG data" is damaged) and writes them on, to here."""
+    the image's own line says what was wrong. What they wrote is added to ``said``: a
+    JPEG that decodes with "Corrupt JPEG data" is damaged, though it gives a picture."""
     try:
         if sys.stderr is not None:
             sys.stderr.flush()
@@ -268,18 +292,21 @@ def _decoders_quiet() -> Iterator[None]:
         yield
         return
     try:
-        sink = os.open(os.devnull, os.O_WRONLY)
+        sink = tempfile.TemporaryFile()  # noqa: SIM115  # closed in the finally below
     except OSError:
         os.close(saved)
         yield
         return
     try:
-        os.dup2(sink, 2)
+        os.dup2(sink.fileno(), 2)
         yield
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-        os.close(sink)
+        with sink:
+            if said is not None:
+                sink.seek(0)
+                said.append(sink.read(1 << 16).decode("utf-8", "replace"))
 
 
 # JPEG holds at most 65 535 pixels a side and OpenCV writes at most 65 500.

@@ -12,13 +12,9 @@ whose message is one line a person at the table can act on.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import re
 import stat
-import sys
-import tempfile
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -278,9 +274,8 @@ def load_image(path: str | Path) -> Frame:
             f"{p}: says it is {size[0]} x {size[1]} pixels, more than "
             f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels"
         )
-    said: list[str] = []
     try:
-        with quiet_opencv(), decoders_heard(said):
+        with quiet_opencv():  # its decoders' warnings would break the one line per image
             image = cv2.imdecode(np.frombuffer(raw, dtype=np.uint8), cv2.IMREAD_COLOR)
     except cv2.error:
         image = None
@@ -289,80 +284,7 @@ def load_image(path: str | Path) -> Frame:
             f"{p}: not an image OpenCV can read (damaged, another format, or over "
             f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels)"
         )
-    damage = _damage(said)
-    if damage:  # decoded, but not as taken: a die there is missing or half drawn
-        raise CameraError(f"{p}: damaged ({damage})")
     return as_bgr(image, str(p))
-
-
-# What libjpeg says of a file it decoded only in part: the rest of the picture is grey or
-# smeared, and a die there is missing or read from half its pips. None of the shared
-# photos gives either.
-DAMAGE_SAID = ("Corrupt JPEG data", "Premature end of JPEG file")
-
-
-def _damage(said: list[str]) -> str:
-    """The first thing the image libraries said that means the picture is damaged."""
-    lines = (line.strip() for text in said for line in text.splitlines())
-    return next((line for line in lines if line.startswith(DAMAGE_SAID)), "")
-
-
-# One decode at a time may hold standard error: a second, nested from another thread,
-# would put back the first one's sink as standard error for good.
-_HEARING = threading.Lock()
-_sink = -1  # one file for all decodes, emptied before each: not a new file a frame
-_sink_pid = -1  # a child forked (the trainer's workers) shares it: it makes its own
-
-
-def _new_sink() -> int:
-    """An unnamed file at a descriptor above 2: with standard error closed, a file
-    opened now would be given 2 and taken for it."""
-    with tempfile.TemporaryFile() as tmp:
-        return fcntl.fcntl(tmp.fileno(), fcntl.F_DUPFD_CLOEXEC, 3)
-
-
-@contextlib.contextmanager
-def decoders_heard(said: list[str]) -> Iterator[None]:
-    """What the image libraries write to standard error while a file is decoded, added
-    to ``said``, then written on to standard error as before.
-
-    libjpeg says a file is damaged only there ("Corrupt JPEG data: ...") and still gives
-    a picture, grey or smeared past the damage. The library writes to the process's
-    standard error itself, so for the few milliseconds of a decode that is a file of
-    ours; a line another thread writes then is put back after the decode's, not lost.
-    """
-    global _sink, _sink_pid
-    with _HEARING:
-        try:
-            if _sink_pid != os.getpid():
-                _sink, _sink_pid = _new_sink(), os.getpid()
-            os.lseek(_sink, 0, os.SEEK_SET)
-            os.ftruncate(_sink, 0)
-        except OSError:  # no room for the file: decoded unheard, as before
-            yield
-            return
-        try:
-            saved: int | None = os.dup(2)
-        except OSError:  # standard error closed (2>&-): heard all the same, then closed
-            saved = None
-        try:
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                if sys.stderr is not None:
-                    sys.stderr.flush()  # Python's own lines first, where they were going
-            os.dup2(_sink, 2)
-            yield
-        finally:
-            if saved is None:
-                os.close(2)
-            else:
-                os.dup2(saved, 2)
-                os.close(saved)
-            os.lseek(_sink, 0, os.SEEK_SET)
-            heard = os.read(_sink, 1 << 16)
-            said.append(heard.decode("utf-8", "replace"))
-            if saved is not None:
-                with contextlib.suppress(OSError):
-                    os.write(2, heard)
 
 
 def _natural_key(path: Path) -> tuple[list[Any], str]:
