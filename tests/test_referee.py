@@ -863,6 +863,19 @@ def held_first(t: Table, value: int) -> None:
     assert t.press(ROLL).want_dice
 
 
+def test_a_31s_give_keeps_its_title_while_hold_goes_through_the_names() -> None:
+    """The throw's screen said "31! give a point to", the same choice after a HOLD
+    "31: give a point to": one question, said two ways."""
+    t = start(Settings("mexen", 3))
+    out = t.throw(3, 1)
+    assert isinstance(out.screen, Choose) and out.screen.item == "P2"
+    assert out.screen.title == "31! give a point to"
+    out = t.press(HOLD)
+    assert isinstance(out.screen, Choose) and out.screen.item == "P3"
+    assert out.screen.title == "31! give a point to"
+    assert t.press(ROLL).log == (Give("P3"),)
+
+
 def test_whole_game_of_mexen_with_31_give_and_one_die_tie_break() -> None:
     t = mexen(rounds=1)
     out = t.throw(6, 3)
@@ -871,7 +884,7 @@ def test_whole_game_of_mexen_with_31_give_and_one_die_tie_break() -> None:
     assert isinstance(out.screen, Message) and out.log == (Stand(),)
     out = t.throw(3, 1)  # 31: give a point
     assert isinstance(out.screen, Choose) and out.screen.item == "P2"
-    assert "31" in out.screen.title
+    assert out.screen.title == "31! give a point to"
     out = t.press(ROLL)  # nothing else until the give
     assert out.log == (Give("P2"),)
     t.throw(4, 3)
@@ -2023,7 +2036,7 @@ def test_E_1_no_to_the_end_game_question_over_notices_sets_their_choice_up_again
     out = r.press(ROLL)  # no, play on
     assert isinstance(out.screen, Resumed)
     out = r.press(HOLD)
-    assert isinstance(out.screen, Choose) and out.screen.title == "31: give a point to"
+    assert isinstance(out.screen, Choose) and out.screen.title == "31! give a point to"
     m = mythical(2, rounds=2)
     enter_bids(m, 1, 0)
     enter_roll(m, "red", 7)

@@ -1188,7 +1188,7 @@ class Referee:
             screen: Screen = ref.chooser.screen()
             if thrown:
                 shown = _shown(game.header.rules, thrown)
-                title = ref.chooser.title.removeprefix("31: ")
+                title = ref.chooser.title.removeprefix("31! ")
                 screen = Choose(f"{shown}! {title}", *_rest(ref.chooser))
             return ref._show(screen, log=log)
         if thrown:
@@ -1270,7 +1270,8 @@ class Referee:
             me = _player(game)
             names = tuple(p.name for p in game.header.players if p.name != me)
             stake = str(game.view().get("stake", "points")).rstrip("s")
-            chooser = Chooser(Purpose.GIVE, f"31: give a {stake} to", names, names)
+            # as the throw's screen says it ("31! give a point to"), not otherwise after HOLD
+            chooser = Chooser(Purpose.GIVE, f"31! give a {stake} to", names, names)
             return replace(self, chooser=chooser)
         return self
 
