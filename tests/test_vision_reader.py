@@ -536,12 +536,7 @@ def test_a_doubtful_find_across_two_dice_read_apart_is_dropped() -> None:
 @needs_data
 def test_a_find_across_two_dice_does_not_make_a_reroll(reader: PipReader) -> None:
     """train_dice_35.jpg itself: every die read, nothing else listed."""
-    img = next(i for i in load_set("matteo_webcam", "tune", DATA) if i.name == "train_dice_35.jpg")
-    r = reader.read(_frame(img))
-    sc = Score()
-    score_image(img, r.dice, sc)
-    assert r.status is FrameStatus.OK, r.reason
-    assert (sc.right, sc.dice, sc.stray, sc.extra) == (len(img.dice), len(img.dice), 0, 0)
+    _every_die_read_and_nothing_else(reader, "train_dice_35.jpg")
 
 
 @needs_data
@@ -574,6 +569,11 @@ def test_a_tilted_cameras_side_face_beside_its_die_does_not_make_a_reroll(
     """matteo's tuning photos where a side face of a die read as a 1 or a 3 was found
     apart from it, below it, and refused as "touching another die": the throw was a
     re-roll. Every die is read, and nothing else is listed."""
+    _every_die_read_and_nothing_else(reader, name)
+
+
+def _every_die_read_and_nothing_else(reader: PipReader, name: str) -> None:
+    """matteo's tuning photo ``name`` reads ok: every die right, nothing stray or extra."""
     img = next(i for i in load_set("matteo_webcam", "tune", DATA) if i.name == name)
     r = reader.read(_frame(img))
     sc = Score()

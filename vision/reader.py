@@ -211,17 +211,8 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
     sure_of_itself = _first_look(c.probs, c.pips)
     if p0 >= NOT_A_DIE and len(c.pips.pips) < 2:
         return True
-    half = c.spot.size / 2.0
     if not sure_of_itself and c.pips.value is None:
-        held = [
-            o
-            for o in cands
-            if o is not c
-            and o.spot.size * 1.5 < c.spot.size
-            and abs(o.spot.x - c.spot.x) < half
-            and abs(o.spot.y - c.spot.y) < half
-            and _first_look(o.probs, o.pips)
-        ]
+        held = [o for o in cands if o is not c and _spans(c, o) and _first_look(o.probs, o.pips)]
         for i, a in enumerate(held):
             for b in held[i + 1 :]:
                 if (
@@ -233,7 +224,7 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
         if o is c:
             continue
         dx, dy = abs(o.spot.x - c.spot.x), abs(o.spot.y - c.spot.y)
-        spans = o.spot.size * 1.5 < c.spot.size and dx < half and dy < half
+        spans = _spans(c, o)
         patterned = (o.pips.value or 0) >= 2
         if spans and float(o.probs[0]) < 0.5 and (p0 >= 0.5 or (likeliest and patterned)):
             return True
@@ -258,6 +249,17 @@ def _surely_not_a_die(c: _Candidate, cands: list[_Candidate]) -> bool:
         ):
             return True
     return False
+
+
+def _spans(c: _Candidate, o: _Candidate) -> bool:
+    """Whether find ``c`` spans find ``o``: over 1.5 times its size, ``o``'s centre inside
+    ``c``'s box."""
+    half = c.spot.size / 2.0
+    return (
+        o.spot.size * 1.5 < c.spot.size
+        and abs(o.spot.x - c.spot.x) < half
+        and abs(o.spot.y - c.spot.y) < half
+    )
 
 
 def _looks_alike(a: _Candidate, b: _Candidate) -> bool:
