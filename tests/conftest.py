@@ -32,6 +32,27 @@ def factory() -> Iterator[MockFactory]:
         Device.pin_factory = old
 
 
+@pytest.fixture(autouse=True)
+def _game_logs_closed() -> Iterator[None]:
+    """Every game log a test opened is closed when it ends. Tests of a power cut let a
+    loop go without closing it, as the power would; its log is closed here, not left to
+    the garbage collector (a ResourceWarning at some later test)."""
+    from table.gamelog import LogWriter
+
+    opened: list[LogWriter] = []
+    init = LogWriter.__init__
+
+    def tracked(self: LogWriter, path: Path, fh: Any) -> None:
+        init(self, path, fh)
+        opened.append(self)
+
+    with pytest.MonkeyPatch.context() as own:  # a test's monkeypatch.undo() keeps it
+        own.setattr(LogWriter, "__init__", tracked)
+        yield
+    for writer in opened:
+        writer.close()
+
+
 def seen_as_pi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, pi: bool = True) -> None:
     """Make the hardware build see a Raspberry Pi (its device-tree model) or a laptop."""
     from table.hw import build

@@ -39,6 +39,7 @@ def test_notifier_sends_ready_status_watchdog_on_a_real_socket(
     n.status("mexico round 2:\n Ann throw 1/3")  # unchanged status is not resent
     n.watchdog()
     n.stopping()
+    n.close()
     got = [notify_socket.recv(1024).decode() for _ in range(4)]
     assert got == ["READY=1", "STATUS=mexico round 2: Ann throw 1/3", "WATCHDOG=1", "STOPPING=1"]
 
@@ -579,7 +580,7 @@ def test_dicetable_run_sends_ready_status_and_watchdog(tmp_path: Path) -> None:
     finally:
         proc.kill() if proc.poll() is None else None
         sock.close()
-    err = proc.stderr.read().decode() if proc.stderr else ""
+    err = proc.communicate()[1].decode()  # read to its end, and closed
     assert proc.wait() == 0, err
     assert "READY=1" in got, got
     ready = got.index("READY=1")

@@ -44,8 +44,8 @@ def test_demo_plays_every_game_and_saves_frames_gif_and_log(tmp_path: Path) -> N
         folder = out / rules
         pngs = sorted((folder / "png").glob("frame_*.png"))
         assert len(pngs) >= 10
-        first = Image.open(pngs[0])
-        assert first.size == (128, 64)
+        with Image.open(pngs[0]) as first:
+            assert first.size == (128, 64)
         with Image.open(folder / "display.gif") as gif:
             assert gif.n_frames == len(pngs)
         log = load(folder / f"{rules}.jsonl")

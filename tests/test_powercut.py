@@ -291,6 +291,7 @@ def test_a_second_table_on_the_same_data_folder_is_refused(tmp_path: Path) -> No
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err.decode()
     second.lock()  # and its lock went with it
+    second.unlock()
 
 
 def test_the_service_waits_for_a_data_folder_held_by_a_run_by_hand(tmp_path: Path) -> None:
@@ -335,7 +336,7 @@ def test_the_service_waits_for_a_data_folder_held_by_a_run_by_hand(tmp_path: Pat
             proc.kill()
             proc.wait()
         sock.close()
-    err = proc.stderr.read().decode() if proc.stderr else ""
+    err = proc.communicate()[1].decode()  # read to its end, and closed
     assert "in use by another dicetable" in err and "waiting until it stops" in err
 
 
@@ -345,7 +346,9 @@ def test_a_lock_file_made_by_another_user_still_locks(
     """A run with sudo made .lock as root: the service's user could not open it to write,
     and stopped for good ("cannot lock the data folder ... Permission denied")."""
     data_dir = tmp_path / "data"
-    DataDir(data_dir).lock()  # made, and let go (the object is gone)
+    made = DataDir(data_dir)
+    made.lock()  # made, and let go
+    made.unlock()
     opened = Path.open
 
     def not_writable(self: Path, mode: str = "r", *args: Any, **kw: Any) -> Any:
@@ -361,6 +364,7 @@ def test_a_lock_file_made_by_another_user_still_locks(
         other.lock()
     service.unlock()
     other.lock()
+    other.unlock()
 
 
 # -- the log and the resume: cases held nowhere else --------------------------------
@@ -550,7 +554,9 @@ def test_a_table_that_locks_its_data_folder_again_still_holds_it_and_lets_it_go_
     with pytest.raises(DataInUse):
         DataDir(data_dir).lock()
     table.unlock()
-    DataDir(data_dir).lock()
+    after = DataDir(data_dir)
+    after.lock()
+    after.unlock()
 
 
 @pytest.mark.parametrize("count", [2, True])

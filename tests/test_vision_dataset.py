@@ -126,7 +126,8 @@ def test_output_into_a_closed_pipe_ends_quietly(module: str, tmp_path: Path) -> 
     )
     assert child.stdout is not None and child.stderr is not None
     child.stdout.close()  # the reader has gone before the first line
-    err = child.stderr.read().decode()
+    with child.stderr:
+        err = child.stderr.read().decode()
     assert child.wait(timeout=60) == 0, err
     assert err == ""
 
