@@ -509,6 +509,32 @@ def test_a_long_name_is_cut_before_the_loss_or_the_win_is() -> None:
     assert isinstance(out.screen, RoundEnd) and out.screen.lost == "Ann loses 2 lives"
 
 
+def test_a_name_cut_before_the_loss_or_the_win_stands_for_one_player() -> None:
+    """Two names alike up to their last letter, each too long for the line, were both cut
+    "Bartholomew W.. loses 2": whose loss it was could not be told. A cut that could be
+    another player's keeps the letters it differs by."""
+    a, b = "Bartholomew Wolfgang A", "Bartholomew Wolfgang B"
+    t = start(
+        Settings("mexico", 2, names=(a, b), options=opts(lives=3, max_throws=1)), names_cut=True
+    )
+    t.throw(4, 1)
+    out = t.throw(2, 1)  # b's Mex: a loses 2 (MC-3)
+    while isinstance(out.screen, Message):  # the names whole first, as a notice
+        out = t.press(ROLL)
+    assert isinstance(out.screen, RoundEnd)
+    cut = out.screen.lost.removesuffix(" loses 2")
+    assert ".." in cut and cut.endswith("A") and a.startswith(cut.partition("..")[0]), cut
+    while not isinstance(out.screen, GameEnd):
+        if t.game.is_over or not out.want_dice:
+            out = t.press(ROLL)
+            continue
+        turn = t.game.turn
+        assert turn is not None
+        out = t.throw(*((2, 1) if turn.player == a else (4, 1)))
+    cut = out.screen.headline.removesuffix(" wins!")
+    assert ".." in cut and cut.endswith("A") and a.startswith(cut.partition("..")[0]), cut
+
+
 def test_mexico_shows_mex_and_keeps_pair_names() -> None:
     t = start(Settings("mexico", 2))
     out = t.throw(1, 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -629,3 +630,60 @@ def test_a_name_from_a_log_reaches_the_terminal_escaped_on_its_line(name: str) -
     assert all(line.isprintable() for line in shown.splitlines())
     assert json.dumps(name)[1:-1] in shown  # the name still there, spelt out
     assert render_text(replace(screen, player="Ann")).splitlines()[1] == "  Ann"
+
+
+def _drawn_texts(screen: Screen, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts ``screen`` draws, as drawn (cut or not)."""
+    from table.service import screens
+
+    texts: list[str] = []
+    clipped = screens._Canvas._clipped
+
+    def noted(self: Any, *args: Any) -> None:
+        texts.append(args[5])
+        clipped(self, *args)
+
+    monkeypatch.setattr(screens._Canvas, "_clipped", noted)
+    render(screen)
+    return texts
+
+
+def _could_be(text: str, names: tuple[str, ...]) -> list[str]:
+    """The names a drawn text could stand for: itself, or, cut ("Wil..ina", "Wilhelm.."),
+    each name that begins with the part before ".." and has the part after it later on."""
+    if ".." not in text:
+        return [n for n in names if n == text]
+    head, _, tail = text.partition("..")
+    return [n for n in names if n.startswith(head) and tail in n[len(head) :]]
+
+
+WILHELMS = (
+    ("Wilhelmina", "10"),
+    ("Wilhelmone", "0"),
+    ("Christabel", "-20"),
+    ("Christobel", "0"),
+    ("Evangelia", "30"),
+    ("Evangelos", "-10"),
+)
+
+
+@pytest.mark.parametrize(
+    "screen",
+    [
+        GameEnd("no winner", WILHELMS),
+        RoundEnd("round 1", "", WILHELMS),
+        GameEnd("no winner", tuple((n, "2") for n in ("Wilhelma", "Wilhelmo", "Ann", "Bo"))),
+    ],
+)
+def test_a_name_cut_in_the_standings_stands_for_one_player(
+    screen: Screen, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cut to the width its column leaves, Wilhelmone was drawn "Wilhelm.." beside
+    "Wilhelmi..": the two were cut apart, so they were not seen as alike, but
+    "Wilhelm.." could be either. A cut name that could be another keeps the letters it
+    differs by."""
+    names = tuple(n for n, _v in screen.standings)  # type: ignore[attr-defined]
+    drawn = [t for t in _drawn_texts(screen, monkeypatch) if _could_be(t, names)]
+    assert len(drawn) == len(names), drawn  # every name drawn, whole or cut
+    for text in drawn:
+        assert len(_could_be(text, names)) == 1, (text, drawn)

@@ -82,6 +82,7 @@ from table.service.screens import (
     RoundEnd,
     Screen,
     Turn,
+    cut_apart,
     overflow,
     shown_whole,
     single_spaced,
@@ -1286,6 +1287,7 @@ class Referee:
                 outcome.winner,
                 lambda w: f"{w} wins!",
                 lambda t: not overflow(GameEnd(t, ())),
+                [p.name for p in game.header.players],
             )
         elif outcome is not None and outcome.draw:
             headline = "draw"
@@ -1432,11 +1434,12 @@ class Referee:
         loss = last.get("loss", 0)
         rules = game.header.rules
         who = ", ".join(losers) or "nobody"
+        names = [p.name for p in game.header.players]
         lives = "lives" if loss != 1 else "life"
         # the loss whole: names that take the line give way to a shorter one
         if rules == "mexen":
             named = f"{who} takes {_counted(loss, view)}"
-            lost = _lost_line(named, who=who, line=lambda w: f"{w} takes {loss}")
+            lost = _lost_line(named, who=who, line=lambda w: f"{w} takes {loss}", names=names)
         elif len(losers) > 1 and len(losers) == len(_in_game(before.view())):
             lost = named = f"all lose {loss} {lives}"
         elif len(losers) > 3:
@@ -1451,7 +1454,7 @@ class Referee:
             )
         else:
             named = f"{who} loses {loss} {lives}"
-            lost = _lost_line(named, who=who, line=lambda w: f"{w} loses {loss}")
+            lost = _lost_line(named, who=who, line=lambda w: f"{w} loses {loss}", names=names)
         # Most important first: the screen leaves out the parts that do not fit.
         extras: list[str] = []
         out = ended = ""  # who is out, the throw that ended the round: never left out
@@ -2261,7 +2264,12 @@ def _detail_whole(end: GameEnd, *richer: str) -> GameEnd:
     return replace(end, detail="")
 
 
-def _lost_line(*lines: str, who: str = "", line: Callable[[str], str] | None = None) -> str:
+def _lost_line(
+    *lines: str,
+    who: str = "",
+    line: Callable[[str], str] | None = None,
+    names: Sequence[str] = (),
+) -> str:
     """The first of ``lines`` that a round end shows uncut; else, given them, ``line`` of
     the names ``who`` (whole if it fits, else cut short enough for the rest to show:
     ``_names_cut``); else the last of ``lines``."""
@@ -2269,21 +2277,26 @@ def _lost_line(*lines: str, who: str = "", line: Callable[[str], str] | None = N
     if fits is not None:
         return fits
     if line is not None:
-        return _names_cut(who, line, lambda t: not overflow(RoundEnd("", t, ())))
+        return _names_cut(who, line, lambda t: not overflow(RoundEnd("", t, ())), names)
     return lines[-1]
 
 
-def _names_cut(who: str, line: Callable[[str], str], fits: Callable[[str], bool]) -> str:
+def _names_cut(
+    who: str, line: Callable[[str], str], fits: Callable[[str], bool], names: Sequence[str] = ()
+) -> str:
     """``line(who)`` with ``who`` cut ("Alexander Sch..") as little as lets ``fits`` pass,
     so what follows the names (the loss, "wins!") is never the part cut off; ``line(who)``
-    whole if even one letter is too many."""
+    whole if even one letter is too many. A player's name that such a cut would leave
+    alike to another of ``names`` ("Wilhel.." for Wilhelma and Wilhelmo) keeps the
+    letters it differs by ("Wilhe..a")."""
     if fits(line(who)):
         return line(who)
     # A line is at most a few dozen letters wide: no need to try the rest of a long name.
     for n in range(min(len(who), 40) - 1, 0, -1):
-        text = line(who[:n].rstrip() + "..")
-        if fits(text):
-            return text
+        cut = who[:n].rstrip() + ".."
+        if fits(line(cut)):
+            apart = cut_apart(who, cut, names, lambda t: fits(line(t))) if who in names else None
+            return line(cut if apart is None else apart)
     return line(who)
 
 

@@ -14,6 +14,7 @@ import math
 import os
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -467,24 +468,31 @@ def _told_apart(names: list[str], widths: list[int], sizes: tuple[int, ...]) -> 
     for i, name in enumerate(names):
         if shown[i] == name:
             continue
-        rivals = [m for j, m in enumerate(names) if j != i and shown[j] == shown[i] and m != name]
-        if not rivals:
-            continue
-        at = max(len(os.path.commonprefix([name, r])) for r in rivals)
-        between = _cut_between(name, at, widths[i], sizes[-1])
+        between = cut_apart(name, shown[i], names, _fits_in(widths[i], sizes[-1]))
         if between is not None:
             out[i] = between
     return out
 
 
-def _cut_between(name: str, at: int, width: int, size: int) -> str | None:
-    """``name`` as its first letters, "..", and as much as fits of it from ``at`` on (the
-    whole of that first, then fewer first letters, then less of it); None if not even one
-    letter of each fits ``width`` at ``size``."""
-    for end in range(len(name), at, -1):
+def _fits_in(width: int, size: int) -> Callable[[str], bool]:
+    return lambda text: _width(text, size) <= width
+
+
+def cut_apart(name: str, cut: str, names: Iterable[str], fits: Callable[[str], bool]) -> str | None:
+    """``name``, which ``cut`` ("Wilhelm..") shortens, cut so as to be told from the other
+    ``names``, if ``cut`` could be one of them too ("Wilhelmina"): its first letters, "..",
+    and as much as ``fits`` of it from where it differs from them ("Wilhel..one"; the
+    whole of that first, then fewer first letters, then less of it). None if ``cut``
+    already tells it apart, if no such cut fits, or if ``name`` begins another name."""
+    kept = cut.removesuffix("..").rstrip()
+    rivals = [m for m in names if m != name and m.startswith(kept)]
+    if not rivals:
+        return None
+    at = max(len(os.path.commonprefix([name, r])) for r in rivals)
+    for end in range(min(len(name), at + 40), at, -1):  # a line holds a few dozen letters
         for head in range(at - 1, 0, -1):
-            text = name[:head] + ".." + name[at:end]
-            if _width(text, size) <= width:
+            text = name[:head].rstrip() + ".." + name[at:end]
+            if fits(text):
                 return text
     return None
 
