@@ -263,6 +263,12 @@ BAD: list[tuple[str, str]] = [
         "game.players[2]: 'Maximiliane W' is 13 characters long (allowed: at most 12, so "
         "that the display can show it)",
     ),
+    (  # "is 24 characters long" puzzled someone who typed 12
+        '[game]\nplayers = ["\u00c6\u00c6\u00c6\u00c6\u00c6\u00c6\u00c6", "Bob"]',
+        "game.players[1]: '\u00c6\u00c6\u00c6\u00c6\u00c6\u00c6\u00c6' is 14 characters "
+        "long as the display spells it ('AEAEAEAEAEAEAE') (allowed: at most 12, so that the "
+        "display can show it)",
+    ),
     (  # both "Alexande.." where a line has room for a name's start only
         '[game]\nplayers = ["Alexander G", "Alexander R"]',
         "game.players: 'Alexander G' and 'Alexander R' begin the same, and where the display "

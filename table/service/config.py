@@ -554,10 +554,12 @@ def _name(key: str, name: str) -> str:
             "allowed: Latin letters, with or without accents, digits and punctuation)"
         )
     name = single_spaced(name)  # "Bob  Smith" would be two items of a line
-    shown = len(drawable(name))
-    if shown > MAX_NAME:
+    drawn = drawable(name)
+    if len(drawn) > MAX_NAME:
+        # counted as drawn: "Æ" is drawn "AE", so twelve of them are 24 on the display
+        spelt = "" if drawn == name else f" as the display spells it ({drawn!r})"
         raise ConfigError(
-            f"{key}: {name!r} is {shown} characters long (allowed: at most "
+            f"{key}: {name!r} is {len(drawn)} characters long{spelt} (allowed: at most "
             f"{MAX_NAME}, so that the display can show it)"
         )
     return name
