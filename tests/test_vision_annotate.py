@@ -52,8 +52,9 @@ def test_a_label_stays_in_the_picture_and_below_the_banner() -> None:
 def test_a_refused_die_is_labelled_with_its_number_in_the_verdict() -> None:
     box = ((50.0, 50.0), (30.0, 30.0), 0.0)
     assert die_label(DieReading(5, (50.0, 50.0), box, 0.99)) == "5"
-    assert die_label(DieReading(None, (50.0, 50.0), box, 0.4, "tilted"), 2) == "?2 tilted"
-    assert die_label(DieReading(None, (50.0, 50.0), box, 0.4, "tilted")) == "? tilted"
+    assert die_label(DieReading(None, (50.0, 50.0), box, 0.4, "tilted"), 2) == "die 2: tilted"
+    assert die_label(DieReading(None, (50.0, 50.0), box, 0.4, "tilted")) == "tilted"
+    assert die_label(DieReading(None, (50.0, 50.0), box, 0.4, ""), 1) == "die 1: ?"
     assert die_label(DieReading(None, (50.0, 50.0), box, 0.4, "")) == "?"
 
 
@@ -204,9 +205,10 @@ def test_a_read_die_is_outlined_in_green_and_a_refused_one_in_orange() -> None:
 def test_a_refused_die_is_labelled_with_its_number_in_the_picture(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Each refused die's label carries its number in the verdict (``?2 tilted`` for
+    """Each refused die's label carries its number in the verdict (``die 2: tilted`` for
     "die 2 is tilted"); if not, with several dice the picture would not show which one
-    the verdict means."""
+    the verdict means. It was ``?2 tilted``, and ``?1 unclear`` beside a die showing one
+    pip read as "perhaps a 1"."""
     import vision.annotate as drawing
 
     texts: list[str] = []
@@ -225,7 +227,7 @@ def test_a_refused_die_is_labelled_with_its_number_in_the_picture(
     monkeypatch.setattr(drawing, "_put_label", recording)
     dice = (_square(5, 200, 240, 60), _square(None, 440, 240, 60, "tilted"))
     annotate(_frame(), FrameReading(FrameStatus.REROLL, "die 2 is tilted", dice, 9.0))
-    assert texts == ["5", "?2 tilted"]
+    assert texts == ["5", "die 2: tilted"]
 
 
 def test_the_banner_shows_its_text_in_a_contrasting_ink() -> None:

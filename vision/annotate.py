@@ -1,13 +1,13 @@
 """Draw what the reader saw onto a copy of the frame, for people to check by eye.
 
-Each die gets its rotated box and its value (green), or ``?``, its number as the
-verdict counts it, and the reason it was not read (orange: ``?2 tilted`` for
-"die 2 is tilted"). Labels go beside their dice where they cover no other label
-and no die (``place_labels``). A banner across the top gives the frame's verdict: ``OK``
-and the values (green), or ``REROLL`` and why (red), and the time taken; across the
-bottom when it would cover more of the dice at the top (a die cut off at the top
-edge is the one such a verdict names). Text and lines scale with the image, so a
-640 px photo and a 4000 px photo are both legible.
+Each die gets its rotated box and its value (green), or its number as the verdict counts
+it and the reason it was not read (orange: ``die 2: tilted`` for "die 2 is tilted"; not
+``?2``, which could be taken for "perhaps a 2"). Labels go beside their dice where they
+cover no other label and no die (``place_labels``). A banner across the top gives the
+frame's verdict: ``OK`` and the values (green), or ``REROLL`` and why (red), and the
+time taken; across the bottom when it would cover more of the dice at the top (a die cut
+off at the top edge is the one such a verdict names). Text and lines scale with the
+image, so a 640 px photo and a 4000 px photo are both legible.
 """
 
 from __future__ import annotations
@@ -126,13 +126,13 @@ def place_labels(
 
 
 def die_label(die: DieReading, number: int | None = None) -> str:
-    """The value of a die read; for one not read, ``?``, its number as the verdict counts
-    it ("die 2 is tilted") and the reason."""
+    """The value of a die read; for one not read, its number as the verdict counts it
+    ("die 2 is tilted") and the reason: ``die 2: tilted``, with ``?`` for what is not
+    known. A number beside a die that is not its value always follows "die"."""
     if die.value is not None:
         return str(die.value)
-    which = f"{number}" if number is not None else ""
-    reason = f" {die.reason}" if die.reason else ""
-    return ascii_text(f"?{which}{reason}") if which or reason else "?"
+    reason = die.reason or "?"
+    return ascii_text(reason if number is None else f"die {number}: {reason}")
 
 
 def status_line(reading: FrameReading) -> str:
