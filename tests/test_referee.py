@@ -932,6 +932,8 @@ def test_whole_game_of_mexen_with_31_give_and_one_die_tie_break() -> None:
     assert isinstance(out.screen, GameEnd)
     assert dict(out.screen.standings) == {"P1": "0", "P2": "2"}
     assert out.screen.headline == "P1 wins!"
+    # MN-10: "P2 5; P2 took 1" alone did not say the 5 was a tie-break's one die
+    assert out.screen.detail == "tie-break: P2 5; P2 took 1"
 
 
 def test_mexen_hold_chooses_the_die_and_checks_it_stays() -> None:

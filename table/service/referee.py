@@ -1254,9 +1254,11 @@ class Referee:
         nowhere else, after the notices a crowded end needs."""
         game = self.game
         assert game is not None
-        shown = _shown(game.header.rules, thrown, pips=_counts_pips(before.view()))
+        view = before.view()
+        shown = _shown(game.header.rules, thrown, pips=_counts_pips(view))
         last_throw = f"{_player(before)} {shown}" if thrown else ""
-        ref, out = self._game_over(game, log, last_throw)
+        tiebreak = view.get("phase") == "tiebreak"  # MX-8, MN-10
+        ref, out = self._game_over(game, log, last_throw, tiebreak)
         return ref._last_round_first(before, last_throw, out)
 
     def _auto_chooser(self) -> Referee:
@@ -1277,9 +1279,10 @@ class Referee:
         return self
 
     def _game_over(
-        self, game: Game, log: tuple[Event, ...], last_throw: str = ""
+        self, game: Game, log: tuple[Event, ...], last_throw: str = "", tiebreak: bool = False
     ) -> tuple[Referee, Output]:
-        """The game's end; ``last_throw`` ("CPU1 63") is the throw that ended it, if one did."""
+        """The game's end; ``last_throw`` ("CPU1 63") is the throw that ended it, if one did,
+        in a tie-break if ``tiebreak``."""
         outcome = game.outcome
         view = game.view()
         if outcome is not None and outcome.winner:
@@ -1304,7 +1307,10 @@ class Referee:
             screen = _fitting(end, replace(end, detail=""))
         elif last_throw and detail:
             # "P3 MEX!; all lost 2": a comma read as one more name ("MEX!, P1, P2, P3")
-            screen = _detail_whole(end, f"{last_throw}; {detail.removeprefix('last round: ')}")
+            said = f"{last_throw}; {detail.removeprefix('last round: ')}"
+            # "Bob 2; Ann took 1" alone was a riddle after a tie-break's one die: where
+            # there is room it says so
+            screen = _detail_whole(end, *([f"tie-break: {said}"] if tiebreak else []), said)
         else:
             screen = _detail_whole(end)
         ref = replace(self, mode=Mode.OVER, game=game, waiting=False, chooser=None, screen=screen)
