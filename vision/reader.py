@@ -538,15 +538,19 @@ class PipReader:
         decides between finds of one pass; the coarse one on a tie), unless the crop
         classifier does not read it (AGREE) and reads the other, and the two agree: the
         surer one's likeliest class is that value or "not a die", and the other's pip
-        count names that value too. On the tuning photos seen by a camera four and five
-        times closer (``python -m vision.robustness --tune``), of 358 such pairs where
-        the coarse find was the die and the fine one part of it, the fine one was found
-        more surely in 84; the classifier read the coarse one alone in 185. Without the
-        agreement asked for, the other find was read wrong in frames built from tuning
-        photos (windows enlarged 2 and 3 times and blurred; a die pasted alone 4.5 times
-        its size): part of a 2 read as a 1, a whole 1 and a whole 3 read as 2s where the
-        part found more surely was doubted as a 1 and a 3, and a whole 3 read as a 1 with
-        no 1 in its pips. The crop probabilities it gets are kept in ``seen``."""
+        count names that value too, or shows that value's top face beside squashed side
+        pips (``PipCount.top_face_beside_side_pips``: a tilted camera's die, whose side
+        faces make its own pips no pattern; matteo's ``train_two_13.jpg`` lost a 2 so,
+        under a coarse find over it and its neighbour). On the tuning photos seen by a
+        camera four and five times closer (``python -m vision.robustness --tune``), of
+        358 such pairs where the coarse find was the die and the fine one part of it,
+        the fine one was found more surely in 84; the classifier read the coarse one
+        alone in 185. Without the agreement asked for, the other find was read wrong in
+        frames built from tuning photos (windows enlarged 2 and 3 times and blurred; a
+        die pasted alone 4.5 times its size): part of a 2 read as a 1, a whole 1 and a
+        whole 3 read as 2s where the part found more surely was doubted as a 1 and a 3,
+        and a whole 3 read as a 1 with no 1 in its pips. The crop probabilities it gets
+        are kept in ``seen``."""
         # (strong, weak) per pair: found more surely first, the coarse one on a tie.
         pairs = [
             (c, f) if c.score >= f.score else (f, c)
@@ -589,7 +593,8 @@ class PipReader:
         value = self._reads(frame, [weak], seen)[0]
         if value is None or int(np.argmax(seen[strong])) not in (0, value):
             return False
-        return count_pips(frame, weak.x, weak.y, weak.size).value == value
+        pips = count_pips(frame, weak.x, weak.y, weak.size)
+        return pips.value == value or pips.top_face_beside_side_pips(value)
 
     def _big_over_its_pips(
         self,
