@@ -98,7 +98,7 @@ def test_json_lines_in_order_with_errors_in_place(tmp_path: Path) -> None:
     assert reroll["dice"][1]["reason"] == "tilted"
     assert bad == {"file": str(junk), "status": "error", "dice": [], "ms": 0.0,
                    "reason": "cannot read image: not an image OpenCV can read "
-                             "(damaged, another format, or over 200 megapixels)"}  # fmt: skip
+                             "(damaged, another format, or over 64 megapixels)"}  # fmt: skip
     assert gone["reason"] == "cannot read image: no such file"
 
 

@@ -11,7 +11,9 @@ import os
 # on the header by ``vision.sources.load_image``): a made-up header of a format whose size
 # ``claimed_size`` does not read (a 29-byte GIF claiming 30000 x 30000) is then refused
 # by the decoder at once instead of filling memory. A smaller limit already set stays.
-MAX_IMAGE_PIXELS = 200_000_000
+# 64 MP takes a 50 MP phone's photos (8160 x 6144); at 200 MP, a 570 kB PNG claiming
+# 14000 x 14000 took 1.2 GB to be read, more than a 1 GB Pi has.
+MAX_IMAGE_PIXELS = 64_000_000
 try:
     _set = int(os.environ.get("OPENCV_IO_MAX_IMAGE_PIXELS", ""))
 except ValueError:

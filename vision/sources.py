@@ -150,7 +150,7 @@ MAX_PIPED_BYTES = 256 << 20
 
 
 MAX_FILE_BYTES = 1 << 30
-"""The biggest file read as a photo: more than a 200-megapixel photo (MAX_IMAGE_PIXELS)
+"""The biggest file read as a photo: more than a 64-megapixel photo (MAX_IMAGE_PIXELS)
 takes uncompressed, 3 bytes a pixel. A bigger file (a video given by mistake) would be
 read whole into memory before anything else could be asked of it."""
 
@@ -181,10 +181,11 @@ def _file_bytes(p: Path) -> bytes:
     return data
 
 
-# The most pixels a photo may claim. A 12 MP camera is what the table uses, phones take up
-# to 200 MP; OpenCV's default limit is a gigapixel, 3 GB decoded, more than a Pi has. A
-# damaged or made-up header (a few hundred bytes of PNG can claim 40000 x 40000) would
-# otherwise be decoded into that much memory before the reader shrinks it. The headers
+# The most pixels a photo may claim. A 12 MP camera is what the table uses, phones take 50
+# (and more: such a photo is refused in one line, to be taken smaller); OpenCV's default
+# limit is a gigapixel, 3 GB decoded, more than a Pi has. A damaged or made-up header (a
+# few hundred bytes of PNG can claim 40000 x 40000) would otherwise be decoded into that
+# much memory before the reader shrinks it. The headers
 # ``claimed_size`` reads are checked here against ``MAX_IMAGE_PIXELS``, with a clear
 # message; importing ``vision`` (vision/__init__.py) sets OpenCV's own limit to the same
 # number, for the formats it does not read.
