@@ -649,12 +649,17 @@ def _drawn_texts(screen: Screen, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _could_be(text: str, names: tuple[str, ...]) -> list[str]:
-    """The names a drawn text could stand for: itself, or, cut ("Wil..ina", "Wilhelm.."),
-    each name that begins with the part before ".." and has the part after it later on."""
+    """The names a drawn text could stand for: itself, or, cut ("Wil..ina", "Wilhelm..",
+    "M..ne.."), each name that, as the display spells it and with its spaces left out (a
+    space is hardly wider than the gap between letters), begins with the part before
+    the first ".." and has the rest, less any "..", later on."""
+    text = text.replace(" ", "")
+    spelt = {n: drawable(n).replace(" ", "") for n in names}
     if ".." not in text:
-        return [n for n in names if n == text]
+        return [n for n in names if spelt[n] == text]
     head, _, tail = text.partition("..")
-    return [n for n in names if n.startswith(head) and tail in n[len(head) :]]
+    tail = tail.removesuffix("..")
+    return [n for n in names if spelt[n].startswith(head) and tail in spelt[n][len(head) :]]
 
 
 WILHELMS = (
@@ -687,3 +692,71 @@ def test_a_name_cut_in_the_standings_stands_for_one_player(
     assert len(drawn) == len(names), drawn  # every name drawn, whole or cut
     for text in drawn:
         assert len(_could_be(text, names)) == 1, (text, drawn)
+
+
+@pytest.mark.parametrize(
+    "screen",
+    [
+        GameEnd(
+            "no winner",
+            (
+                ("Maximilian M", "12 pts"),
+                ("Bartholomew", "3"),
+                ("Gabriel W", "-12"),
+                ("Wilhelm", "+10"),
+                ("Gabriela W", "3"),
+                ("Wilhelmine W", "-12"),
+            ),
+        ),
+        GameEnd(
+            "no winner",
+            (
+                ("Marianne W", "12 pts"),
+                ("Christina", "-12"),
+                ("Annaliese", "-12"),
+                ("Friedrich Ko", "12 pts"),
+                ("Antonio M", "-12"),
+                ("Mariane", "+10"),
+            ),
+        ),
+        GameEnd(
+            "no winner",
+            (
+                ("Gabriele W", "+10"),
+                ("Josephine M", "-12"),
+                ("Joseph M", "12 pts"),
+                ("Bartholomeus", "3"),
+                ("Friedrich M", "+10"),
+                ("Alexander W", "+10"),
+            ),
+        ),
+        GameEnd(  # alike only as the display spells them: "AEth.."
+            "no winner",
+            tuple(
+                (n, "12 pts")
+                for n in (
+                    "\u00c6theldreda",
+                    "AEthelwyn Ko",
+                    "Bartholomeus",
+                    "Maximilian M",
+                    "Friedrich M",
+                    "Alexander W",
+                )
+            ),
+        ),
+    ],
+)
+def test_a_name_cut_between_its_start_and_end_never_stands_for_two_players(
+    screen: Screen, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names the config takes, whose cut between their start and their end ("Gabri.. W",
+    "M..ne", "J.. M") kept only letters another name has too, in that order: a cut that
+    looked told apart and was not. Where no cut fits its room that only one name could
+    be ("Joseph M" beside "Josephine M" in a sixth of the screen), the name is cut at its
+    end as any text is, and each name drawn can still be its own."""
+    names = tuple(n for n, _v in screen.standings)  # type: ignore[attr-defined]
+    drawn = [t for t in _drawn_texts(screen, monkeypatch) if _could_be(t, names)]
+    assert len(drawn) == len(names), drawn
+    for text in drawn:
+        if ".." in text and not text.endswith(".."):  # cut between its start and its end
+            assert len(_could_be(text, names)) == 1, (text, drawn)

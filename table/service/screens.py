@@ -482,19 +482,40 @@ def cut_apart(name: str, cut: str, names: Iterable[str], fits: Callable[[str], b
     """``name``, which ``cut`` ("Wilhelm..") shortens, cut so as to be told from the other
     ``names``, if ``cut`` could be one of them too ("Wilhelmina"): its first letters, "..",
     and as much as ``fits`` of it from where it differs from them ("Wilhel..one"; the
-    whole of that first, then fewer first letters, then less of it). None if ``cut``
-    already tells it apart, if no such cut fits, or if ``name`` begins another name."""
-    kept = cut.removesuffix("..").rstrip()
-    rivals = [m for m in names if m != name and m.startswith(kept)]
-    if not rivals:
+    whole of that first, then fewer first letters, then less of it, then followed by
+    ".."), taking only a cut that no other name could be (``could_be``). Names are
+    compared as the display spells them ("Æthel" is drawn "AEthel"). None if ``cut``
+    already tells it apart or no such cut fits."""
+    spelt = drawable(name)
+    others = [drawable(m) for m in names if m != name]
+    if not any(could_be(drawable(cut), m) for m in others):
         return None
-    at = max(len(os.path.commonprefix([name, r])) for r in rivals)
-    for end in range(min(len(name), at + 40), at, -1):  # a line holds a few dozen letters
+    rivals = [m for m in others if could_be(drawable(cut), m)]
+    at = max(len(os.path.commonprefix([spelt, r])) for r in rivals)
+    for end in range(min(len(spelt), at + 40), at, -1):  # a line holds a few dozen letters
+        tail = spelt[at:end] + ("" if end == len(spelt) else "..")
         for head in range(at - 1, 0, -1):
-            text = name[:head].rstrip() + ".." + name[at:end]
-            if fits(text):
+            text = spelt[:head].rstrip() + ".." + tail
+            if fits(text) and not any(could_be(text, m) for m in others):
                 return text
     return None
+
+
+def could_be(text: str, name: str) -> bool:
+    """Whether ``text`` as drawn could stand for ``name``: the same, or cut ("Wilhelm..",
+    "Wil..one", "Wil..el.."): ``name`` begins with the part before "..", and ends with the
+    part after it, or holds it further on when ".." follows it too. Spaces are left out:
+    the display's space is hardly wider than the gap between two letters."""
+    text, name = text.replace(" ", ""), name.replace(" ", "")
+    if ".." not in text:
+        return text == name
+    head, _, rest = text.partition("..")
+    if not name.startswith(head):
+        return False
+    after = name[len(head) :]
+    if rest.endswith(".."):
+        return rest[:-2] in after
+    return after.endswith(rest)
 
 
 _HEART = (".XX.XX.", "XXXXXXX", "XXXXXXX", ".XXXXX.", "..XXX..", "...X...")
