@@ -629,6 +629,10 @@ class LogWriter:
     def close(self) -> None:
         self._fh.close()
 
+    @property
+    def closed(self) -> bool:
+        return self._fh.closed
+
     def discard(self) -> None:
         """Close the log and remove it: a new log that never became a game (its header,
         or the mark that makes it the game in progress, was refused)."""

@@ -35,22 +35,34 @@ def factory() -> Iterator[MockFactory]:
 @pytest.fixture(autouse=True)
 def _game_logs_closed() -> Iterator[None]:
     """Every game log a test opened is closed when it ends. Tests of a power cut let a
-    loop go without closing it, as the power would; its log is closed here, not left to
-    the garbage collector (a ResourceWarning at some later test)."""
+    loop go without closing it, as the power would: the log a loop still holds is closed
+    here, not left to the garbage collector (a ResourceWarning at some later test). Any
+    other log still open then was let go by the code that opened it, with no loop left
+    holding it: a leak, and the test fails."""
     from table.gamelog import LogWriter
+    from table.service.loop import TableLoop
 
     opened: list[LogWriter] = []
-    init = LogWriter.__init__
+    loops: list[TableLoop] = []
+    writer_init, loop_init = LogWriter.__init__, TableLoop.__init__
 
-    def tracked(self: LogWriter, path: Path, fh: Any) -> None:
-        init(self, path, fh)
+    def writer_made(self: LogWriter, *args: Any, **kwargs: Any) -> None:
+        writer_init(self, *args, **kwargs)
         opened.append(self)
 
+    def loop_made(self: TableLoop, *args: Any, **kwargs: Any) -> None:
+        loop_init(self, *args, **kwargs)
+        loops.append(self)
+
     with pytest.MonkeyPatch.context() as own:  # a test's monkeypatch.undo() keeps it
-        own.setattr(LogWriter, "__init__", tracked)
+        own.setattr(LogWriter, "__init__", writer_made)
+        own.setattr(TableLoop, "__init__", loop_made)
         yield
+    held = {id(loop.writer) for loop in loops if loop.writer is not None}
+    leaked = [w.path.name for w in opened if not w.closed and id(w) not in held]
     for writer in opened:
         writer.close()
+    assert not leaked, f"game logs left open with no loop holding them: {leaked}"
 
 
 def seen_as_pi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, pi: bool = True) -> None:

@@ -732,7 +732,8 @@ def test_a_reader_of_the_lines_gone_leaves_no_picture_unwritten(tmp_path: Path) 
     )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # gone before the first line
-    err = proc.stderr.read()
+    with proc.stderr:
+        err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0 and err == b""
     assert sorted(p.name for p in out.iterdir()) == [f"p{i}.read.jpg" for i in range(1, 5)]
 
