@@ -685,6 +685,13 @@ def test_a_file_bigger_than_any_photo_is_refused_unread(
 
     # a photo within the pixel limit, 3 bytes a pixel uncompressed, still fits
     assert sources.MAX_FILE_BYTES >= 3 * sources.MAX_IMAGE_PIXELS
+    # a 300 MB file (sparse: no disk taken) is refused as it is: at the 1 GB the limit
+    # was, it was read whole, and a 1 GB Pi went under
+    sparse = tmp_path / "video.jpg"
+    with sparse.open("wb") as f:
+        f.truncate(300 << 20)
+    with pytest.raises(CameraError, match=r"video\.jpg: 300 MB, more than any photo"):
+        load_image(sparse)
     monkeypatch.setattr(sources, "MAX_FILE_BYTES", 1000)
     big = tmp_path / "throw.jpg"
     big.write_bytes(cv2.imencode(".png", _frame(200))[1].tobytes().ljust(1001, b"\0"))

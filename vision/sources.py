@@ -145,14 +145,15 @@ def _looking_at(name: str) -> Iterator[None]:
         raise CameraError(f"{name}: cannot open ({err.strerror or err})") from None
 
 
-MAX_PIPED_BYTES = 256 << 20
+MAX_FILE_BYTES = 200 << 20
+"""The biggest file read as a photo: a little more than a 64-megapixel photo
+(MAX_IMAGE_PIXELS) takes uncompressed, 3 bytes a pixel. A bigger file (a video given by
+mistake) would be read whole into memory before anything else could be asked of it: at
+1 GB, as it was, more than a 1 GB Pi has."""
+
+
+MAX_PIPED_BYTES = MAX_FILE_BYTES
 """The most read from a pipe (``dicetable read <(cat photo.jpg)``): a photo is a few MB."""
-
-
-MAX_FILE_BYTES = 1 << 30
-"""The biggest file read as a photo: more than a 64-megapixel photo (MAX_IMAGE_PIXELS)
-takes uncompressed, 3 bytes a pixel. A bigger file (a video given by mistake) would be
-read whole into memory before anything else could be asked of it."""
 
 
 def _amount(n: int) -> str:
