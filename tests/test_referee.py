@@ -1948,6 +1948,25 @@ def test_MY_3_MY_7_the_player_to_roll_sees_their_bid_and_tricks_taken() -> None:
     assert t.game.view()["tricks_won"]["Bob"] == 1 and t.game.view()["bids"]["Bob"] == 2
 
 
+def test_MY_4_the_face_chooser_names_whose_die_with_a_long_name_cut() -> None:
+    """With a long name the face chooser's title fell back to "minotaur: on top?",
+    whose die it was said nowhere on it. The name is cut as little as fits instead, and
+    the die's kind stays; a title that fits whole is as before."""
+    long, other = "\u00c6r\u00f8sk\u00f8bing12", "Maximilian M"
+    t = start(Settings("mythical", 2, names=(long, other)))
+    t.press(ROLL)  # the first bid: 0
+    t.press(ROLL)  # the second
+    out = t.press(ROLL)  # the first player's die: the first kind offered
+    assert isinstance(out.screen, Choose) and out.screen.title == f"{long}'s die"
+    out = t.press(ROLL)  # its face
+    assert isinstance(out.screen, Choose) and out.screen.title.endswith("..'s minotaur")
+    assert long.startswith(out.screen.title.removesuffix("..'s minotaur"))
+    assert overflow(out.screen) == ()
+    out = t.press(ROLL)
+    out = t.press(ROLL)
+    assert isinstance(out.screen, Choose) and out.screen.title == f"{other}'s griffin"
+
+
 def test_mythical_stop_goes_back_one_step_and_logs_nothing() -> None:
     t = mythical(3, rounds=2, names=("Ann", "Bob", "Cid"))
     t.press(HOLD)

@@ -2254,11 +2254,6 @@ def _fitting(*screens: Screen) -> Screen:
     return next((s for s in screens if not overflow(s)), screens[-1])
 
 
-def _title(*titles: str) -> str:
-    """The first of ``titles`` that fits a chooser's title band, else the last."""
-    return next((t for t in titles if not overflow(Choose(t, ""))), titles[-1])
-
-
 def _detail_whole(end: GameEnd, *richer: str) -> GameEnd:
     """``end`` with its last round's line whole: the first of ``richer`` lines that fits,
     else its own, shortened ("last round: " goes) or left out rather than cut, which cut
@@ -2306,6 +2301,23 @@ def _names_cut(
     return line(who)
 
 
+def _named_title(
+    titles: Sequence[str],
+    who: str,
+    line: Callable[[str], str],
+    names: Sequence[str],
+    last: str,
+) -> str:
+    """The first of ``titles`` that a chooser's title band shows uncut; else ``line`` of
+    the player ``who`` with the name cut as little as fits ("Ærøskø..'s minotaur": whose
+    die it is stays said); else ``last``."""
+    fits = next((t for t in titles if not overflow(Choose(t, ""))), None)
+    if fits is not None:
+        return fits
+    named = _names_cut(who, line, lambda t: not overflow(Choose(t, "")), names)
+    return named if not overflow(Choose(named, "")) else last
+
+
 def _beside(hint: str, *titles: str) -> str:
     """The first of ``titles`` that fits a round end's top line beside ``hint``, else the last."""
     return next((t for t in titles if not overflow(RoundEnd(t, "", (), "", hint))), titles[-1])
@@ -2327,7 +2339,9 @@ def _bid_chooser(view: Mapping[str, Any], name: str) -> Chooser:
     """MY-3: ``name``'s bid for this round, 0 to r tricks."""
     r = int(view.get("round", 1))
     values = tuple(str(b) for b in range(r + 1))
-    title = _title(f"{name}'s bid, round {r}", f"{name}'s bid, r{r}", f"{name}'s bid")
+    names = [str(p.get("name")) for p in view.get("players", []) if isinstance(p, Mapping)]
+    titles = (f"{name}'s bid, round {r}", f"{name}'s bid, r{r}")
+    title = _named_title(titles, name, lambda w: f"{w}'s bid", names, f"{name}'s bid")
     return Chooser(Purpose.BID, title, values, values)
 
 
@@ -2346,7 +2360,9 @@ def _die_chooser(game: Game) -> Chooser:
     trick = turn.get("trick") if isinstance(turn, Mapping) else "?"
     who = _player(game)
     kinds = _kinds_left(view)
-    title = _title(f"{who}'s die, trick {trick}", f"{who}'s die")
+    names = [p.name for p in game.header.players]
+    titles = (f"{who}'s die, trick {trick}", f"{who}'s die")
+    title = _named_title(titles, who, lambda w: f"{w}'s die", names, f"{who}'s die")
     return Chooser(Purpose.DIE, title, kinds, kinds, note=_bid_and_taken(view, who))
 
 
@@ -2361,7 +2377,14 @@ def _face_chooser(game: Game, die: str) -> Chooser:
     """The face on top of the ``die`` the player to roll rolled."""
     who = _player(game)
     labels = tuple(str(f) for f in _faces(game, die))
-    title = _title(f"{who}'s {die}: on top?", f"{who}'s {die}", f"{die}: on top?")
+    names = [p.name for p in game.header.players]
+    title = _named_title(
+        (f"{who}'s {die}: on top?", f"{who}'s {die}"),
+        who,
+        lambda w: f"{w}'s {die}",
+        names,
+        f"{die}: on top?",
+    )
     return Chooser(Purpose.FACE, title, labels, labels, note=_bid_and_taken(game.view(), who))
 
 
