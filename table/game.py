@@ -41,6 +41,11 @@ class GameHeader:
     options: Mapping[str, Any] = field(default_factory=dict)
     seed: int | None = None
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The players' names, in seat order."""
+        return tuple(p.name for p in self.players)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "rules": self.rules,

@@ -186,10 +186,10 @@ def _file_bytes(p: Path) -> bytes:
 # (and more: such a photo is refused in one line, to be taken smaller); OpenCV's default
 # limit is a gigapixel, 3 GB decoded, more than a Pi has. A damaged or made-up header (a
 # few hundred bytes of PNG can claim 40000 x 40000) would otherwise be decoded into that
-# much memory before the reader shrinks it. The headers
-# ``claimed_size`` reads are checked here against ``MAX_IMAGE_PIXELS``, with a clear
-# message; importing ``vision`` (vision/__init__.py) sets OpenCV's own limit to the same
-# number, for the formats it does not read.
+# much memory before the reader shrinks it. The headers ``claimed_size`` reads are checked
+# here against ``MAX_IMAGE_PIXELS``, with a clear message; importing ``vision``
+# (vision/__init__.py) sets OpenCV's own limit to the same number, for the formats it does
+# not read.
 
 
 def claimed_size(data: bytes) -> tuple[int, int] | None:

@@ -1290,7 +1290,7 @@ class Referee:
                 outcome.winner,
                 lambda w: f"{w} wins!",
                 lambda t: not overflow(GameEnd(t, ())),
-                [p.name for p in game.header.players],
+                game.header.names,
             )
         elif outcome is not None and outcome.draw:
             headline = "draw"
@@ -1440,7 +1440,7 @@ class Referee:
         loss = last.get("loss", 0)
         rules = game.header.rules
         who = ", ".join(losers) or "nobody"
-        names = [p.name for p in game.header.players]
+        names = game.header.names
         lives = "lives" if loss != 1 else "life"
         # the loss whole: names that take the line give way to a shorter one
         if rules == "mexen":
@@ -1512,7 +1512,7 @@ class Referee:
         view = game.view()
         allowed = game.allowed
         if EventKind.BIDS in allowed:
-            names = tuple(p.name for p in game.header.players)
+            names = game.header.names
             bids = self.bids[: len(names) - 1]
             return replace(self, bids=bids, die="", chooser=_bid_chooser(view, names[len(bids)]))
         if EventKind.ROLL not in allowed:
@@ -1553,7 +1553,7 @@ class Referee:
     def _enter_bid(self, bid: int) -> tuple[Referee, Output]:
         game = self.game
         assert game is not None
-        names = tuple(p.name for p in game.header.players)
+        names = game.header.names
         bids = self.bids + (bid,)
         if len(bids) < len(names):
             ref = replace(self, bids=bids, chooser=None)._auto_chooser()
@@ -2311,11 +2311,15 @@ def _named_title(
     """The first of ``titles`` that a chooser's title band shows uncut; else ``line`` of
     the player ``who`` with the name cut as little as fits ("Ærøskø..'s minotaur": whose
     die it is stays said); else ``last``."""
-    fits = next((t for t in titles if not overflow(Choose(t, ""))), None)
-    if fits is not None:
-        return fits
-    named = _names_cut(who, line, lambda t: not overflow(Choose(t, "")), names)
-    return named if not overflow(Choose(named, "")) else last
+
+    def fits(title: str) -> bool:
+        return not overflow(Choose(title, ""))
+
+    whole = next((t for t in titles if fits(t)), None)
+    if whole is not None:
+        return whole
+    named = _names_cut(who, line, fits, names)
+    return named if fits(named) else last
 
 
 def _beside(hint: str, *titles: str) -> str:
@@ -2360,7 +2364,7 @@ def _die_chooser(game: Game) -> Chooser:
     trick = turn.get("trick") if isinstance(turn, Mapping) else "?"
     who = _player(game)
     kinds = _kinds_left(view)
-    names = [p.name for p in game.header.players]
+    names = game.header.names
     titles = (f"{who}'s die, trick {trick}", f"{who}'s die")
     title = _named_title(titles, who, lambda w: f"{w}'s die", names, f"{who}'s die")
     return Chooser(Purpose.DIE, title, kinds, kinds, note=_bid_and_taken(view, who))
@@ -2377,7 +2381,7 @@ def _face_chooser(game: Game, die: str) -> Chooser:
     """The face on top of the ``die`` the player to roll rolled."""
     who = _player(game)
     labels = tuple(str(f) for f in _faces(game, die))
-    names = [p.name for p in game.header.players]
+    names = game.header.names
     title = _named_title(
         (f"{who}'s {die}: on top?", f"{who}'s {die}"),
         who,

@@ -488,9 +488,9 @@ def cut_apart(name: str, cut: str, names: Iterable[str], fits: Callable[[str], b
     already tells it apart or no such cut fits."""
     spelt = drawable(name)
     others = [drawable(m) for m in names if m != name]
-    if not any(could_be(drawable(cut), m) for m in others):
-        return None
     rivals = [m for m in others if could_be(drawable(cut), m)]
+    if not rivals:
+        return None
     at = max(len(os.path.commonprefix([spelt, r])) for r in rivals)
     for end in range(min(len(spelt), at + 40), at, -1):  # a line holds a few dozen letters
         tail = spelt[at:end] + ("" if end == len(spelt) else "..")
