@@ -21,6 +21,7 @@ from vision.robustness import (
     finger_on_die,
     framed,
     in_view,
+    lamp_reflection,
     main,
     quarter_turn,
     rescaled,
@@ -134,6 +135,24 @@ def test_a_finger_covers_part_of_one_die_and_reaches_on_past_it(seed: int) -> No
     outside = (g != 200).any(axis=2)
     outside[40:60, 90:110] = False
     assert outside.sum() > 100  # the finger comes in from beyond the die
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_lamps_reflection_is_a_clipped_spot_near_every_dies_middle(seed: int) -> None:
+    f = np.full((100, 160, 3), 60, np.uint8)
+    dice = (LabelledDie(3, (20.0, 20.0, 60.0, 60.0)), LabelledDie(5, (100.0, 40.0, 140.0, 80.0)))
+    g, same = lamp_reflection(f, dice, seed)
+    assert same == dice
+    clipped = g.min(axis=2) >= 245
+    for d in dice:
+        x0, y0, x1, y1 = (round(v) for v in d.bbox)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        ys, xs = np.nonzero(clipped)
+        on = (abs(xs - cx) < 20) & (abs(ys - cy) < 20)
+        assert on.sum() >= 2  # a clipped core on each die ...
+        assert np.hypot(xs[on].mean() - cx, ys[on].mean() - cy) <= 0.15 * 40 + 1  # near its middle
+    # ... and nothing far from the dice changed
+    assert (g[:, 70:90] == 60).all() and (g[90:, :] == 60).all()
 
 
 def test_every_alteration_keeps_the_frame_an_image() -> None:

@@ -10,8 +10,9 @@ bright, brightened (gamma 0.6), darkened towards the corners (a cheap lens), wit
 (sigma 8), blurred (sigma 1.2), smeared by motion (9 px sideways), recompressed as JPEG
 at quality 35, with red and blue swapped, and as its negative (a dark tray, dice of the
 opposite shade: light pips on dark dice), cut through one die by the frame's edge, with
-one die partly covered by a dark object, with a finger over part of one die, and as
-seen by a camera four and five times closer (a window around one die, enlarged).
+one die partly covered by a dark object, with a finger over part of one die, with a
+lamp's reflection on every die, and as seen by a camera four and five times closer (a
+window around one die, enlarged).
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -296,6 +297,37 @@ def finger_on_die(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return out, dice
 
 
+def lamp_reflection(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """A lamp's reflection on every die, as a glossy die shows it: a soft spot of white
+    clipped at 250 in its middle, 0.14-0.24 of the die's labelled side across, the same
+    way (picked by the seed) and 0-0.15 of a side from each die's centre. Labels stay as
+    they were: a reader must read the dice through it or refuse them, never take the spot
+    for a pip."""
+    rng = np.random.default_rng(seed)
+    ang = float(rng.uniform(0, 2 * np.pi))
+    off = float(rng.uniform(0.0, 0.15))
+    radius = float(rng.uniform(0.07, 0.12))
+    out = frame.astype(np.float32)
+    h, w = frame.shape[:2]
+    for d in dice:
+        x0, y0, x1, y1 = d.bbox
+        side = float(max(x1 - x0, y1 - y0))
+        cx, cy = (
+            (x0 + x1) / 2.0 + off * side * np.cos(ang),
+            (y0 + y1) / 2.0 + off * side * np.sin(ang),
+        )
+        r = radius * side
+        a0, b0 = max(0, int(cx - r) - 1), max(0, int(cy - r) - 1)
+        a1, b1 = min(w, int(cx + r) + 2), min(h, int(cy + r) + 2)
+        if a1 <= a0 or b1 <= b0:
+            continue
+        yy, xx = np.mgrid[b0:b1, a0:a1]
+        # Clipped out to 3/8 of its radius, fading to nothing at its edge.
+        alpha = np.clip(1.6 * (1.0 - np.hypot(xx - cx, yy - cy) / r), 0.0, 1.0)[..., None]
+        out[b0:b1, a0:a1] = out[b0:b1, a0:a1] * (1.0 - alpha) + 250.0 * alpha
+    return np.asarray(np.clip(out, 0, 255), np.uint8), dice
+
+
 ALTERATIONS: dict[str, Alteration] = {
     "as taken": as_taken,
     "quarter turn": quarter_turn,
@@ -316,6 +348,7 @@ ALTERATIONS: dict[str, Alteration] = {
     "die cut by edge": die_cut,
     "die covered": die_covered,
     "finger on die": finger_on_die,
+    "lamp reflection": lamp_reflection,
     "camera 4x closer": closer(4),
     "camera 5x closer": closer(5),
 }
