@@ -19,6 +19,7 @@ Steps, all measured from the frame itself (no fixed pixel areas):
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -26,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classify import CROP_K, Classifier, crop
+from vision.glare import is_reflection
 from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place, suppress
 from vision.pips import PipCount, count_pips
 from vision.types import DieReading, FrameReading, FrameStatus
@@ -680,6 +682,16 @@ class PipReader:
             for p in (seen[s] for s in spots)
         ]
 
+    def _reads_a_die(self, s: Spot) -> Callable[[npt.NDArray[np.uint8]], bool]:
+        """Whether the crop network reads a die (any value, at least even odds) at ``s`` in
+        a frame it is given: a die's reflection painted over (``vision.glare``)."""
+
+        def reads(frame: npt.NDArray[np.uint8]) -> bool:
+            p = self.classifier.probabilities([crop(frame, s.x, s.y, s.size)])[0]
+            return int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= 0.5
+
+        return reads
+
     def _drop_reference_like(self, frame: npt.NDArray[np.uint8], spots: list[Spot]) -> list[Spot]:
         """Drop finds where the frame looks like the empty tray (same size frames only)."""
         if self._reference is None or not spots:
@@ -760,6 +772,8 @@ class PipReader:
         squeeze = pips.squeeze()
         if k == len(pips.pips) and squeeze is not None and squeeze < TILTED:
             return refuse("tilted")
+        if ok and is_reflection(frame, s.x, s.y, s.size, k, self._reads_a_die(s)):
+            return refuse("in glare")
         if ok:
             # The pip pattern's centre is the top face's centre: sharper than the locator's.
             fc = None
