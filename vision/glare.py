@@ -5,12 +5,13 @@ A glossy die under a lamp near the camera shows a spot of clipped white (every c
 have: drawn on the tuning photos' dice, the crop network read a 3 with red pips as a 1
 and a 4 with white pips as a 5, and the pip count agreed. A white pip can clip too, so a
 spot alone decides nothing. The die's other pips do: the spots are painted over with the
-colour around them and the pips counted again. If pips are left and the
-spot stands out from the face clearly more than any of them does (``MARGIN``, colour
-distance), it is no pip of that die. If none is left on a die read as 1, the crop
-network is shown the painted die: if it still reads a die there, the 1 was the spot. A
-spot that stands out little from its face (``STANDS_OUT``: a white die's) is left alone:
-it is the face, or a glint the pips outshine.
+colour around them and the pips counted again. If pips are left and the spot stands out
+from the face far more than any of them (``MARGIN``, colour distance), it is no pip of
+that die. The margin is wide: in a photo a little over-exposed some white pips clip and
+their sisters, a little dimmer, do not. If no pip is left on a die read as 1, the crop
+network is shown the painted die: if it still reads a die there surely, the 1 was the
+spot. A spot that stands out little from its face (``STANDS_OUT``: a white die's) is
+left alone: it is the face, or a glint the pips outshine.
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ CLIP = 245  # every channel at least this: clipped white
 SPOT_MIN = 0.04
 SPOT_MAX = 0.3
 SPOT_REACH = 0.35
-# Colour distances in OpenCV's 8-bit Lab (as vision.pips counts pips): a spot at most
-# STANDS_OUT from the face's colour is left alone; one that stands out MARGIN more than
-# the die's most distinct pip left is a reflection.
+# Colour distances in OpenCV's 8-bit Lab (as vision.pips counts pips): a spot that stands
+# out from the face's colour MARGIN more than the die's most distinct pip left is a
+# reflection. One that stands out STANDS_OUT or less (a light die's) is left alone at
+# once: no pip could be outshone by MARGIN, and a light face's clipped specks are no
+# 1's pip for the network to be asked about.
 STANDS_OUT = 60.0
-MARGIN = 40.0
+MARGIN = 60.0
 PIP_SPAN = 0.05  # half the side of the square looked at around a pip's centre
 WHITE_LAB = np.array([255.0, 128.0, 128.0], np.float32)
 
@@ -141,8 +144,6 @@ def is_reflection(
     stands_out = float(np.linalg.norm(WHITE_LAB - face))
     if stands_out <= STANDS_OUT:
         return False
-    if int(labels.max()) > value:  # more spots than the die has pips
-        return True
     painted = painted_over(frame, x, y, size, labels, least)
     left = count_pips(painted, x, y, size)
     if left.pips:

@@ -56,6 +56,11 @@ CERTAIN = 0.995
 # more had their smallest find inside at 0.184-0.276 of their size where they were
 # dice, and at 0.160-0.161 where they lay over several dice (IMG_20191208_112342.jpg).
 PIPS_OF_UNSURE = 0.17
+# A 1 read from a clipped spot, the spot painted over: a die still read there this surely
+# means the 1 was a reflection (vision.glare). The network has no blank face to name, so
+# a painted 1 is read as something; at even odds a tilted camera's 1 whose side faces
+# show was refused (painted, its side pips and the pip's rim read as a 2 at 0.52).
+GLARE_SURE = 0.7
 NOT_A_DIE = 0.9  # "not a die" probability that drops a place the locator is sure of: see
 # _surely_not_a_die
 # A tilted camera's side face of a die read at first sight, found apart from it: its centre
@@ -683,12 +688,12 @@ class PipReader:
         ]
 
     def _reads_a_die(self, s: Spot) -> Callable[[npt.NDArray[np.uint8]], bool]:
-        """Whether the crop network reads a die (any value, at least even odds) at ``s`` in
-        a frame it is given: a die's reflection painted over (``vision.glare``)."""
+        """Whether the crop network reads a die (any value, at ``GLARE_SURE``) at ``s`` in a
+        frame it is given: a die's reflection painted over (``vision.glare``)."""
 
         def reads(frame: npt.NDArray[np.uint8]) -> bool:
             p = self.classifier.probabilities([crop(frame, s.x, s.y, s.size)])[0]
-            return int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= 0.5
+            return int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= GLARE_SURE
 
         return reads
 
