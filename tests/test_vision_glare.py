@@ -110,6 +110,14 @@ def test_a_die_read_as_more_than_1_with_only_clipped_pips_is_read() -> None:
     assert not glare.is_reflection(frame, CX, CY, SIDE, 2, _never)
 
 
+def test_a_die_whose_every_pip_clips_is_read_whatever_is_left_beside_them() -> None:
+    """A black 2 whose two white pips both clip, with a faint grey blot on its face (what
+    painting leaves of a pip's rim, a side face's pip): the spots are its pips."""
+    frame = _spot(_spot(_die(BLACK, [], WHITE), -0.22, -0.22), 0.22, 0.22)
+    cv2.circle(frame, (round(CX + 0.25 * SIDE), round(CY - 0.2 * SIDE)), 6, (110, 110, 110), -1)
+    assert not glare.is_reflection(frame, CX, CY, SIDE, 2, _never)
+
+
 def test_pips_as_white_at_their_brightest_are_like_the_spot() -> None:
     """Real white pips are brightest in their middle and dimmer at the rim: what counts is
     each pip's most distinct pixel, not its mean. Here the outer pips are 240 in their

@@ -2,16 +2,18 @@
 
 A glossy die under a lamp near the camera shows a spot of clipped white (every channel at
 ``CLIP`` or more). On a dark die it is the brightest and roundest pip the die seems to
-have: drawn on the tuning photos' dice, the crop network read a 3 with red pips as a 1
-and a 4 with white pips as a 5, and the pip count agreed. A white pip can clip too, so a
-spot alone decides nothing. The die's other pips do: the spots are painted over with the
-colour around them and the pips counted again. If pips are left and the spot stands out
-from the face far more than any of them (``MARGIN``, colour distance), it is no pip of
-that die. The margin is wide: in a photo a little over-exposed some white pips clip and
-their sisters, a little dimmer, do not. If no pip is left on a die read as 1, the crop
-network is shown the painted die: if it still reads a die there surely, the 1 was the
-spot. A spot that stands out little from its face (``STANDS_OUT``: a white die's) is
-left alone: it is the face, or a glint the pips outshine.
+have: drawn on the tuning photos' dice, the crop network read a 3 with red pips as a 1 and
+a 4 with white pips as a 5, and the pip count agreed. A white pip can clip too, so a spot
+alone decides nothing. The die's other pips do: the spots are painted over with the colour
+around them and the pips counted again. If pips are left and the spot stands out from the
+face far more than any of them (``MARGIN``, colour distance), it is no pip of that die.
+The margin is wide: in a photo a little over-exposed some white pips clip and their
+sisters, a little dimmer, do not. A die read as 2 or more with as many spots as pips is
+left alone: its white pips all clip (what the painting leaves of them and of its side
+faces is faint, and was taken for pips far dimmer than the spot). If no pip is left on a
+die read as 1, the crop network is shown the painted die: if it still reads a die there
+surely, the 1 was the spot. A spot that stands out little from its face (``STANDS_OUT``: a
+white die's) is left alone: it is the face, or a glint the pips outshine.
 """
 
 from __future__ import annotations
@@ -143,6 +145,8 @@ def is_reflection(
     face, least = _face(frame, x, y, size)
     stands_out = float(np.linalg.norm(WHITE_LAB - face))
     if stands_out <= STANDS_OUT:
+        return False
+    if value >= 2 and int(labels.max()) == value:  # every pip it shows clipped: white pips
         return False
     painted = painted_over(frame, x, y, size, labels, least)
     left = count_pips(painted, x, y, size)
