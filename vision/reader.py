@@ -119,6 +119,11 @@ def _value(p: npt.NDArray[np.float32]) -> int:
     return int(np.argmax(p[1:])) + 1
 
 
+def _read_at(p: npt.NDArray[np.float32], sure: float) -> int | None:
+    """The value a crop's probabilities read at ``sure`` or more, if a die is likeliest."""
+    return _value(p) if int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= sure else None
+
+
 def _first_look(
     p: npt.NDArray[np.float32], pips: PipCount, sure: float = SURE, agree: float = AGREE
 ) -> bool:
@@ -682,10 +687,7 @@ class PipReader:
         todo = list(dict.fromkeys(s for s in spots if s not in seen))
         fresh = self.classifier.probabilities([crop(frame, s.x, s.y, s.size) for s in todo])
         seen.update(zip(todo, fresh, strict=True))
-        return [
-            _value(p) if int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= AGREE else None
-            for p in (seen[s] for s in spots)
-        ]
+        return [_read_at(seen[s], AGREE) for s in spots]
 
     def _reads_a_die(self, s: Spot) -> Callable[[npt.NDArray[np.uint8]], bool]:
         """Whether the crop network reads a die (any value, at ``GLARE_SURE``) at ``s`` in a
@@ -693,7 +695,7 @@ class PipReader:
 
         def reads(frame: npt.NDArray[np.uint8]) -> bool:
             p = self.classifier.probabilities([crop(frame, s.x, s.y, s.size)])[0]
-            return int(np.argmax(p)) != 0 and float(np.max(p[1:])) >= GLARE_SURE
+            return _read_at(p, GLARE_SURE) is not None
 
         return reads
 
