@@ -26,6 +26,7 @@ from vision.sources import (
     as_bgr,
     claimed_size,
     iter_frames,
+    jpeg_cut_short,
     list_images,
     load_image,
     open_source,
@@ -151,6 +152,42 @@ def test_broken_image_in_folder_names_the_file(tmp_path: Path) -> None:
     message = str(info.value)
     assert "b.png" in message and "not an image" in message
     assert "\n" not in message
+
+
+THROW = Path(__file__).resolve().parents[1] / "table" / "data" / "frames" / "dice_63.jpg"
+
+
+def test_a_jpeg_cut_short_in_a_folder_is_skipped_not_read(tmp_path: Path) -> None:
+    """A photo copied in part, or still being written into the folder replayed. OpenCV
+    4 decodes it with its lower part grey (a die across the cut read from half its
+    pips); OpenCV 5.1 gives no picture, said as "not an image OpenCV can read (damaged,
+    another format, ...)". Either way it is now "cut short", naming the file, and the
+    folder goes on to its next photo."""
+    whole = THROW.read_bytes()
+    cut = whole[: len(whole) * 3 // 5]
+    (tmp_path / "a.jpg").write_bytes(whole)
+    (tmp_path / "b.jpg").write_bytes(cut)
+    (tmp_path / "c.jpg").write_bytes(whole + b"\x00" * 64)  # padding after the end: whole
+    with FolderSource(tmp_path) as src:
+        first = src.read()
+        with pytest.raises(CameraError) as info:
+            src.read()
+        third = src.read()
+    assert "b.jpg" in str(info.value) and "cut short" in str(info.value)
+    assert np.array_equal(first, third)
+
+
+def test_every_cut_of_a_jpeg_is_cut_short_and_whole_ones_are_not() -> None:
+    """Baseline, progressive, and with restart marks (FF D0-D7 inside the picture)."""
+    image = load_image(THROW)
+    for params in ([], [cv2.IMWRITE_JPEG_PROGRESSIVE, 1], [cv2.IMWRITE_JPEG_RST_INTERVAL, 2]):
+        ok, encoded = cv2.imencode(".jpg", image, params)
+        assert ok
+        data = encoded.tobytes()
+        assert not jpeg_cut_short(data)
+        assert all(jpeg_cut_short(data[:k]) for k in range(2, len(data) - 1, 53))
+    assert not jpeg_cut_short(b"\x89PNG\r\n\x1a\n")  # another format: the decoder's to say
+    assert not jpeg_cut_short(b"\xff\xd8 garbage where a mark should be")
 
 
 def test_load_image_errors_are_one_line(tmp_path: Path) -> None:

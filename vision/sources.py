@@ -239,6 +239,41 @@ def claimed_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+# A JPEG's picture ends with the end-of-image mark, FF D9; inside the compressed picture a
+# byte FF is always followed by 00 or a restart mark, so the mark cannot appear there by
+# chance. A file without it after its first scan was cut short: copied in part, written
+# when the power went, or still being written by a camera into the folder replayed.
+# OpenCV 4 decodes what there is and paints the rest grey, with only libjpeg's "Premature
+# end of JPEG file" on standard error, which the table's service cannot listen for
+# (vision/cli_read.py says why): a die across the cut would be read from half its pips.
+# OpenCV 5.1 gives no picture, and its message could not say why. Checked here, the cut
+# is refused whichever OpenCV a Pi has, and said as what it is.
+
+
+def jpeg_cut_short(data: bytes) -> bool:
+    """Whether ``data``, a JPEG, stops before its end-of-image mark. False for other
+    formats and for headers too damaged to walk (the decoder says what is wrong)."""
+    if data[:2] != b"\xff\xd8":
+        return False
+    i = 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            return False
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
+            i += 2
+            continue
+        if marker == 0xD9:  # ends before any scan: no picture, the decoder refuses it
+            return False
+        if marker == 0xDA:  # the first scan: the mark must follow somewhere
+            return data.find(b"\xff\xd9", i + 2) < 0
+        i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
+    return True  # cut inside its headers
+
+
 def _tiff_size(data: bytes) -> tuple[int, int] | None:
     """The first image's ImageWidth and ImageLength tags (256, 257) of a TIFF."""
     order: Literal["little", "big"] = "little" if data[:2] == b"II" else "big"
@@ -276,6 +311,8 @@ def load_image(path: str | Path) -> Frame:
             f"{p}: says it is {size[0]} x {size[1]} pixels, more than "
             f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels"
         )
+    if jpeg_cut_short(raw):
+        raise CameraError(f"{p}: damaged (the JPEG stops before its end: cut short)")
     try:
         with quiet_opencv():  # its decoders' warnings would break the one line per image
             image = cv2.imdecode(np.frombuffer(raw, dtype=np.uint8), cv2.IMREAD_COLOR)
