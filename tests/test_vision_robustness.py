@@ -22,10 +22,12 @@ from vision.robustness import (
     framed,
     in_view,
     lamp_reflection,
+    leaning,
     main,
     quarter_turn,
     rescaled,
     run,
+    sharpened,
     turned,
 )
 from vision.robustness import as_taken as _same
@@ -48,7 +50,8 @@ def _white_box(f: np.ndarray) -> tuple[float, float, float, float]:
 
 
 @pytest.mark.parametrize(
-    "alter", [quarter_turn, rescaled(0.6), rescaled(1.6), framed(2.0), closer(2), _same]
+    "alter",
+    [quarter_turn, rescaled(0.6), rescaled(1.6), framed(2.0), closer(2), leaning(0.3), _same],
 )
 def test_labels_move_with_the_frame(alter: Alteration) -> None:
     f, dice = _square_frame()
@@ -153,6 +156,41 @@ def test_a_lamps_reflection_is_a_clipped_spot_near_every_dies_middle(seed: int) 
         assert np.hypot(xs[on].mean() - cx, ys[on].mean() - cy) <= 0.15 * 40 + 1  # near its middle
     # ... and nothing far from the dice changed
     assert (g[:, 70:90] == 60).all() and (g[90:, :] == 60).all()
+
+
+def test_a_leaning_camera_narrows_the_far_side_and_shrinks_the_far_dice() -> None:
+    """Two like squares, one by the top (far) edge and one by the bottom: the far one
+    comes out moved towards the middle and smaller than the near one, which stays by the
+    near corner; each label is the box of what is drawn."""
+    f = np.zeros((100, 120, 3), np.uint8)
+    f[5:25, 5:25] = 255
+    f[75:95, 5:25] = 255
+    dice = (LabelledDie(1, (5.0, 5.0, 25.0, 25.0)), LabelledDie(2, (5.0, 75.0, 25.0, 95.0)))
+    g, (far, near) = leaning(0.3)(f, dice, 0)
+    fx0, fy0, fx1, fy1 = far.bbox
+    nx0, ny0, nx1, ny1 = near.bbox
+    assert fx0 > 12.0  # 15 % of 120 px in at the top edge
+    assert nx0 < 7.0 and ny1 > 93.0
+    assert (fx1 - fx0) * (fy1 - fy0) < 0.8 * (nx1 - nx0) * (ny1 - ny0)
+    for die, rows in ((far, slice(0, 50)), (near, slice(50, 100))):
+        ys, xs = np.nonzero(g[rows, :, 0] > 127)
+        drawn = (xs.min(), ys.min() + rows.start, xs.max() + 1, ys.max() + 1 + rows.start)
+        assert np.allclose(die.bbox, drawn, atol=1.5), (die.bbox, drawn)
+
+
+def test_sharpening_gives_an_edge_haloes_and_leaves_flat_parts_alone() -> None:
+    f = np.full((40, 40, 3), 100, np.uint8)
+    f[:, 20:] = 160
+    g, same = sharpened(f, (), 0)
+    assert same == ()
+    assert g[20, 18, 0] < 100 < 160 < g[20, 21, 0]  # darker and brighter beside the edge
+    assert (g[:, :8] == 100).all() and (g[:, 33:] == 160).all()
+
+
+def test_a_warm_lamp_tints_blue_down_and_red_up() -> None:
+    f = np.full((8, 8, 3), 100, np.uint8)
+    g, _ = ALTERATIONS["warm lamp"](f, (), 0)
+    assert tuple(int(v) for v in g[0, 0]) == (70, 95, 120)
 
 
 def test_every_alteration_keeps_the_frame_an_image() -> None:

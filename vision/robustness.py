@@ -11,8 +11,10 @@ bright, brightened (gamma 0.6), darkened towards the corners (a cheap lens), wit
 at quality 35, with red and blue swapped, and as its negative (a dark tray, dice of the
 opposite shade: light pips on dark dice), cut through one die by the frame's edge, with
 one die partly covered by a dark object, with a finger over part of one die, with a
-lamp's reflection on every die, and as seen by a camera four and five times closer (a
-window around one die, enlarged).
+lamp's reflection on every die, as seen by a camera four and five times closer (a
+window around one die, enlarged), by a camera leaning over the tray (the far edge 15 %
+narrower), under a warm lamp (blue 0.7, green 0.95, red 1.2 times), and sharpened as
+webcams do (an unsharp mask).
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -328,6 +330,47 @@ def lamp_reflection(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.asarray(np.clip(out, 0, 255), np.uint8), dice
 
 
+def leaning(k: float) -> Alteration:
+    """A camera leaning over the tray instead of looking straight down: the far (top) edge
+    of the picture narrower than the near one by ``k`` of the width, the far dice smaller
+    and squeezed sideways (a plane photo cannot show their side faces, so only part of
+    what a leaning camera does). Each label becomes the box around its corners, moved."""
+
+    def alter(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+        h, w = frame.shape[:2]
+        inset = k * w / 2.0
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        onto = np.array([[inset, 0], [w - inset, 0], [w, h], [0, h]], np.float32)
+        m = cv2.getPerspectiveTransform(corners, onto)
+        out = cv2.warpPerspective(frame, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        moved = []
+        for d in dice:
+            x0, y0, x1, y1 = d.bbox
+            box = np.array([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]], np.float32)
+            pts = cv2.perspectiveTransform(box, m)[0]
+            moved.append(
+                LabelledDie(
+                    d.value,
+                    (
+                        float(pts[:, 0].min()),
+                        float(pts[:, 1].min()),
+                        float(pts[:, 0].max()),
+                        float(pts[:, 1].max()),
+                    ),
+                )
+            )
+        return np.asarray(out, np.uint8), tuple(moved)
+
+    return alter
+
+
+def sharpened(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """Sharpened as many webcams sharpen their pictures: an unsharp mask, the frame plus
+    once its difference from itself blurred (sigma 2): haloes along every edge."""
+    soft = cv2.GaussianBlur(frame, (0, 0), 2.0)
+    return np.asarray(cv2.addWeighted(frame, 2.0, soft, -1.0, 0.0), np.uint8), dice
+
+
 ALTERATIONS: dict[str, Alteration] = {
     "as taken": as_taken,
     "quarter turn": quarter_turn,
@@ -351,6 +394,10 @@ ALTERATIONS: dict[str, Alteration] = {
     "lamp reflection": lamp_reflection,
     "camera 4x closer": closer(4),
     "camera 5x closer": closer(5),
+    "camera leaning": leaning(0.15),
+    # a warm lamp's light, the camera's white balance left for daylight
+    "warm lamp": pixels(lambda x, rng: x * np.array([0.7, 0.95, 1.2], np.float32)),
+    "sharpened": sharpened,
 }
 
 
