@@ -150,6 +150,16 @@ def test_spots_are_looked_for_on_the_die_only() -> None:
     assert glare.spots(frame, CX, CY, SIDE) is None
 
 
+def test_a_place_off_the_frame_has_no_spots() -> None:
+    """A centre far enough outside the frame leaves no pixel to look at: no spot, and no
+    error from OpenCV, which refuses an empty picture."""
+    frame = np.full((60, 80, 3), 40, np.uint8)
+    cv2.circle(frame, (40, 30), 3, (255, 255, 255), -1)
+    assert glare.spots(frame, 40.0, 30.0, 20.0) is not None  # in view: the spot
+    for x, y in ((-30.0, 30.0), (40.0, -30.0), (120.0, 30.0), (40.0, 95.0)):
+        assert glare.spots(frame, x, y, 20.0) is None
+
+
 @pytest.fixture(scope="module")
 def reader() -> PipReader:
     cv2.setNumThreads(1)

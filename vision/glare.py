@@ -57,6 +57,8 @@ def spots(frame: Frame, x: float, y: float, size: float) -> npt.NDArray[np.int32
     """The labels of clipped spots on the die at (x, y) (``size`` across), in the pixels of
     its ``_region``: 0 where there is none, else the spot's number. None: no spot."""
     x0, y0, x1, y1 = _region(frame, x, y, size)
+    if x1 <= x0 or y1 <= y0:  # no pixel of the frame (cv2.inRange refuses an empty one)
+        return None
     # every channel at least CLIP; cv2.inRange is twenty times faster than a numpy min over
     # three channels, which cost the reader half a millisecond a frame
     clipped = cv2.inRange(frame[y0:y1, x0:x1], (CLIP, CLIP, CLIP), (255, 255, 255)) // 255
