@@ -159,7 +159,7 @@ THROW = Path(__file__).resolve().parents[1] / "table" / "data" / "frames" / "dic
 
 def test_a_jpeg_cut_short_in_a_folder_is_skipped_not_read(tmp_path: Path) -> None:
     """A photo copied in part, or still being written into the folder replayed. OpenCV
-    4 decodes it with its lower part grey (a die across the cut read from half its
+    4.10 decodes it with its lower part black (a die across the cut read from half its
     pips); OpenCV 5.1 gives no picture, said as "not an image OpenCV can read (damaged,
     another format, ...)". Either way it is now "cut short", naming the file, and the
     folder goes on to its next photo."""

@@ -243,9 +243,9 @@ def claimed_size(data: bytes) -> tuple[int, int] | None:
 # byte FF is always followed by 00 or a restart mark, so the mark cannot appear there by
 # chance. A file without it after its first scan was cut short: copied in part, written
 # when the power went, or still being written by a camera into the folder replayed.
-# OpenCV 4 decodes what there is and paints the rest grey, with only libjpeg's "Premature
-# end of JPEG file" on standard error, which the table's service cannot listen for
-# (vision/cli_read.py says why): a die across the cut would be read from half its pips.
+# OpenCV 4.10 decodes what there is and leaves the rest black, with only libjpeg's
+# "Premature end of JPEG file" on standard error, which the table's service cannot listen
+# for (vision/cli_read.py says why): a die across the cut would be read from half its pips.
 # OpenCV 5.1 gives no picture, and its message could not say why. Checked here, the cut
 # is refused whichever OpenCV a Pi has, and said as what it is.
 
