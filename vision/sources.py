@@ -220,23 +220,34 @@ def claimed_size(data: bytes) -> tuple[int, int] | None:
     if data[:4] in (b"II*\x00", b"MM\x00*"):
         return _tiff_size(data)
     if data[:2] == b"\xff\xd8":
-        i = 2
-        while i + 9 <= len(data):
-            if data[i] != 0xFF:
+        for i, marker in _jpeg_marks(data):
+            if marker is None or i + 9 > len(data):
                 return None
-            marker = data[i + 1]
-            if marker == 0xFF:  # fill byte
-                i += 1
-                continue
-            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
-                i += 2
-                continue
             if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a frame
                 h = int.from_bytes(data[i + 5 : i + 7], "big")
                 w = int.from_bytes(data[i + 7 : i + 9], "big")
                 return w, h
-            i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
     return None
+
+
+def _jpeg_marks(data: bytes) -> Iterator[tuple[int, int | None]]:
+    """(offset, marker) of each mark of a JPEG's headers, after its start-of-image mark,
+    each segment skipped by its length; (offset, None) where a byte that should begin a
+    mark does not, and no more. Nothing past the end of ``data``."""
+    i = 2
+    while i + 2 <= len(data):
+        if data[i] != 0xFF:
+            yield i, None
+            return
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        yield i, marker
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
+            i += 2
+        else:
+            i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
 
 
 # A JPEG's picture ends with the end-of-image mark, FF D9; inside the compressed picture a
@@ -255,22 +266,11 @@ def jpeg_cut_short(data: bytes) -> bool:
     formats and for headers too damaged to walk (the decoder says what is wrong)."""
     if data[:2] != b"\xff\xd8":
         return False
-    i = 2
-    while i + 4 <= len(data):
-        if data[i] != 0xFF:
-            return False
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
-            i += 2
-            continue
-        if marker == 0xD9:  # ends before any scan: no picture, the decoder refuses it
+    for i, marker in _jpeg_marks(data):
+        if marker is None or marker == 0xD9:  # a damaged header; an end before any scan
             return False
         if marker == 0xDA:  # the first scan: the mark must follow somewhere
             return data.find(b"\xff\xd9", i + 2) < 0
-        i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
     return True  # cut inside its headers
 
 
