@@ -190,6 +190,22 @@ def test_every_cut_of_a_jpeg_is_cut_short_and_whole_ones_are_not() -> None:
     assert not jpeg_cut_short(b"\xff\xd8 garbage where a mark should be")
 
 
+def test_an_end_mark_inside_a_segment_between_scans_is_not_the_end() -> None:
+    """A progressive JPEG's scans may have segments between them, and a comment may hold
+    the bytes FF D9. Cut after such a comment, the file was once taken as whole: only the
+    first scan's end was looked for, and FF D9 anywhere after it."""
+    ok, encoded = cv2.imencode(".jpg", load_image(THROW), [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])
+    assert ok
+    data = encoded.tobytes()
+    second_scan = data.index(b"\xff\xda", data.index(b"\xff\xda") + 2)
+    comment = b"\xff\xfe\x00\x04\xff\xd9"
+    data = data[:second_scan] + comment + data[second_scan:]
+    assert cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) is not None
+    assert not jpeg_cut_short(data)
+    after = second_scan + len(comment)
+    assert all(jpeg_cut_short(data[:k]) for k in range(second_scan, after + 300, 7))
+
+
 def test_load_image_errors_are_one_line(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jpg"
     empty.write_bytes(b"")

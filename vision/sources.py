@@ -221,7 +221,7 @@ def claimed_size(data: bytes) -> tuple[int, int] | None:
         return _tiff_size(data)
     if data[:2] == b"\xff\xd8":
         for i, marker in _jpeg_marks(data):
-            if marker is None or i + 9 > len(data):
+            if marker is None or marker == 0xDA or i + 9 > len(data):  # no frame before a scan
                 return None
             if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a frame
                 h = int.from_bytes(data[i + 5 : i + 7], "big")
@@ -231,9 +231,11 @@ def claimed_size(data: bytes) -> tuple[int, int] | None:
 
 
 def _jpeg_marks(data: bytes) -> Iterator[tuple[int, int | None]]:
-    """(offset, marker) of each mark of a JPEG's headers, after its start-of-image mark,
-    each segment skipped by its length; (offset, None) where a byte that should begin a
-    mark does not, and no more. Nothing past the end of ``data``."""
+    """(offset, marker) of each mark of a JPEG after its start-of-image mark, up to and
+    with its end mark: segments are skipped by their length, a scan's compressed picture
+    up to the next mark (``_NEXT_MARK``). (offset, None) where a byte that should begin a
+    mark does not, and no more. Nothing past the end of ``data``: a file cut short ends
+    without an end mark."""
     i = 2
     while i + 2 <= len(data):
         if data[i] != 0xFF:
@@ -244,21 +246,33 @@ def _jpeg_marks(data: bytes) -> Iterator[tuple[int, int | None]]:
             i += 1
             continue
         yield i, marker
+        if marker == 0xD9:
+            return
         if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
             i += 2
-        else:
-            i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
+            continue
+        i += 2 + int.from_bytes(data[i + 2 : i + 4], "big")
+        if marker == 0xDA:  # a scan: its picture runs to the next mark
+            found = _NEXT_MARK.search(data, i)
+            if found is None:
+                return
+            i = found.start()
 
 
-# A JPEG's picture ends with the end-of-image mark, FF D9; inside the compressed picture a
-# byte FF is always followed by 00 or a restart mark, so the mark cannot appear there by
-# chance. A file without it after its first scan was cut short: copied in part, written
-# when the power went, or still being written by a camera into the folder replayed.
-# OpenCV 4.10 decodes what there is and leaves the rest black, with only libjpeg's
-# "Premature end of JPEG file" on standard error, which the table's service cannot listen
-# for (vision/cli_read.py says why): a die across the cut would be read from half its pips.
-# OpenCV 5.1 gives no picture, and its message could not say why. Checked here, the cut
-# is refused whichever OpenCV a Pi has, and said as what it is.
+# Inside a scan's compressed picture a byte FF is followed by 00 (a stuffed FF), by a
+# restart mark (D0-D7) or by more FF (fill): any other byte after it is the next mark.
+_NEXT_MARK = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")
+
+
+# A JPEG's picture ends with the end-of-image mark, FF D9. A file without it was cut
+# short: copied in part, written when the power went, or still being written by a camera
+# into the folder replayed. OpenCV 4.10 decodes what there is and leaves the rest black,
+# with only libjpeg's "Premature end of JPEG file" on standard error, which the table's
+# service cannot listen for (vision/cli_read.py says why): a die across the cut would be
+# read from half its pips. OpenCV 4.14 and 5.1 give no picture, and a message that cannot
+# say why. Checked here, the cut is refused whichever OpenCV a Pi has, and said as what it
+# is. A file whole but for its last two bytes, the end mark itself, is refused too: libjpeg
+# says the same of it, and an older OpenCV would read it.
 
 
 def jpeg_cut_short(data: bytes) -> bool:
@@ -266,12 +280,9 @@ def jpeg_cut_short(data: bytes) -> bool:
     formats and for headers too damaged to walk (the decoder says what is wrong)."""
     if data[:2] != b"\xff\xd8":
         return False
-    for i, marker in _jpeg_marks(data):
-        if marker is None or marker == 0xD9:  # a damaged header; an end before any scan
-            return False
-        if marker == 0xDA:  # the first scan: the mark must follow somewhere
-            return data.find(b"\xff\xd9", i + 2) < 0
-    return True  # cut inside its headers
+    # Cut (in its headers, in a scan or between scans) unless the walk ends at the end
+    # mark, or at a damaged header.
+    return all(marker not in (None, 0xD9) for _, marker in _jpeg_marks(data))
 
 
 def _tiff_size(data: bytes) -> tuple[int, int] | None:
