@@ -165,32 +165,63 @@ def test_a_leaning_camera_narrows_the_far_side_and_shrinks_the_far_dice() -> Non
     f = np.zeros((100, 120, 3), np.uint8)
     f[5:25, 5:25] = 255
     f[75:95, 5:25] = 255
-    dice = (LabelledDie(1, (5.0, 5.0, 25.0, 25.0)), LabelledDie(2, (5.0, 75.0, 25.0, 95.0)))
-    g, (far, near) = leaning(0.3)(f, dice, 0)
+    f[5:25, 95:115] = 255  # a far die on the right: moved left, towards the middle
+    dice = (
+        LabelledDie(1, (5.0, 5.0, 25.0, 25.0)),
+        LabelledDie(2, (5.0, 75.0, 25.0, 95.0)),
+        LabelledDie(3, (95.0, 5.0, 115.0, 25.0)),
+    )
+    g, (far, near, right) = leaning(0.3)(f, dice, 0)
     fx0, fy0, fx1, fy1 = far.bbox
     nx0, ny0, nx1, ny1 = near.bbox
     assert fx0 > 12.0  # 15 % of 120 px in at the top edge
+    assert right.bbox[2] < 108.0
     assert nx0 < 7.0 and ny1 > 93.0
     assert (fx1 - fx0) * (fy1 - fy0) < 0.8 * (nx1 - nx0) * (ny1 - ny0)
-    for die, rows in ((far, slice(0, 50)), (near, slice(50, 100))):
-        ys, xs = np.nonzero(g[rows, :, 0] > 127)
-        drawn = (xs.min(), ys.min() + rows.start, xs.max() + 1, ys.max() + 1 + rows.start)
+    for die, rows, cols in (
+        (far, slice(0, 50), slice(0, 60)),
+        (near, slice(50, 100), slice(0, 60)),
+        (right, slice(0, 50), slice(60, 120)),
+    ):
+        ys, xs = np.nonzero(g[rows, cols, 0] > 127)
+        drawn = (
+            xs.min() + cols.start,
+            ys.min() + rows.start,
+            xs.max() + 1 + cols.start,
+            ys.max() + 1 + rows.start,
+        )
         assert np.allclose(die.bbox, drawn, atol=1.5), (die.bbox, drawn)
+
+
+def test_the_leaning_camera_line_narrows_the_far_edge_by_15_percent() -> None:
+    """The frame's far corners move in by 7.5 % of its width each; the near ones stay
+    (labels of no size, one on each corner, follow them)."""
+    f = np.zeros((50, 200, 3), np.uint8)
+    points = ((0.0, 0.0), (200.0, 0.0), (0.0, 50.0), (200.0, 50.0))
+    corners = tuple(LabelledDie(1, (x, y, x, y)) for x, y in points)
+    _, moved = ALTERATIONS["camera leaning"](f, corners, 0)
+    assert np.allclose([d.bbox[:2] for d in moved], [(15, 0), (185, 0), (0, 50), (200, 50)])
 
 
 def test_sharpening_gives_an_edge_haloes_and_leaves_flat_parts_alone() -> None:
     f = np.full((40, 40, 3), 100, np.uint8)
     f[:, 20:] = 160
-    g, same = sharpened(f, (), 0)
-    assert same == ()
+    die = (LabelledDie(5, (2.0, 3.0, 12.0, 13.0)),)
+    g, same = sharpened(f, die, 0)
+    assert same == die
     assert g[20, 18, 0] < 100 < 160 < g[20, 21, 0]  # darker and brighter beside the edge
+    assert 175 < g[20, 20, 0] < 195 and 65 < g[20, 19, 0] < 85  # an amount of 1, not more
     assert (g[:, :8] == 100).all() and (g[:, 33:] == 160).all()
 
 
 def test_a_warm_lamp_tints_blue_down_and_red_up() -> None:
     f = np.full((8, 8, 3), 100, np.uint8)
-    g, _ = ALTERATIONS["warm lamp"](f, (), 0)
+    die = (LabelledDie(5, (2.0, 3.0, 6.0, 7.0)),)
+    g, same = ALTERATIONS["warm lamp"](f, die, 0)
+    assert same == die
     assert tuple(int(v) for v in g[0, 0]) == (70, 95, 120)
+    g, _ = ALTERATIONS["warm lamp"](np.full((8, 8, 3), 250, np.uint8), die, 0)
+    assert tuple(int(v) for v in g[0, 0]) == (175, 237, 255)  # clipped, not wrapped
 
 
 def test_every_alteration_keeps_the_frame_an_image() -> None:
