@@ -697,6 +697,6 @@ def test_MN_10_a_tie_break_die_must_be_a_die_value() -> None:
     assert state.phase is Phase.TIEBREAK
     for bad in ((9,), (0,), (7,)):
         assert RULES.apply(state, Throw(bad)) == Refused(
-            f"die value {bad[0]} is not possible (dice show 1 to 6)"
+            f"throw: die value {bad[0]} is not possible (dice show 1 to 6)"
         )
     assert isinstance(RULES.apply(state, Throw((3,))), MexenState)

@@ -225,13 +225,13 @@ def test_other_events_are_refused() -> None:
         "mexico: there are no tie-breaks in mexico, every lowest loses",
         "mexico: there is nothing to give in mexico ('give')",
         "mexico: a throw is two dice, got 1",
-        "die value 7 is not possible (dice show 1 to 6)",
+        "throw: die value 7 is not possible (dice show 1 to 6)",
     ]
     assert turn(game) == ("Ann", 1, 3)
     # Straight through the rules (no game wrapper in between) too.
     state = RULES.start((Player("A"), Player("B")), {"lives": 3})
     assert RULES.apply(state, Throw((0, 3))) == Refused(
-        "die value 0 is not possible (dice show 1 to 6)"
+        "throw: die value 0 is not possible (dice show 1 to 6)"
     )
     assert RULES.apply(state, Hold(3)) == Refused("mexico: keeping one die is not allowed")
 
@@ -284,8 +284,8 @@ def test_MC_5_first_lowest_in_turn_order_not_in_seat_order() -> None:
     [
         (Throw((4,)), "mexico: a throw is two dice, got 1"),
         (Throw((1, 2, 3)), "mexico: a throw is two dice, got 3"),
-        (Throw((0, 3)), "die value 0 is not possible (dice show 1 to 6)"),
-        (Throw((3, 7)), "die value 7 is not possible (dice show 1 to 6)"),
+        (Throw((0, 3)), "throw: die value 0 is not possible (dice show 1 to 6)"),
+        (Throw((3, 7)), "throw: die value 7 is not possible (dice show 1 to 6)"),
         (Hold(3), "mexico: keeping one die is not allowed"),
         (Hold(0), "hold: die value 0 is not possible (dice show 1 to 6)"),
     ],

@@ -61,7 +61,7 @@ def dice_refusal(rules: str, event: Throw) -> str | None:
     a, b = event.dice
     if not (1 <= a <= 6 and 1 <= b <= 6):
         bad = a if not 1 <= a <= 6 else b
-        return f"die value {bad} is not possible (dice show 1 to 6)"
+        return f"throw: die value {bad} is not possible (dice show 1 to 6)"
     return None
 
 

@@ -179,7 +179,7 @@ def common_refusal(event: Event) -> Refused | None:
             return Refused(f"throw: the dice {shown(event.dice)} are not a tuple of values")
         for v in event.dice:
             if type(v) is not int or not 1 <= v <= 6:
-                return Refused(f"die value {shown(v)} is not possible (dice show 1 to 6)")
+                return Refused(f"throw: die value {shown(v)} is not possible (dice show 1 to 6)")
         return None
     if isinstance(event, (Stand, EndRound, EndGame)):  # a tuple: quicker than a union
         if event.flag is not True:
