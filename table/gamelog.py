@@ -119,7 +119,14 @@ def _decode(data: bytes) -> str:
 
 
 def _why(exc: ValueError) -> str:
-    return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+    """What the JSON parser found wrong, for a message that names the line already. Its
+    messages that end pointing at a place ("Unterminated string starting at") get the
+    column they point at."""
+    if not isinstance(exc, json.JSONDecodeError):
+        return str(exc)
+    if exc.msg.endswith(" at"):
+        return f"{exc.msg} column {exc.colno}"
+    return exc.msg
 
 
 # ---------------------------------------------------------------------------

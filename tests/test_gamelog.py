@@ -591,6 +591,29 @@ def test_a_log_whose_header_line_is_broken_names_that_line() -> None:
         loads('{"rules": mex, "players": ["A", "B"],\n "events": []}\n')
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # A header line cut by a power cut as it was written, the log holding nothing else.
+        (
+            '{"rules": "mex", "options": {"lives": 5}, "pla',
+            "not valid JSON (line 1: Unterminated string starting at column 43)",
+        ),
+        (
+            '{"rules": "mex", "players": ["A", "B"]}\n{"throw": [1, 2]}\n{"throw": "\t"}\n'
+            '{"stand": true}\n',
+            "line 3: not valid JSON (Invalid control character at column 12)",
+        ),
+    ],
+)
+def test_a_json_fault_that_points_at_a_place_names_its_column(text: str, message: str) -> None:
+    """The JSON parser's messages that end pointing at a place ("... starting at") were
+    cut off there: "not valid JSON (line 1: Unterminated string starting at)"."""
+    with pytest.raises(LogError) as caught:
+        loads(text)
+    assert str(caught.value) == message
+
+
 def _nested(depth: int) -> object:
     value: object = []
     for _ in range(depth):
