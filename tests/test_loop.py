@@ -511,6 +511,36 @@ def test_at_the_end_the_state_file_names_the_log_and_the_ticker_stops(
     assert not loop._timer.is_alive()
 
 
+def test_a_state_file_that_cannot_be_written_is_said_by_name_and_the_table_goes_on(
+    tmp_path: Path, vision: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--state-json`` on a full disk: the error reached the command's last handler, which
+    said "No space left on device" with no file's name (the data folder may have room),
+    ended the table after its first screen and skipped the closing steps: the log left
+    open, the display (and with it the GIF) not closed."""
+    import table.service.loop
+
+    def disk_full(path: Path, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(table.service.loop, "atomic_write", disk_full)
+    closed: list[str] = []
+    loop, display, _ = make_loop(tmp_path, "mexico", [], vision)
+    display.close = lambda: closed.append("display")  # type: ignore[method-assign]
+    loop.state_path = tmp_path / "state.json"
+    loop.boot()
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"])):
+        loop.handle(ButtonPress(Button.ROLL))
+    writer = loop.writer
+    assert writer is not None  # the game began
+    loop.close()
+    assert closed == ["display"] and writer._fh.closed and loop.writer is None
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    line = f"the state file {tmp_path / 'state.json'} was not written: No space left on device"
+    assert said.count(line) == 2  # at the start and at the end
+    assert said.count(f"{line} (the game goes on)") == 1  # not when the table stops
+
+
 class FramesCamera(FailingCamera):
     """Puts ``count`` blank frames when dice are wanted, then quits."""
 

@@ -626,7 +626,16 @@ class TableLoop:
             "events": game.count if game is not None else 0,
             "game": game.view() if game is not None else None,
         }
-        atomic_write(self.state_path, (json.dumps(obj, indent=1) + "\n").encode("utf-8"))
+        try:
+            atomic_write(self.state_path, (json.dumps(obj, indent=1) + "\n").encode("utf-8"))
+        except OSError as exc:
+            # A file for tests and people, not the game's record (the log is): a full disk
+            # under it must not stop the table, nor its closing steps (the log closed, the
+            # GIF written). Said with its name: the data folder may have room to spare.
+            going_on = "" if self._stopping.is_set() else " (the game goes on)"
+            self._error(
+                f"the state file {self.state_path} was not written: {exc.strerror or exc}{going_on}"
+            )
 
     def close(self) -> None:
         self._stopping.set()
