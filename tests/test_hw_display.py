@@ -1089,6 +1089,31 @@ def test_the_gif_is_written_into_a_folder_not_there_yet(tmp_path: Path) -> None:
     assert (tmp_path / "recordings" / "evening.gif").is_file()
 
 
+def test_a_gif_that_cannot_be_written_keeps_the_one_there_and_says_which(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk under ``--gif``: the GIF was written straight over the old one, which
+    was lost for a GIF cut short, and the message ("closing the display: [Errno 28] No
+    space left on device") named no file. Now it is written beside and renamed over, and
+    the error names the GIF."""
+    first = _gif_of(tmp_path, [0.0, 1.0])
+    first.close()
+    gif = tmp_path / "d.gif"
+    before = gif.read_bytes()
+
+    def disk_full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    import table.gamelog
+
+    monkeypatch.setattr(table.gamelog.os, "fsync", disk_full)
+    second = _gif_of(tmp_path, [0.0, 1.0, 2.0])
+    with pytest.raises(OSError, match=f"the GIF {gif} was not written \\(No space left"):
+        second.close()
+    assert gif.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["d.gif"]
+
+
 def test_a_terminal_display_that_showed_nothing_closes_without_a_gif(tmp_path: Path) -> None:
     """A table stopped before its first screen closes without a GIF: making a GIF of no
     screens would end with an IndexError."""

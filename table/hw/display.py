@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import sys
 import time
 from collections import deque
@@ -21,6 +22,7 @@ from typing import Any, TextIO
 
 from PIL import Image
 
+from table.gamelog import atomic_write
 from table.service.config import DisplayConfig, DisplayDriver
 from table.service.ports import DISPLAY_SIZE
 
@@ -275,8 +277,14 @@ class TerminalDisplay:
         durations = [
             max(400, min(3000, int((b - a) * 1000))) for a, b in zip(times, times[1:], strict=False)
         ] + [2000]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0)
+        buf = io.BytesIO()
+        images[0].save(
+            buf, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0
+        )
+        try:  # written beside and renamed over: a full disk keeps the GIF there was
+            atomic_write(path, buf.getvalue())
+        except OSError as exc:
+            raise OSError(f"the GIF {path} was not written ({exc.strerror or exc})") from exc
         return path
 
     def close(self) -> None:
