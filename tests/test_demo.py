@@ -181,6 +181,24 @@ def test_a_demo_game_not_finished_or_not_played_fails_the_demo_and_the_rest_are_
     assert main(["demo", "--out", str(tmp_path / "o")]) == 1  # mex alone
 
 
+def test_a_demo_game_whose_gif_could_not_be_written_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A GIF the disk had no room for: the game's files line said "GIF None"."""
+    import table.hw.display
+
+    def disk_full(path: Path, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(table.hw.display, "atomic_write", disk_full)
+    out_dir = tmp_path / "o"
+    assert main(["demo", "--out", str(out_dir), "--games", "mexico"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    files = next(line for line in out if line.startswith("  log "))
+    assert files.endswith(f"screens in {out_dir / 'mexico' / 'png'}, no GIF (not written)")
+    assert not (out_dir / "mexico" / "display.gif").exists()
+
+
 def test_a_demo_missing_the_frame_of_a_throw_names_it_and_fails(tmp_path: Path) -> None:
     """Given frames without a throw's photo, the demo prints what the camera said (the
     first three times), says the game is not finished, and exits 1."""

@@ -285,10 +285,8 @@ def run(args: argparse.Namespace) -> int:
             f"{rules}: game {state} in {result.seconds:.1f} s, "
             f"{result.frames_read} frames read; {standings(result.view)}"
         )
-        print(
-            f"  log {result.log}, {result.pngs} screens in {out_dir / rules / 'png'}, "
-            f"GIF {result.gif}"
-        )
+        gif = f"GIF {result.gif}" if result.gif is not None else "no GIF (not written)"
+        print(f"  log {result.log}, {result.pngs} screens in {out_dir / rules / 'png'}, {gif}")
         if not result.over:
             failed += 1
     return 1 if failed else 0
