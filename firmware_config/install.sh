@@ -9,11 +9,13 @@
 #   --boot-config yes|no|ask   add the boot config fragment, or replace an older
 #                              version's (step 6); ask (the default) is no without
 #                              a terminal
-#   --root DIR                 install into DIR instead of /
+#   --root DIR                 install into DIR instead of /: a system's root folder,
+#                              holding at least etc/passwd and etc/group
 #   --no-apt, --no-pip         skip step 1, the pip install of step 3
 #
 # What it does, each step only if not done yet:
-#   1. apt: python3-venv, python3-picamera2, python3-libcamera, i2c-tools (--no-apt skips)
+#   1. apt: python3-venv, python3-picamera2, python3-libcamera, python3-lgpio, i2c-tools
+#      (--no-apt skips)
 #   2. a system user "dicetable" in the groups gpio, i2c, video; the sudo user
 #      in the group dicetable (to read the saved games)
 #   3. a venv in /opt/dicetable/venv that can see the apt picamera2/libcamera
@@ -188,7 +190,7 @@ consent() {   # consent QUESTION: yes or no, from --boot-config or the person
 }
 # The file as its lines read, without carriage returns or trailing blanks: a
 # config.txt edited on Windows has CRLF line ends, and its block is still the block.
-plain() { tr -d '\r' < "$(R $BOOT)" 2>/dev/null | sed 's/[[:space:]]*$//'; }
+plain() { tr -d '\r' 2>/dev/null < "$(R $BOOT)" | sed 's/[[:space:]]*$//'; }
 block() { plain | sed -n "\|^$START\$|,\|^$END\$|p"; }
 starts=$(plain | grep -cxF -- "$START" || true)
 ends=$(plain | grep -cxF -- "$END" || true)

@@ -241,6 +241,19 @@ def _install(
 
 
 @NEEDS_USERADD
+def test_install_into_a_root_with_no_boot_config_says_no_shell_error(tmp_path: Path) -> None:
+    """A root folder with no boot/firmware/config.txt: reading it for the block printed the
+    shell's own "config.txt: No such file or directory" twice on stderr (the file's
+    redirect came before the one that was to silence it)."""
+    root = _fake_root(tmp_path / "pi")
+    (root / BOOT_CONFIG).unlink()
+    proc = _install(root, "--boot-config", "no")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert "left /boot/firmware/config.txt alone" in proc.stdout
+
+
+@NEEDS_USERADD
 def test_the_person_who_installs_may_read_the_saved_games(tmp_path: Path) -> None:
     """README: scp -r pi@dicetable.local:/var/lib/dicetable/games; that folder is 0750
     dicetable:dicetable, so the sudo user must be in the group dicetable."""
@@ -500,6 +513,16 @@ def test_install_help_is_the_scripts_comment_and_names_every_option() -> None:
     assert "set -" not in proc.stdout and "pipefail" not in proc.stdout
     for option in ("--boot-config yes|no|ask", "--root DIR", "--no-apt", "--no-pip"):
         assert option in proc.stdout, option
+    # What --root asks of its folder, and every package step 1 installs (python3-lgpio
+    # was left out of the list).
+    assert "holding at least etc/passwd and etc/group" in proc.stdout
+    script = (ROOT / "firmware_config" / "install.sh").read_text()
+    apt = next(line for line in script.splitlines() if "apt-get install" in line)
+    packages = [word for word in apt.split() if word.startswith(("python3-", "i2c-"))]
+    assert len(packages) >= 4
+    step1 = " ".join(proc.stdout.split("  1. apt:")[1].split("  2.")[0].split())
+    for package in packages:
+        assert package in step1, package
 
 
 @pytest.mark.parametrize(
