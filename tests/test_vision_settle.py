@@ -788,6 +788,35 @@ def test_an_empty_frame_is_a_value_error_naming_it() -> None:
         settler.update(np.zeros((0, 0, 3), np.uint8), empty)
 
 
+@pytest.mark.parametrize(
+    ("shape", "dtype", "said"),
+    [
+        (
+            (480, 640, 1),
+            np.uint8,
+            r"expected an HxW, HxWx3 or HxWx4 image, got shape \(480, 640, 1\)",
+        ),
+        ((1, 480, 640, 3), np.uint8, r"got shape \(1, 480, 640, 3\)"),
+        ((480, 640, 3), np.bool_, "expected a uint8 image, got bool"),
+        ((480, 640, 3), np.int64, "expected a uint8 image, got int64"),
+        ((480, 640, 3), np.uint16, "expected a uint8 image, got uint16"),
+        ((480, 640, 3), np.float32, "expected a uint8 image, got float32"),
+    ],
+)
+def test_a_frame_the_settler_cannot_take_is_a_value_error_saying_why(
+    shape: tuple[int, ...], dtype: type, said: str
+) -> None:
+    """One channel, a batch, bool or int64 frames failed deep inside OpenCV ("j <
+    nimages", "func != 0"); 16-bit and float frames were taken, their values wrapped at
+    256. The settler takes what the reader reads: 8-bit grey, BGR or BGRA."""
+    settler = Settler()
+    none = FrameReading(FrameStatus.REROLL, "no dice seen", ())
+    with pytest.raises(ValueError, match=said):
+        settler.update(np.zeros(shape, dtype), none)
+    for ok in ((48, 64), (48, 64, 3), (48, 64, 4)):
+        assert settler.update(np.zeros(ok, np.uint8), none).state is EMPTY
+
+
 def _plain_tray(k: int) -> np.ndarray:
     """A plain grey tray under sensor noise: nothing on it to measure a shake by."""
     rng = np.random.default_rng(k)

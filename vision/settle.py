@@ -297,6 +297,19 @@ def _dice_mask(shape: tuple[int, ...], dice: Iterable[DieReading], scale: float)
     return mask
 
 
+def _check_frame(frame: Frame) -> None:
+    """Refuse, with a ``ValueError`` that says why, a frame the settler cannot work on:
+    it takes what ``vision.reader.PipReader`` reads, 8-bit grey, BGR or BGRA. Others
+    failed deep inside OpenCV ("j < nimages", "func != 0"), or, as 16-bit or float
+    values, wrapped round at 256 and showed a still tray as a hand."""
+    if frame.size == 0:
+        raise ValueError(f"an empty frame (shape {frame.shape})")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"expected a uint8 image, got {frame.dtype}")
+    if not (frame.ndim == 2 or (frame.ndim == 3 and frame.shape[2] in (3, 4))):
+        raise ValueError(f"expected an HxW, HxWx3 or HxWx4 image, got shape {frame.shape}")
+
+
 _Base = tuple[Frame | None, Frame | None, FrameReading | None]
 """The pictures a frame is held against: the reference, the last still picture and
 what was read on it."""
@@ -569,8 +582,7 @@ class Settler:
 
     def update(self, frame: Frame, reading: FrameReading) -> SettleEvent:
         """Take the next frame and its reading; say what the tray is doing."""
-        if frame.size == 0:
-            raise ValueError(f"an empty frame (shape {frame.shape})")
+        _check_frame(frame)
         cfg = self.config
         small = self._small(frame)
         scale = self._scale(frame.shape)
