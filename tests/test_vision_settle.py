@@ -510,6 +510,31 @@ def test_hand_already_there_needs_the_empty_tray_as_reference(byler: Scene) -> N
 
 
 @needs_photos
+def test_a_reference_of_another_size_is_as_none_and_a_still_hand_is_seen(
+    byler: Scene,
+) -> None:
+    """An empty tray shown at another size (another camera mode) was held against every
+    frame, matched none, and so saw no hand at all: a hand reaching in over a die and
+    keeping still became dice SETTLED and ``entered``, one die short. It now counts as no
+    reference: frames are held against the last still picture, as without one."""
+    dice = resting(byler)
+    full = byler.reading(dice)
+    tip = (full.dice[0].center[0], full.dice[0].center[1] - byler.die_size)
+    covered = FrameReading(full.status, "", full.dice[1:])  # die 1 under the fingers
+    frames = [(byler.render(dice), full)] * 4
+    frames += [(byler.render(dice, hand=(tip[0], tip[1] + 30 * k)), covered) for k in (5, 4, 3)]
+    frames += [(byler.render(dice, hand=(tip[0], tip[1] + 30 * k)), covered) for k in (2, 1)]
+    frames += [(byler.render(dice, hand=tip), covered)] * 6
+    for reference in (None, np.zeros((480, 640, 3), np.uint8)):
+        settler = Settler()
+        settler.set_reference(reference)
+        events = [settler.update(frame, reading) for frame, reading in frames]
+        assert states(events)[2:4] == [SETTLED, SETTLED]
+        assert states(events)[-6:] == [HAND] * 6, reference is None
+        assert not any(e.entered for e in events[4:] if e.settled)
+
+
+@needs_photos
 def test_a_lasting_change_is_adopted_after_a_while(byler: Scene) -> None:
     """Something big that stays (a shadow, an object) holds HAND only for
     ``adopt_after`` still frames, then the scene is the new normal."""

@@ -549,9 +549,9 @@ class Settler:
         base picture: dice picked up leave a change where they lay)."""
         dice = list(reading.dice)
         base: Frame | None
-        if self._reference is not None:
+        if self._reference is not None and self._reference.shape == small.shape:
             base = self._reference
-        else:
+        else:  # none, or of another size (another camera mode): the last still picture
             base = self._still
             if self._still_reading is not None:
                 dice += self._still_reading.dice
