@@ -1039,50 +1039,6 @@ def test_dice_at_rest_under_a_hand_kept_still_until_adopted_are_no_throw(byler: 
 
 
 @needs_photos
-@pytest.mark.parametrize("shift", [4.0, 8.0, 20.0])
-def test_an_adopted_hand_that_shifts_a_little_is_still_no_throw(byler: Scene, shift: float) -> None:
-    """A hand kept still over a die until adopted, then shifted a few pixels and kept
-    still again: the shift was motion, so the next rest was ``entered``, the die under
-    the fingers unread. A motion only where the adopted hand lies (held against the base
-    from before the adoption) now leaves the rest ``adopted``. Drawn back, the hand is
-    gone and the dice's next rest is new; a throw elsewhere in the tray, with the hand
-    still there, is new too (it moves more than the hand's place)."""
-    dice = resting(byler)
-    reading = byler.reading(dice)
-    under = byler.reading(dice[1:])  # the hand covers the first die
-    x, y = dice[0].x, dice[0].y + 10
-
-    def start() -> Settler:
-        settler = Settler(SettleConfig(adopt_after=5))
-        for k in range(3):
-            settler.update(byler.render(dice, seed=k), reading)
-        held = [settler.update(byler.render(dice, hand=(x, y)), under) for _ in range(9)]
-        assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
-        return settler
-
-    settler = start()
-    moving = [
-        settler.update(byler.render(dice, hand=(x + shift * t / 3, y)), under) for t in (1, 2, 3)
-    ]
-    assert MOVING in states(moving)
-    still = [settler.update(byler.render(dice, hand=(x + shift, y)), under) for _ in range(6)]
-    settled = [e for e in still if e.settled]
-    assert settled and not any(e.entered for e in settled), states(still)
-    assert settled[0].adopted
-    after = [settler.update(byler.render(dice), reading) for _ in range(5)]
-    settled = [e for e in after if e.settled]
-    assert settled and settled[0].entered and not settled[0].adopted, states(after)
-
-    settler = start()
-    thrown = [replace(d, x=d.x - 120.0, y=d.y + 90.0) for d in dice[1:]]
-    throw = [dice[0], *thrown]
-    frames = [byler.render(throw, hand=(x, y)) for _ in range(6)]
-    after = [settler.update(frame, byler.reading(thrown)) for frame in frames]
-    settled = [e for e in after if e.settled]
-    assert settled and settled[0].entered and not settled[0].adopted, states(after)
-
-
-@needs_photos
 def test_a_shadow_fallen_while_the_frames_paused_is_no_hand(byler: Scene) -> None:
     """Someone leans over the tray (a shadow on a third of it) while the table is not
     reading, and the dice are thrown. Held against the still picture from before the

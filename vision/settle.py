@@ -132,10 +132,9 @@ class SettleEvent:
     counts nothing ("dice lie as last thrown")."""
     adopted: bool = False
     """True on the first SETTLED frame after the settler took a scene it had seen as a
-    hand, kept still for ``adopt_after`` frames, as its new base, with no motion since
-    but that hand's own where it lies (shifted by a few pixels, say): a hand, a cup or a
-    shadow may still be in the tray, over a die. Such a rest is not ``entered``; a table
-    asks for it to be taken out."""
+    hand, kept still for ``adopt_after`` frames, as its new base, with no motion since:
+    a hand, a cup or a shadow may still be in the tray, over a die. Such a rest is not
+    ``entered``; a table asks for it to be taken out."""
     empty_settled: bool = False
     """True once per still stretch of EMPTY frames, when the tray has been still and read
     the same (no dice, too dark, blurred) for ``consistent_frames`` frames after a first
@@ -344,7 +343,7 @@ class Settler:
         # the last still picture before resume(), until the first frame after it
         self._paused: tuple[Frame, FrameReading | None] | None = None
         self._unmoved = False  # the tray as at its last rest, since resume(), untouched
-        self._adopted = False  # a still "hand" taken as the base, no motion since but its own
+        self._adopted = False  # a still "hand" taken as the base, no motion since
         # Of the base from before an adoption, only the empty-tray reference outlives this.
         former_reference = self._former[0] if self._former is not None else None
         self._former = None if former_reference is None else (former_reference, None, None)
@@ -575,37 +574,6 @@ class Settler:
             return None
         return self._largest_region(mask) if np.count_nonzero(mask) >= hand_area else 0
 
-    def _moved_at_adopted(
-        self,
-        small: Frame,
-        changed: Frame,
-        reading: FrameReading,
-        scale: float,
-        hand_area: float,
-        motion_px: float,
-    ) -> bool:
-        """Whether a motion since an adoption is only what was adopted moving where it
-        lies: held against the base from before the adoption, the frame still shows a
-        hand-sized foreign region, and all but ``motion_px`` of the changed pixels lie
-        within a die's size of it. A hand kept still until it was adopted, then shifted by
-        a few pixels, moves only there; without this its next rest was ``entered`` with the
-        hand still over a die. A throw moves dice elsewhere too, and the hand throwing them
-        comes in from outside it, so a lasting shadow adopted as the tray holds no throw
-        back."""
-        if self._former is None:
-            return False
-        adopted = self._base()
-        self._set_base(self._former)
-        try:
-            mask = self._foreign_mask(small, reading, scale, hand_area)
-        finally:
-            self._set_base(adopted)
-        if mask is None or np.count_nonzero(mask) < hand_area:
-            return False
-        reach = max(3, round(self._die_side * scale)) if self._die_side else 15
-        near = cv2.dilate(mask, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-        return bool(np.count_nonzero(changed[near == 0]) <= motion_px)
-
     def _base(self) -> _Base:
         return self._reference, self._still, self._still_reading
 
@@ -631,7 +599,6 @@ class Settler:
 
         changed_px = 0.0
         biggest_change = 0
-        changed: Frame | None = None
         if prev is not None:
             changed = self._changed_unshaken(
                 small, prev, reading, self._prev_reading, scale, motion_px, on_dice=True
@@ -691,11 +658,7 @@ class Settler:
                 state = SettleState.MOVING
         if state is not SettleState.HAND:
             self._hand_still = 0
-        if changed_px > motion_px and not (
-            self._adopted
-            and changed is not None
-            and self._moved_at_adopted(small, changed, reading, scale, hand_area, motion_px)
-        ):  # what was adopted went (a hand drawn back), or dice moved
+        if changed_px > motion_px:  # what was adopted moved (a hand drawn back), or dice did
             self._adopted = False
         if state in (SettleState.SETTLED, SettleState.EMPTY) and prev is not None:
             # Not a first frame: a hand taking the last dice out may be on it, and as
@@ -713,8 +676,7 @@ class Settler:
             # a hand kept still until it was taken for the tray may lie over a die
             under_adopted = entered and self._moved and self._adopted
             entered = entered and self._moved and not under_adopted  # nor if readings wavered
-            # (_adopted stays while what was adopted lingers: a shifted hand rests anew)
-            self._moved = self._unmoved = False
+            self._moved = self._unmoved = self._adopted = False
         self._state = state
         return SettleEvent(
             state=state,
