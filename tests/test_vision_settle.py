@@ -1039,6 +1039,40 @@ def test_dice_at_rest_under_a_hand_kept_still_until_adopted_are_no_throw(byler: 
 
 
 @needs_photos
+@pytest.mark.parametrize(("which", "share"), [("matteo", 0.34), ("byler", 0.5)])
+def test_throws_after_a_lasting_shadow_was_adopted_are_counted(
+    which: str, share: float, request: pytest.FixtureRequest
+) -> None:
+    """A shadow that stays (a part of the tray darkened for good) is a hand kept still
+    until it is adopted as the tray; the first rest after that is ``adopted``. Every
+    throw after it must be a new rest. A change that kept the flag through motions near
+    what the frame showed against the base from before the adoption made every later
+    rest ``adopted``: held against that base, the level matching made most of the frame
+    differ, and the table refused every throw while the shadow stayed."""
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+
+    def shaded(frame: np.ndarray) -> np.ndarray:
+        frame = frame.copy()
+        x = int(frame.shape[1] * share)
+        frame[:, :x] = (frame[:, :x] * 0.55).astype(np.uint8)
+        return frame
+
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), scene.reading(dice))
+    shadow = [
+        settler.update(shaded(scene.render(dice, seed=k)), scene.reading(dice)) for k in range(10)
+    ]
+    assert [e.adopted for e in shadow if e.settled][:1] == [True], states(shadow)
+    for _ in range(3):
+        frames, readings = throw(scene, 10, 6)
+        events = [settler.update(shaded(f), r) for f, r in zip(frames, readings, strict=True)]
+        settled = [e for e in events if e.settled]
+        assert settled and settled[0].entered and not settled[0].adopted, states(events)
+
+
+@needs_photos
 def test_a_shadow_fallen_while_the_frames_paused_is_no_hand(byler: Scene) -> None:
     """Someone leans over the tray (a shadow on a third of it) while the table is not
     reading, and the dice are thrown. Held against the still picture from before the
