@@ -103,3 +103,21 @@ def test_opencv_belongs_to_vision_no_table_module_imports_it() -> None:
 def test_vision_never_imports_table_in_any_module() -> None:
     for path in _sources("vision"):
         assert not {n for n in _imports(path) if _top(n) == "table"}, path.name
+
+
+def test_plain_pytest_collects_the_tests_that_import_their_helpers() -> None:
+    """The tests import shared helpers as ``tests.conftest``; ``python -m pytest`` puts the
+    current folder on the path, but the venv's plain ``pytest`` did not, and stopped with
+    "No module named 'tests'" while collecting."""
+    pytest_bin = Path(sys.executable).parent / "pytest"
+    if not pytest_bin.exists():
+        pytest.skip("no pytest script beside this Python")
+    proc = subprocess.run(
+        [str(pytest_bin), "--collect-only", "-q", "-p", "no:cacheprovider", "tests/test_loop.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "No module named 'tests'" not in proc.stdout
