@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classify import CROP_K, Classifier, crop
+from vision.frames import checked_frame
 from vision.glare import is_reflection
 from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place, suppress
 from vision.pips import PipCount, count_pips
@@ -868,15 +869,11 @@ def _thumbnail(frame: npt.NDArray[np.uint8], side: int = THUMB_SIDE) -> npt.NDAr
 
 
 def _as_bgr(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    a = np.asarray(frame)
-    if a.dtype != np.uint8:
-        raise ValueError(f"expected a uint8 image, got {a.dtype}")
+    a = checked_frame(frame)
     if a.ndim == 2:
         return np.asarray(cv2.cvtColor(a, cv2.COLOR_GRAY2BGR), np.uint8)
-    if a.ndim == 3 and a.shape[2] == 4:
+    if a.shape[2] == 4:
         return np.asarray(cv2.cvtColor(a, cv2.COLOR_BGRA2BGR), np.uint8)
-    if a.ndim != 3 or a.shape[2] != 3:
-        raise ValueError(f"expected an HxWx3 BGR image, got shape {a.shape}")
     return a
 
 

@@ -49,6 +49,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.frames import checked_frame
 from vision.types import DieReading, FrameReading
 
 Frame = npt.NDArray[np.uint8]
@@ -295,19 +296,6 @@ def _dice_mask(shape: tuple[int, ...], dice: Iterable[DieReading], scale: float)
         pts = cv2.boxPoints(((cx * scale, cy * scale), (w * grow, h * grow), angle))
         cv2.fillConvexPoly(mask, np.round(pts).astype(np.int32), 1)
     return mask
-
-
-def _check_frame(frame: Frame) -> None:
-    """Refuse, with a ``ValueError`` that says why, a frame the settler cannot work on:
-    it takes what ``vision.reader.PipReader`` reads, 8-bit grey, BGR or BGRA. Others
-    failed deep inside OpenCV ("j < nimages", "func != 0"), or, as 16-bit or float
-    values, wrapped round at 256 and showed a still tray as a hand."""
-    if frame.size == 0:
-        raise ValueError(f"an empty frame (shape {frame.shape})")
-    if frame.dtype != np.uint8:
-        raise ValueError(f"expected a uint8 image, got {frame.dtype}")
-    if not (frame.ndim == 2 or (frame.ndim == 3 and frame.shape[2] in (3, 4))):
-        raise ValueError(f"expected an HxW, HxWx3 or HxWx4 image, got shape {frame.shape}")
 
 
 _Base = tuple[Frame | None, Frame | None, FrameReading | None]
@@ -582,7 +570,9 @@ class Settler:
 
     def update(self, frame: Frame, reading: FrameReading) -> SettleEvent:
         """Take the next frame and its reading; say what the tray is doing."""
-        _check_frame(frame)
+        frame = checked_frame(frame)  # as the reader takes it: 8-bit grey, BGR or BGRA
+        if frame.size == 0:
+            raise ValueError(f"an empty frame (shape {frame.shape})")
         cfg = self.config
         small = self._small(frame)
         scale = self._scale(frame.shape)
