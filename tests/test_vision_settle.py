@@ -1092,3 +1092,64 @@ def test_a_shadow_fallen_while_the_frames_paused_is_no_hand(byler: Scene) -> Non
     assert HAND not in states(after)
     settled = [e for e in after if e.settled]
     assert settled and settled[0].entered and not settled[0].adopted, states(after)
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+@pytest.mark.parametrize("shift", [(6, 4), (12, -8), (-20, 0)])
+def test_an_adopted_hand_shifted_a_little_is_still_a_hand_over_the_dice(
+    which: str, shift: tuple[int, int], request: pytest.FixtureRequest
+) -> None:
+    """A hand rests over a die until it is adopted, then shifts a few pixels and keeps
+    still again. The motion lay only along the hand's outline, where it was adopted;
+    the dice's next rest was ``entered`` with the fingers still over a die (a 2 with a
+    pip covered reads as a 1). It is ``adopted`` again, every time the hand shifts so;
+    once the hand is drawn back, the next rest is a new one."""
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    reading = scene.reading(dice)
+    under = scene.reading(dice[1:])
+    tip = (dice[0].x, dice[0].y + 10)
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), reading)
+    held = [settler.update(scene.render(dice, hand=tip), under) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    for step in (1, 2):
+        moved = (tip[0] + step * shift[0], tip[1] + step * shift[1])
+        frame = scene.render(dice, hand=moved)
+        again = [settler.update(frame, under) for _ in range(5)]
+        assert HAND not in states(again), states(again)
+        settled = [e for e in again if e.settled]
+        assert settled, states(again)
+        assert (settled[0].entered, settled[0].adopted) == (False, True), states(again)
+    after = [settler.update(scene.render(dice), reading) for _ in range(5)]
+    settled = [e for e in after if e.settled]
+    assert settled and settled[0].entered and not settled[0].adopted, states(after)
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+def test_a_throw_beside_an_adopted_hand_is_counted(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    """The hand adopted as part of the tray stays where it rests, and the dice are
+    thrown again past its fingertips: the motion lies far from the hand's outline too,
+    so the dice's rest is a new one, not one under the hand."""
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    tip = (dice[0].x, dice[0].y + 10)
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), scene.reading(dice))
+    held = [settler.update(scene.render(dice, hand=tip), scene.reading(dice[1:])) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    frames, readings = throw(scene, 10, 6)
+    events = [
+        settler.update(
+            np.clip(scene._draw_hand(f.astype(np.float32), tip), 0, 255).astype(np.uint8), r
+        )
+        for f, r in zip(frames, readings, strict=True)
+    ]
+    settled = [e for e in events if e.settled]
+    assert settled and settled[0].entered and not settled[0].adopted, states(events)

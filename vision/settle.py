@@ -21,6 +21,10 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
   the scene as its new base. It keeps the base it had before: a frame that matches
   that one again (the hand drawn back, the shadow gone) brings it back, instead of
   showing the place where the change was as a hand until that too is adopted.
+  The dice's first rest after an adoption is ``adopted``, not ``entered``: the hand may
+  still lie over a die. So is their next rest after the adopted thing shifts a little
+  where it lies (motion only within a die's size of its outline); any other motion
+  (a throw, the hand drawn back) makes the next rest a new one.
 * ``EMPTY``: the picture is still and the reader finds no dice. Once it has been so,
   read the same, for ``consistent_frames`` frames, the event says ``empty_settled``
   (once per still stretch), so a table can say why no throw comes ("too dark").
@@ -332,6 +336,8 @@ class Settler:
         self._paused: tuple[Frame, FrameReading | None] | None = None
         self._unmoved = False  # the tray as at its last rest, since resume(), untouched
         self._adopted = False  # a still "hand" taken as the base, no motion since
+        # around the outline of what was adopted: where it moves when it shifts in place
+        self._adopted_band: Frame | None = None
         # Of the base from before an adoption, only the empty-tray reference outlives this.
         former_reference = self._former[0] if self._former is not None else None
         self._former = None if former_reference is None else (former_reference, None, None)
@@ -436,10 +442,11 @@ class Settler:
         self._levels = [(img, quartiles), *self._levels[:3]]
         return quartiles
 
-    def _changed(self, a: Frame, b: Frame) -> Frame:
+    def _changed(self, a: Frame, b: Frame, levels: bool = True) -> Frame:
         """0/1 mask of working pixels that differ in any channel, forgiving an overall
-        change of exposure or white balance (``b``'s levels are first taken to ``a``'s)."""
-        matched = _match_levels(b, self._quartiles(a), self._quartiles(b))
+        change of exposure or white balance (``b``'s levels are first taken to ``a``'s),
+        unless not ``levels``."""
+        matched = _match_levels(b, self._quartiles(a), self._quartiles(b)) if levels else b
         channels = cv2.split(cv2.absdiff(a, matched))
         biggest = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
         _, mask = cv2.threshold(biggest, self.config.pixel_threshold, 1, cv2.THRESH_BINARY)
@@ -530,20 +537,32 @@ class Settler:
             hand = max(hand, min(cfg.hand_die_areas * die_area, 0.25 * pixels))
         return motion, hand
 
+    def _base_picture(
+        self, small: Frame, reading: FrameReading, base: _Base
+    ) -> tuple[Frame | None, list[DieReading]]:
+        """The picture of ``base`` to hold ``small`` against (None when there is none of
+        its size), and the dice to leave out: read now, or on that picture (dice picked up
+        leave a change where they lay)."""
+        reference, still, still_reading = base
+        dice = list(reading.dice)
+        picture: Frame | None
+        if reference is not None and reference.shape == small.shape:
+            picture = reference
+        else:  # none, or of another size (another camera mode): the last still picture
+            picture = still
+            if still_reading is not None:
+                dice += still_reading.dice
+        if picture is None or picture.shape != small.shape:
+            return None, dice
+        return picture, dice
+
     def _foreign_mask(
         self, small: Frame, reading: FrameReading, scale: float, hand_area: float
     ) -> Frame | None:
         """Pixels that differ from the base picture and are not a read die (now, or on the
-        base picture: dice picked up leave a change where they lay)."""
-        dice = list(reading.dice)
-        base: Frame | None
-        if self._reference is not None and self._reference.shape == small.shape:
-            base = self._reference
-        else:  # none, or of another size (another camera mode): the last still picture
-            base = self._still
-            if self._still_reading is not None:
-                dice += self._still_reading.dice
-        if base is None or base.shape != small.shape:
+        base picture)."""
+        base, dice = self._base_picture(small, reading, self._base())
+        if base is None:
             return None
         on_dice = _dice_mask(small.shape, dice, scale)
         mask = self._changed(small, base)
@@ -567,6 +586,46 @@ class Settler:
 
     def _set_base(self, base: _Base) -> None:
         self._reference, self._still, self._still_reading = base
+
+    def _band(self, small: Frame, reading: FrameReading, scale: float) -> Frame | None:
+        """0/1: the working pixels within a die's size of the outline of what differs from
+        the base from before the last adoption (a hand adopted, where it lies now), or
+        None when nothing does. The levels are not matched: a hand that covers much of
+        the tray moves the quartiles, and the tray around it would differ too."""
+        if self._former is None:
+            return None
+        base, dice = self._base_picture(small, reading, self._former)
+        if base is None:
+            return None
+        mask = self._changed(small, base, levels=False)
+        mask[_dice_mask(small.shape, dice, scale) > 0] = 0
+        if not np.any(mask):
+            return None
+        width = max(3, round((self._die_side or 0.0) * scale))
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * width + 1, 2 * width + 1))
+        # eroded with the frame's edge counted as inside: a hand reaching in from the
+        # edge has no outline there. Gaps are not closed: fingers shift along theirs.
+        inside = cv2.erode(mask, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=1)
+        return np.asarray(cv2.subtract(cv2.dilate(mask, kernel), inside), dtype=np.uint8)
+
+    def _shifted_in_place(
+        self, small: Frame, prev: Frame, reading: FrameReading, scale: float, motion_px: float
+    ) -> bool:
+        """Whether the motion from ``prev`` to ``small`` lies along the outline of what was
+        adopted, with no more than ``motion_px`` changed pixels elsewhere: what was adopted
+        shifted a little and lies there still. A throw, or the hand drawn back, changes
+        pixels away from the outline; then the outline is forgotten. Otherwise it is
+        taken again where it lies now, for the next shift. The camera's shake is not
+        undone here: a hand's shift, measured as one, would leave the dice changed."""
+        band = self._adopted_band
+        self._adopted_band = None
+        if band is None or band.shape != small.shape[:2]:
+            return False
+        changed = self._changed(small, prev)
+        if np.count_nonzero(cv2.subtract(changed, band)) > motion_px:
+            return False
+        self._adopted_band = self._band(small, reading, scale)
+        return self._adopted_band is not None
 
     def update(self, frame: Frame, reading: FrameReading) -> SettleEvent:
         """Take the next frame and its reading; say what the tray is doing."""
@@ -606,7 +665,7 @@ class Settler:
             self._set_base(self._former)
             before = self._foreign(small, reading, scale, hand_area)
             if before is not None and before < hand_area:
-                foreign, self._former = before, None
+                foreign, self._former, self._adopted_band = before, None, None
             else:
                 self._set_base(adopted)
 
@@ -618,6 +677,7 @@ class Settler:
             if self._hand_still >= cfg.adopt_after:
                 # Not a hand after all, or one that stays: make this the new normal.
                 self._former = self._base()
+                self._adopted_band = self._band(small, reading, scale)
                 self._set_base((None, small, reading))
                 self._hand_still = 0
                 self._adopted = True
@@ -648,8 +708,13 @@ class Settler:
                 state = SettleState.MOVING
         if state is not SettleState.HAND:
             self._hand_still = 0
-        if changed_px > motion_px:  # what was adopted moved (a hand drawn back), or dice did
-            self._adopted = False
+        if changed_px > motion_px:
+            # What was adopted shifted where it lies (a hand resting over the dice moved
+            # its fingers a little), so the dice's next rest is under it again; or it
+            # went (a hand drawn back), or dice moved.
+            self._adopted = prev is not None and self._shifted_in_place(
+                small, prev, reading, scale, motion_px
+            )
         if state in (SettleState.SETTLED, SettleState.EMPTY) and prev is not None:
             # Not a first frame: a hand taking the last dice out may be on it, and as
             # the base it would be a hand-sized change on every frame after it.
