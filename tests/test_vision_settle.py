@@ -1153,3 +1153,109 @@ def test_a_throw_beside_an_adopted_hand_is_counted(
     ]
     settled = [e for e in events if e.settled]
     assert settled and settled[0].entered and not settled[0].adopted, states(events)
+
+
+@needs_photos
+def test_an_adopted_hand_over_the_far_dice_shifted_further_is_still_a_hand(byler: Scene) -> None:
+    """The hand rests over the right-hand dice and shifts 24 px up and to the right. The
+    gaps between its fingers, a few pixels wide, lie deeper in than the outline's band;
+    they change too, a little, and must not count as motion elsewhere."""
+    dice = resting(byler)
+    tip = (426.0, 324.0)
+    mask_at = byler.hand_mask
+
+    def seen(t: tuple[float, float]) -> FrameReading:  # the dice whose centre is in view
+        m = mask_at(t)
+        half = byler.crop_size / 2
+        return byler.reading([d for d in dice if m[int(d.y + half), int(d.x + half)] == 0])
+
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(byler.render(dice, seed=k), byler.reading(dice))
+    held = [settler.update(byler.render(dice, hand=tip), seen(tip)) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    moved = (tip[0] + 13.1, tip[1] - 19.8)
+    again = [settler.update(byler.render(dice, hand=moved), seen(moved)) for _ in range(6)]
+    settled = [e for e in again if e.settled]
+    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(again)
+
+
+@needs_photos
+def test_dice_thrown_within_a_lasting_shadow_are_counted(byler: Scene) -> None:
+    """The dice lie in the shaded half of the tray when the shadow is adopted, and are
+    thrown again within it, falling in from above. An outline taken with the dice as holes
+    in the shadow ringed every die, and the throw's motion lay in those rings: the rest
+    was ``adopted``, not counted."""
+    c = byler.crop_size
+
+    def shaded(frame: np.ndarray) -> np.ndarray:
+        frame = frame.copy()
+        x = frame.shape[1] // 2
+        frame[:, :x] = (frame[:, :x] * 0.55).astype(np.uint8)
+        return frame
+
+    rest = [Placed(i, 38 + (i % 2) * 1.6 * c, 160 + (i // 2) * 1.6 * c) for i in range(4)]
+    land = [replace(d, x=d.x + 20, y=d.y + 192) for d in rest]
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(byler.render(rest, seed=k), byler.reading(rest))
+    shadow = [
+        settler.update(shaded(byler.render(rest, seed=k)), byler.reading(rest)) for k in range(10)
+    ]
+    assert [e.adopted for e in shadow if e.settled][:1] == [True], states(shadow)
+    events, previous = [], None
+    for k in range(16):  # falling from above, 5 px less each frame, then still
+        left = max(9 - k, 0)
+        falling = [replace(d, y=d.y - 5.0 * left * (left + 1) / 2, turns=left % 4) for d in land]
+        frame = byler.render(falling, previous=previous, blur_steps=7, seed=k)
+        events.append(settler.update(shaded(frame), byler.reading(falling)))
+        previous = falling
+    settled = [e for e in events if e.settled]
+    assert settled and settled[0].entered and not settled[0].adopted, states(events)
+
+
+@needs_photos
+@pytest.mark.parametrize(("which", "gain"), [("byler_plain", 1.1), ("byler", 0.9)])
+def test_throws_beside_an_adopted_hand_after_the_exposure_changed_are_counted(
+    which: str, gain: float, request: pytest.FixtureRequest
+) -> None:
+    """The camera's exposure moves by a tenth when the hand comes in, and stays so. Held
+    against the base from before, without the levels matched, the whole tray differed,
+    and the adopted outline ringed every die: short throws of the dice beside the hand
+    were all ``adopted``."""
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    c = scene.crop_size
+    tip = (dice[0].x + c / 2, dice[0].y + 10)
+    hand = scene.hand_mask(tip)
+
+    def exposed(frame: np.ndarray) -> np.ndarray:
+        return np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+    def with_hand(frame: np.ndarray) -> np.ndarray:
+        return np.clip(scene._draw_hand(frame.astype(np.float32), tip), 0, 255).astype(np.uint8)
+
+    def seen(ds: list[Placed]) -> FrameReading:
+        return scene.reading([d for d in ds if hand[int(d.y + c / 2), int(d.x + c / 2)] == 0])
+
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), scene.reading(dice))
+    held = [settler.update(exposed(scene.render(dice, hand=tip)), seen(dice)) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    for ox, oy, ux, uy, flying, step in [
+        (0.3, -1.6, 0.6, -0.8, 6, 3.0),
+        (-0.4, -2.4, -1.0, 0.0, 5, 3.0),
+        (0.5, -1.8, 0.0, 1.0, 6, 2.5),
+    ]:
+        end = [replace(d, x=d.x + ox * c, y=d.y + oy * c) for d in dice]
+        events, previous = [], None
+        for k in range(flying + 6):
+            left = max(flying - 1 - k, 0)
+            travel = step * left * (left + 1) / 2
+            ds = [replace(d, x=d.x - ux * travel, y=d.y - uy * travel, turns=left % 4) for d in end]
+            frame = scene.render(ds, previous=previous, blur_steps=7, seed=k)
+            events.append(settler.update(exposed(with_hand(frame)), scene.reading(ds)))
+            previous = ds
+        settled = [e for e in events if e.settled]
+        assert settled and settled[0].entered and not settled[0].adopted, states(events)

@@ -338,6 +338,7 @@ class Settler:
         self._adopted = False  # a still "hand" taken as the base, no motion since
         # around the outline of what was adopted: where it moves when it shifts in place
         self._adopted_band: Frame | None = None
+        self._band_stale = False  # it shifted: take the outline anew once still
         # Of the base from before an adoption, only the empty-tray reference outlives this.
         former_reference = self._former[0] if self._former is not None else None
         self._former = None if former_reference is None else (former_reference, None, None)
@@ -411,6 +412,7 @@ class Settler:
         """
         self._reference = None if empty_tray_bgr is None else self._small(empty_tray_bgr)
         self._former = None
+        self._adopted_band, self._band_stale = None, False
 
     @property
     def state(self) -> SettleState | None:
@@ -442,11 +444,10 @@ class Settler:
         self._levels = [(img, quartiles), *self._levels[:3]]
         return quartiles
 
-    def _changed(self, a: Frame, b: Frame, levels: bool = True) -> Frame:
+    def _changed(self, a: Frame, b: Frame) -> Frame:
         """0/1 mask of working pixels that differ in any channel, forgiving an overall
-        change of exposure or white balance (``b``'s levels are first taken to ``a``'s),
-        unless not ``levels``."""
-        matched = _match_levels(b, self._quartiles(a), self._quartiles(b)) if levels else b
+        change of exposure or white balance (``b``'s levels are first taken to ``a``'s)."""
+        matched = _match_levels(b, self._quartiles(a), self._quartiles(b))
         channels = cv2.split(cv2.absdiff(a, matched))
         biggest = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
         _, mask = cv2.threshold(biggest, self.config.pixel_threshold, 1, cv2.THRESH_BINARY)
@@ -587,45 +588,78 @@ class Settler:
     def _set_base(self, base: _Base) -> None:
         self._reference, self._still, self._still_reading = base
 
+    def _changed_by_ratio(self, a: Frame, b: Frame) -> Frame:
+        """Like :meth:`_changed`, with ``b``'s levels taken to ``a``'s by one gain a
+        channel: the median ratio of the two pictures' pixels. A camera's exposure scales
+        every pixel alike, and the tray, most of the picture, gives the median; a hand
+        that covers a fifth of the tray moves the quartiles, and matched by them the
+        tray around it would differ too."""
+        sa = a[::4, ::4].reshape(-1, 3).astype(np.float32)
+        sb = b[::4, ::4].reshape(-1, 3).astype(np.float32)
+        gain = np.ones(3, np.float32)
+        for c in range(3):
+            lit = sb[:, c] >= 16  # the ratio of two dark pixels is mostly noise
+            if np.count_nonzero(lit) >= 0.2 * len(lit):
+                gain[c] = np.clip(np.median(sa[lit, c] / sb[lit, c]), 0.6, 1.6)
+        matched = cv2.multiply(b.astype(np.float32), gain.reshape(1, 1, 3))
+        diff = cv2.absdiff(a.astype(np.float32), matched)
+        biggest = np.asarray(diff, dtype=np.float32).max(axis=2)
+        return np.asarray(biggest > self.config.pixel_threshold, dtype=np.uint8)
+
     def _band(self, small: Frame, reading: FrameReading, scale: float) -> Frame | None:
-        """0/1: the working pixels within a die's size of the outline of what differs from
-        the base from before the last adoption (a hand adopted, where it lies now), or
-        None when nothing does. The levels are not matched: a hand that covers much of
-        the tray moves the quartiles, and the tray around it would differ too."""
+        """0/1: the working pixels within a die's size of the outline of what was adopted
+        (a hand, where it lies now), or None when there is no such outline.
+
+        What was adopted is the largest region that differs from the base from before
+        the adoption (:meth:`_changed_by_ratio`), with its holes filled (dice under a
+        shadow, a die between fingers). A change of the whole picture has no outline but
+        the frame's edge, which counts as none: then no motion is a shift in place."""
         if self._former is None:
             return None
         base, dice = self._base_picture(small, reading, self._former)
         if base is None:
             return None
-        mask = self._changed(small, base, levels=False)
+        mask = self._changed_by_ratio(small, base)
         mask[_dice_mask(small.shape, dice, scale) > 0] = 0
-        if not np.any(mask):
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        if count <= 1:
             return None
+        biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        region = (labels == biggest).astype(np.uint8)
+        # its holes: the parts of the rest that do not reach the frame's edge
+        count, labels = cv2.connectedComponents(1 - region, connectivity=4)
+        edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+        region = (~np.isin(labels, edge)).astype(np.uint8) | region
         width = max(3, round((self._die_side or 0.0) * scale))
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * width + 1, 2 * width + 1))
         # eroded with the frame's edge counted as inside: a hand reaching in from the
-        # edge has no outline there. Gaps are not closed: fingers shift along theirs.
-        inside = cv2.erode(mask, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=1)
-        return np.asarray(cv2.subtract(cv2.dilate(mask, kernel), inside), dtype=np.uint8)
+        # edge has no outline there
+        inside = cv2.erode(region, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=1)
+        band = cv2.subtract(cv2.dilate(region, kernel), inside)
+        return np.asarray(band, dtype=np.uint8) if cv2.countNonZero(band) else None
 
-    def _shifted_in_place(
-        self, small: Frame, prev: Frame, reading: FrameReading, scale: float, motion_px: float
-    ) -> bool:
+    def _shifted_in_place(self, small: Frame, prev: Frame, motion_px: float) -> bool:
         """Whether the motion from ``prev`` to ``small`` lies along the outline of what was
-        adopted, with no more than ``motion_px`` changed pixels elsewhere: what was adopted
-        shifted a little and lies there still. A throw, or the hand drawn back, changes
-        pixels away from the outline; then the outline is forgotten. Otherwise it is
-        taken again where it lies now, for the next shift. The camera's shake is not
-        undone here: a hand's shift, measured as one, would leave the dice changed."""
+        adopted: no more changed pixels elsewhere than ``motion_px``, or than a tenth of
+        those along it (a hand shifting changes much along its outline, and a little in
+        the narrow gaps between fingers, which lie deeper). What was adopted shifted a
+        little and lies there still. A throw, or the hand drawn back, changes pixels
+        away from the outline; then the outline is forgotten. The outline is not taken
+        anew while things move (moving dice would take it along): only once the picture
+        is still again. The camera's shake is not undone here: a hand's shift, measured
+        as one, would leave the dice changed."""
         band = self._adopted_band
-        self._adopted_band = None
+        self._band_stale = False
         if band is None or band.shape != small.shape[:2]:
+            self._adopted_band = None
             return False
         changed = self._changed(small, prev)
-        if np.count_nonzero(cv2.subtract(changed, band)) > motion_px:
+        along = cv2.countNonZero(cv2.bitwise_and(changed, band))
+        if cv2.countNonZero(cv2.subtract(changed, band)) > max(motion_px, 0.1 * along):
+            self._adopted_band = None
             return False
-        self._adopted_band = self._band(small, reading, scale)
-        return self._adopted_band is not None
+        self._band_stale = True
+        return True
 
     def update(self, frame: Frame, reading: FrameReading) -> SettleEvent:
         """Take the next frame and its reading; say what the tray is doing."""
@@ -665,7 +699,8 @@ class Settler:
             self._set_base(self._former)
             before = self._foreign(small, reading, scale, hand_area)
             if before is not None and before < hand_area:
-                foreign, self._former, self._adopted_band = before, None, None
+                foreign, self._former = before, None
+                self._adopted_band, self._band_stale = None, False
             else:
                 self._set_base(adopted)
 
@@ -677,7 +712,7 @@ class Settler:
             if self._hand_still >= cfg.adopt_after:
                 # Not a hand after all, or one that stays: make this the new normal.
                 self._former = self._base()
-                self._adopted_band = self._band(small, reading, scale)
+                self._adopted_band, self._band_stale = self._band(small, reading, scale), False
                 self._set_base((None, small, reading))
                 self._hand_still = 0
                 self._adopted = True
@@ -712,9 +747,10 @@ class Settler:
             # What was adopted shifted where it lies (a hand resting over the dice moved
             # its fingers a little), so the dice's next rest is under it again; or it
             # went (a hand drawn back), or dice moved.
-            self._adopted = prev is not None and self._shifted_in_place(
-                small, prev, reading, scale, motion_px
-            )
+            self._adopted = prev is not None and self._shifted_in_place(small, prev, motion_px)
+        elif self._band_stale:
+            self._band_stale = False
+            self._adopted_band = self._band(small, reading, scale)
         if state in (SettleState.SETTLED, SettleState.EMPTY) and prev is not None:
             # Not a first frame: a hand taking the last dice out may be on it, and as
             # the base it would be a hand-sized change on every frame after it.
