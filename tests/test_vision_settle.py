@@ -1259,3 +1259,86 @@ def test_throws_beside_an_adopted_hand_after_the_exposure_changed_are_counted(
             previous = ds
         settled = [e for e in events if e.settled]
         assert settled and settled[0].entered and not settled[0].adopted, states(events)
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+@pytest.mark.parametrize("along", [(0.0, 1.0), (1.0, 0.0), (0.7, 0.7)])
+def test_a_die_nudged_by_the_edge_of_a_lasting_shadow_is_counted(
+    which: str, along: tuple[float, float], request: pytest.FixtureRequest
+) -> None:
+    """A round shadow lies still with its edge across a die, and is adopted. The die is
+    nudged half a die or so along that edge, the others lie still: all the motion lies
+    within a die's size of the adopted outline, but none of it is the outline moving.
+    The rest came out ``adopted`` ("take it out", with nothing to take out); it is a
+    new rest."""
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    c = scene.crop_size
+    cx, cy = dice[0].x + c / 2, dice[0].y + c / 2
+    radius = 2.5 * c
+    shade = np.zeros((scene.height, scene.width), np.float32)
+    cv2.circle(shade, (round(cx - radius), round(cy)), round(radius), 1.0, -1)
+    shade = cv2.GaussianBlur(shade, (0, 0), 3)[..., None]
+
+    def shaded(frame: np.ndarray) -> np.ndarray:
+        return (frame.astype(np.float32) * (1 - 0.35 * shade)).astype(np.uint8)
+
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), scene.reading(dice))
+    held = [
+        settler.update(shaded(scene.render(dice, seed=k)), scene.reading(dice)) for k in range(10)
+    ]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    events, previous = [], dice
+    for k in range(10):
+        t = 1 - (1 - min(1.0, (k + 1) / 4)) ** 2  # four frames rolling, slowing, then still
+        step = 0.6 * c * t
+        now = [replace(dice[0], x=dice[0].x + along[0] * step, y=dice[0].y + along[1] * step)]
+        now += dice[1:]
+        frame = scene.render(now, previous=previous, blur_steps=5, seed=k)
+        events.append(settler.update(shaded(frame), scene.reading(now)))
+        previous = now
+    settled = [e for e in events if e.settled]
+    assert settled and settled[0].entered and not settled[0].adopted, states(events)
+
+
+@needs_photos
+@pytest.mark.parametrize("shake", [1, 2])
+def test_an_adopted_hand_shifted_while_the_camera_shakes_is_still_a_hand(
+    byler: Scene, shake: int
+) -> None:
+    """The camera trembles by a pixel or two on the frame where the adopted hand shifts.
+    Held with no shake undone, every edge in the tray changed, away from the hand's
+    outline too, and the hand's shift was taken for a throw."""
+    dice = resting(byler)
+    tip = (dice[0].x, dice[0].y + 10)
+    under = byler.reading(dice[1:])
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(byler.render(dice, seed=k), byler.reading(dice))
+    held = [settler.update(byler.render(dice, hand=tip), under) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    moved = (tip[0] + 19.6, tip[1] + 3.8)
+    trembling = np.roll(byler.render(dice, hand=moved), shake, axis=1)
+    again = [settler.update(trembling, under)]
+    again += [settler.update(byler.render(dice, hand=moved), under) for _ in range(6)]
+    settled = [e for e in again if e.settled]
+    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(again)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+@pytest.mark.parametrize("side", [float("nan"), float("inf"), 1e6])
+def test_an_absurd_die_size_while_something_is_adopted_is_no_failure(side: float) -> None:
+    """A reading whose die size is not a number, or absurdly large, while a still change
+    is adopted: the settler takes a band a die's size wide around it. That width is
+    capped at an eighth of the picture; it raised (NaN, infinity), or took minutes."""
+    tray = np.full((240, 320, 3), 120, np.uint8)
+    hand = tray.copy()
+    hand[50:240, 60:300] = 200
+    box = ((-3000.0, -3000.0), (side, side), 0.0)
+    odd = FrameReading(FrameStatus.OK, "", (DieReading(3, (-3000.0, -3000.0), box, 0.9),), 1.0)
+    settler = Settler(SettleConfig(adopt_after=2))
+    events = [settler.update(f, odd) for f in [tray] * 3 + [hand] * 5]
+    assert HAND in states(events)

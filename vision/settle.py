@@ -630,7 +630,10 @@ class Settler:
         count, labels = cv2.connectedComponents(1 - region, connectivity=4)
         edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
         region = (~np.isin(labels, edge)).astype(np.uint8) | region
-        width = max(3, round((self._die_side or 0.0) * scale))
+        side = (self._die_side or 0.0) * scale
+        # no wider than an eighth of the picture: a reading's absurd die size would
+        # otherwise cost a kernel of its size (or fail, not being a number)
+        width = max(3, min(round(side) if math.isfinite(side) else 0, min(small.shape[:2]) // 8))
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * width + 1, 2 * width + 1))
         # eroded with the frame's edge counted as inside: a hand reaching in from the
         # edge has no outline there
@@ -638,28 +641,46 @@ class Settler:
         band = cv2.subtract(cv2.dilate(region, kernel), inside)
         return np.asarray(band, dtype=np.uint8) if cv2.countNonZero(band) else None
 
-    def _shifted_in_place(self, small: Frame, prev: Frame, motion_px: float) -> bool:
-        """Whether the motion from ``prev`` to ``small`` lies along the outline of what was
-        adopted: no more changed pixels elsewhere than ``motion_px``, or than a tenth of
-        those along it (a hand shifting changes much along its outline, and a little in
-        the narrow gaps between fingers, which lie deeper). What was adopted shifted a
-        little and lies there still. A throw, or the hand drawn back, changes pixels
-        away from the outline; then the outline is forgotten. The outline is not taken
-        anew while things move (moving dice would take it along): only once the picture
-        is still again. The camera's shake is not undone here: a hand's shift, measured
-        as one, would leave the dice changed."""
+    def _shifted_in_place(
+        self,
+        small: Frame,
+        prev: Frame,
+        changed: Frame,
+        dice: Frame,
+        motion_px: float,
+        die_area: float | None,
+    ) -> bool:
+        """Whether the motion from ``prev`` to ``small`` (``changed``, the camera's shake
+        undone) is what was adopted shifting a little where it lies.
+
+        Along its outline, off the dice read now and on ``prev`` (1 in ``dice``), at
+        least a die's area must have changed: a hand shifting changes its whole edge,
+        a die rolled near a shadow's edge only its own places. Elsewhere no more than
+        ``motion_px`` pixels, or a tenth of those along the outline (the narrow gaps
+        between a hand's fingers lie deeper, and change a little). Held first against
+        ``changed``, then, if that fails, against the change with no shake undone: a
+        hand's shift, measured as the camera's, leaves the dice changed once undone.
+
+        A throw, or the hand drawn back, changes pixels away from the outline; then the
+        outline is forgotten. It is not taken anew while things move (moving dice would
+        take it along), only once the picture is still again."""
         band = self._adopted_band
         self._band_stale = False
         if band is None or band.shape != small.shape[:2]:
             self._adopted_band = None
             return False
-        changed = self._changed(small, prev)
-        along = cv2.countNonZero(cv2.bitwise_and(changed, band))
-        if cv2.countNonZero(cv2.subtract(changed, band)) > max(motion_px, 0.1 * along):
-            self._adopted_band = None
-            return False
-        self._band_stale = True
-        return True
+        off_dice = cv2.bitwise_and(band, 1 - dice)
+        enough = max(motion_px, die_area or 0.0)
+        for mask in (changed, None):
+            if mask is None:
+                mask = self._changed(small, prev)
+            along = cv2.countNonZero(cv2.bitwise_and(mask, off_dice))
+            elsewhere = cv2.countNonZero(cv2.subtract(mask, band))
+            if along >= enough and elsewhere <= max(motion_px, 0.1 * along):
+                self._band_stale = True
+                return True
+        self._adopted_band = None
+        return False
 
     def update(self, frame: Frame, reading: FrameReading) -> SettleEvent:
         """Take the next frame and its reading; say what the tray is doing."""
@@ -670,18 +691,20 @@ class Settler:
         small = self._small(frame)
         scale = self._scale(frame.shape)
         pixels = float(small.shape[0] * small.shape[1])
-        prev = self._prev
+        prev, prev_reading = self._prev, self._prev_reading
         if prev is not None and prev.shape != small.shape:
             self.reset()  # the camera changed size: start over
             self._die_side = None
             prev = None
-        motion_px, hand_area = self._thresholds(pixels, self._die_area(reading, scale))
+        die_area = self._die_area(reading, scale)
+        motion_px, hand_area = self._thresholds(pixels, die_area)
         if self._paused is not None:
             self._unmoved = self._unchanged_since_still(small, reading, scale, motion_px)
             self._moved = not self._unmoved
 
         changed_px = 0.0
         biggest_change = 0
+        changed: Frame | None = None
         if prev is not None:
             changed = self._changed_unshaken(
                 small, prev, reading, self._prev_reading, scale, motion_px, on_dice=True
@@ -747,7 +770,15 @@ class Settler:
             # What was adopted shifted where it lies (a hand resting over the dice moved
             # its fingers a little), so the dice's next rest is under it again; or it
             # went (a hand drawn back), or dice moved.
-            self._adopted = prev is not None and self._shifted_in_place(small, prev, motion_px)
+            dice = [*reading.dice, *(prev_reading.dice if prev_reading is not None else ())]
+            self._adopted = (
+                self._adopted_band is not None
+                and prev is not None
+                and changed is not None
+                and self._shifted_in_place(
+                    small, prev, changed, _dice_mask(small.shape, dice, scale), motion_px, die_area
+                )
+            )
         elif self._band_stale:
             self._band_stale = False
             self._adopted_band = self._band(small, reading, scale)
