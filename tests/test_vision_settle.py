@@ -11,6 +11,7 @@ pixels that change, readings that disagree, a region far bigger than a die.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import cv2
@@ -180,6 +181,27 @@ EMPTY_READING = FrameReading(FrameStatus.REROLL, "no dice found", (), 10.0)
 
 def states(events: list[SettleEvent]) -> list[SettleState]:
     return [e.state for e in events]
+
+
+def assert_counted(events: list[SettleEvent]) -> None:
+    """The first rest of ``events`` is a new one: ``entered``, not ``adopted``."""
+    settled = [e for e in events if e.settled]
+    assert settled and settled[0].entered and not settled[0].adopted, states(events)
+
+
+def adopted_change(
+    scene: Scene, dice: list[Placed], change: Callable[[np.ndarray], np.ndarray]
+) -> Settler:
+    """A settler that saw ``dice`` lie still, then the same frames through ``change`` (a
+    shadow, a lamp) for ten frames, and took the changed scene for the tray."""
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), scene.reading(dice))
+    held = [
+        settler.update(change(scene.render(dice, seed=k)), scene.reading(dice)) for k in range(10)
+    ]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    return settler
 
 
 @pytest.fixture(scope="module")
@@ -1034,8 +1056,7 @@ def test_dice_at_rest_under_a_hand_kept_still_until_adopted_are_no_throw(byler: 
         len(settled) - 1
     )
     after = [settler.update(calm, reading) for _ in range(5)]
-    settled = [e for e in after if e.settled]
-    assert settled and settled[0].entered and not settled[0].adopted, states(after)
+    assert_counted(after)
 
 
 @needs_photos
@@ -1068,8 +1089,7 @@ def test_throws_after_a_lasting_shadow_was_adopted_are_counted(
     for _ in range(3):
         frames, readings = throw(scene, 10, 6)
         events = [settler.update(shaded(f), r) for f, r in zip(frames, readings, strict=True)]
-        settled = [e for e in events if e.settled]
-        assert settled and settled[0].entered and not settled[0].adopted, states(events)
+        assert_counted(events)
 
 
 @needs_photos
@@ -1090,8 +1110,7 @@ def test_a_shadow_fallen_while_the_frames_paused_is_no_hand(byler: Scene) -> Non
     settler.resume()
     after = [settler.update(shadowed, byler.reading(moved)) for _ in range(5)]
     assert HAND not in states(after)
-    settled = [e for e in after if e.settled]
-    assert settled and settled[0].entered and not settled[0].adopted, states(after)
+    assert_counted(after)
 
 
 @needs_photos
@@ -1124,8 +1143,7 @@ def test_an_adopted_hand_shifted_a_little_is_still_a_hand_over_the_dice(
         assert settled, states(again)
         assert (settled[0].entered, settled[0].adopted) == (False, True), states(again)
     after = [settler.update(scene.render(dice), reading) for _ in range(5)]
-    settled = [e for e in after if e.settled]
-    assert settled and settled[0].entered and not settled[0].adopted, states(after)
+    assert_counted(after)
 
 
 @needs_photos
@@ -1151,8 +1169,7 @@ def test_a_throw_beside_an_adopted_hand_is_counted(
         )
         for f, r in zip(frames, readings, strict=True)
     ]
-    settled = [e for e in events if e.settled]
-    assert settled and settled[0].entered and not settled[0].adopted, states(events)
+    assert_counted(events)
 
 
 @needs_photos
@@ -1196,13 +1213,7 @@ def test_dice_thrown_within_a_lasting_shadow_are_counted(byler: Scene) -> None:
 
     rest = [Placed(i, 38 + (i % 2) * 1.6 * c, 160 + (i // 2) * 1.6 * c) for i in range(4)]
     land = [replace(d, x=d.x + 20, y=d.y + 192) for d in rest]
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(byler.render(rest, seed=k), byler.reading(rest))
-    shadow = [
-        settler.update(shaded(byler.render(rest, seed=k)), byler.reading(rest)) for k in range(10)
-    ]
-    assert [e.adopted for e in shadow if e.settled][:1] == [True], states(shadow)
+    settler = adopted_change(byler, rest, shaded)
     events, previous = [], None
     for k in range(16):  # falling from above, 5 px less each frame, then still
         left = max(9 - k, 0)
@@ -1210,8 +1221,7 @@ def test_dice_thrown_within_a_lasting_shadow_are_counted(byler: Scene) -> None:
         frame = byler.render(falling, previous=previous, blur_steps=7, seed=k)
         events.append(settler.update(shaded(frame), byler.reading(falling)))
         previous = falling
-    settled = [e for e in events if e.settled]
-    assert settled and settled[0].entered and not settled[0].adopted, states(events)
+    assert_counted(events)
 
 
 @needs_photos
@@ -1257,8 +1267,7 @@ def test_throws_beside_an_adopted_hand_after_the_exposure_changed_are_counted(
             frame = scene.render(ds, previous=previous, blur_steps=7, seed=k)
             events.append(settler.update(exposed(with_hand(frame)), scene.reading(ds)))
             previous = ds
-        settled = [e for e in events if e.settled]
-        assert settled and settled[0].entered and not settled[0].adopted, states(events)
+        assert_counted(events)
 
 
 @needs_photos
@@ -1284,13 +1293,7 @@ def test_a_die_nudged_by_the_edge_of_a_lasting_shadow_is_counted(
     def shaded(frame: np.ndarray) -> np.ndarray:
         return (frame.astype(np.float32) * (1 - 0.35 * shade)).astype(np.uint8)
 
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(scene.render(dice, seed=k), scene.reading(dice))
-    held = [
-        settler.update(shaded(scene.render(dice, seed=k)), scene.reading(dice)) for k in range(10)
-    ]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler = adopted_change(scene, dice, shaded)
     events, previous = [], dice
     for k in range(10):
         t = 1 - (1 - min(1.0, (k + 1) / 4)) ** 2  # four frames rolling, slowing, then still
@@ -1300,8 +1303,7 @@ def test_a_die_nudged_by_the_edge_of_a_lasting_shadow_is_counted(
         frame = scene.render(now, previous=previous, blur_steps=5, seed=k)
         events.append(settler.update(shaded(frame), scene.reading(now)))
         previous = now
-    settled = [e for e in events if e.settled]
-    assert settled and settled[0].entered and not settled[0].adopted, states(events)
+    assert_counted(events)
 
 
 @needs_photos
