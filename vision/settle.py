@@ -215,6 +215,15 @@ def _match_levels(b: Frame, qa: npt.NDArray[np.float64], qb: npt.NDArray[np.floa
     return np.asarray(cv2.transform(b, levels), dtype=np.uint8)
 
 
+def _differing(a: npt.NDArray[Any], b: npt.NDArray[Any], threshold: float) -> Frame:
+    """0/1 mask of the pixels where ``a`` and ``b`` (of one type) differ by more than
+    ``threshold`` in any channel."""
+    channels = cv2.split(cv2.absdiff(a, b))
+    biggest = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
+    _, mask = cv2.threshold(biggest, threshold, 1, cv2.THRESH_BINARY)
+    return np.asarray(mask, dtype=np.uint8)
+
+
 def _shift_between(
     a: Frame, b: Frame, ignore: Frame | None = None, quarters: int = 3
 ) -> tuple[float, float] | None:
@@ -448,10 +457,7 @@ class Settler:
         """0/1 mask of working pixels that differ in any channel, forgiving an overall
         change of exposure or white balance (``b``'s levels are first taken to ``a``'s)."""
         matched = _match_levels(b, self._quartiles(a), self._quartiles(b))
-        channels = cv2.split(cv2.absdiff(a, matched))
-        biggest = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
-        _, mask = cv2.threshold(biggest, self.config.pixel_threshold, 1, cv2.THRESH_BINARY)
-        return np.asarray(mask, dtype=np.uint8)
+        return _differing(a, matched, self.config.pixel_threshold)
 
     def _unshaken(
         self,
@@ -602,9 +608,7 @@ class Settler:
             if np.count_nonzero(lit) >= 0.2 * len(lit):
                 gain[c] = np.clip(np.median(sa[lit, c] / sb[lit, c]), 0.6, 1.6)
         matched = cv2.multiply(b.astype(np.float32), gain.reshape(1, 1, 3))
-        diff = cv2.absdiff(a.astype(np.float32), matched)
-        biggest = np.asarray(diff, dtype=np.float32).max(axis=2)
-        return np.asarray(biggest > self.config.pixel_threshold, dtype=np.uint8)
+        return _differing(a.astype(np.float32), matched, self.config.pixel_threshold)
 
     def _band(self, small: Frame, reading: FrameReading, scale: float) -> Frame | None:
         """0/1: the working pixels within a die's size of the outline of what was adopted
@@ -695,7 +699,7 @@ class Settler:
         if prev is not None and prev.shape != small.shape:
             self.reset()  # the camera changed size: start over
             self._die_side = None
-            prev = None
+            prev = prev_reading = None
         die_area = self._die_area(reading, scale)
         motion_px, hand_area = self._thresholds(pixels, die_area)
         if self._paused is not None:
@@ -707,7 +711,7 @@ class Settler:
         changed: Frame | None = None
         if prev is not None:
             changed = self._changed_unshaken(
-                small, prev, reading, self._prev_reading, scale, motion_px, on_dice=True
+                small, prev, reading, prev_reading, scale, motion_px, on_dice=True
             )
             changed_px = float(np.count_nonzero(changed))
             if changed_px >= hand_area:
