@@ -1344,3 +1344,77 @@ def test_an_absurd_die_size_while_something_is_adopted_is_no_failure(side: float
     settler = Settler(SettleConfig(adopt_after=2))
     events = [settler.update(f, odd) for f in [tray] * 3 + [hand] * 5]
     assert HAND in states(events)
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+def test_an_adopted_hand_still_there_after_a_pause_and_shifted_is_still_a_hand(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    """A hand is adopted over a die; the table stops reading (STOP) and reads again
+    (ROLL) with the hand where it was: the first frame is the last still picture, so the
+    dice's rest is ``again``. Then the hand shifts a little. ``resume`` had forgotten the
+    adoption with everything else, and that rest was ``entered``, a die still under the
+    fingers. What was adopted is kept when the tray is found as it was: the rest is
+    ``adopted``; once the hand is drawn back, the next rest is counted."""
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    reading = scene.reading(dice)
+    under = scene.reading(dice[1:])
+    tip = (dice[0].x, dice[0].y + 10)
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), reading)
+    held = [settler.update(scene.render(dice, hand=tip), under) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler.resume()
+    paused = [settler.update(scene.render(dice, hand=tip), under) for _ in range(4)]
+    assert [(e.again, e.adopted) for e in paused if e.settled][:1] == [(True, False)]
+    moved = scene.render(dice, hand=(tip[0] + 12, tip[1] - 8))
+    shifted = [settler.update(moved, under) for _ in range(5)]
+    settled = [e for e in shifted if e.settled]
+    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(shifted)
+    assert_counted([settler.update(scene.render(dice), reading) for _ in range(5)])
+
+
+@needs_photos
+def test_an_adopted_hand_is_forgotten_when_the_tray_changed_during_a_pause(byler: Scene) -> None:
+    """The hand adopted over a die is drawn back and the dice thrown while the table is
+    not reading: the first frame after ``resume`` is not the last still picture, and
+    what was adopted is forgotten with it. The dice's rest is counted."""
+    dice = resting(byler)
+    tip = (dice[0].x, dice[0].y + 10)
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(byler.render(dice, seed=k), byler.reading(dice))
+    held = [settler.update(byler.render(dice, hand=tip), byler.reading(dice[1:])) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler.resume()
+    moved = [replace(d, x=d.x + 60.0) if d.crop == 0 else d for d in dice]
+    assert_counted([settler.update(byler.render(moved), byler.reading(moved)) for _ in range(5)])
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+def test_an_adopted_hand_shifted_while_the_frames_paused_is_still_a_hand(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    """The hand adopted over a die shifts a little while the table is not reading (a
+    STOP, then ROLL). The first frame after ``resume`` differs from the last still
+    picture only along the hand's outline: the dice's rest is ``adopted``, not counted
+    with a die under the fingers."""
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    under = scene.reading(dice[1:])
+    tip = (dice[0].x, dice[0].y + 10)
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), scene.reading(dice))
+    held = [settler.update(scene.render(dice, hand=tip), under) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler.resume()
+    moved = scene.render(dice, hand=(tip[0] + 12, tip[1] - 8))
+    after = [settler.update(moved, under) for _ in range(5)]
+    settled = [e for e in after if e.settled]
+    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(after)
+    assert_counted([settler.update(scene.render(dice), scene.reading(dice)) for _ in range(5)])

@@ -24,7 +24,9 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
   The dice's first rest after an adoption is ``adopted``, not ``entered``: the hand may
   still lie over a die. So is their next rest after the adopted thing shifts a little
   where it lies (motion only within a die's size of its outline); any other motion
-  (a throw, the hand drawn back) makes the next rest a new one.
+  (a throw, the hand drawn back) makes the next rest a new one. :meth:`Settler.resume`
+  keeps what was adopted when the tray is found as it was, or with only that thing
+  shifted a little.
 * ``EMPTY``: the picture is still and the reader finds no dice. Once it has been so,
   read the same, for ``consistent_frames`` frames, the event says ``empty_settled``
   (once per still stretch), so a table can say why no throw comes ("too dark").
@@ -316,6 +318,16 @@ _Base = tuple[Frame | None, Frame | None, FrameReading | None]
 what was read on it."""
 
 
+@dataclass(frozen=True)
+class _Adoption:
+    """What the settler knows of what it adopted (``_former``, ``_adopted_band``,
+    ``_band_stale``), kept across :meth:`Settler.resume`."""
+
+    former: _Base | None
+    band: Frame | None
+    band_stale: bool
+
+
 class Settler:
     """Turns a stream of ``(frame, reading)`` into MOVING / HAND / SETTLED / EMPTY."""
 
@@ -342,7 +354,7 @@ class Settler:
         self._state: SettleState | None = None
         self._moved = True  # motion or a hand since the last SETTLED (or none yet)
         # the last still picture before resume(), until the first frame after it
-        self._paused: tuple[Frame, FrameReading | None] | None = None
+        self._paused: tuple[Frame, FrameReading | None, _Adoption] | None = None
         self._unmoved = False  # the tray as at its last rest, since resume(), untouched
         self._adopted = False  # a still "hand" taken as the base, no motion since
         # around the outline of what was adopted: where it moves when it shifts in place
@@ -361,26 +373,50 @@ class Settler:
         still picture of that size, the next rest is new, as after a reset. Without it,
         dice whose reading was refused ("die 2 is tilted") were counted, unmoved, once
         the table stopped reading and was asked to read again, if read the second time.
+        What had been adopted is kept for that frame too (:meth:`_unchanged_since_still`).
         """
         still, still_reading = self._still, self._still_reading
+        adopted = _Adoption(self._former, self._adopted_band, self._band_stale)
         self.reset()
         # Held against the first frame only: as the base a hand is told by, a lamp
         # switched on or a shadow fallen while the frames paused would be a hand kept
         # still, and a throw made meanwhile would wait for it to be adopted.
-        self._paused = None if still is None else (still, still_reading)
+        self._paused = None if still is None else (still, still_reading, adopted)
 
     def _unchanged_since_still(
-        self, small: Frame, reading: FrameReading, scale: float, motion_px: float
+        self,
+        small: Frame,
+        reading: FrameReading,
+        scale: float,
+        motion_px: float,
+        die_area: float | None,
     ) -> bool:
         """Whether the first frame after resume() is the last still picture (the camera
-        shaking by a pixel or two aside)."""
+        shaking by a pixel or two aside).
+
+        What had been adopted (a hand kept still over a die) is kept when it is, and
+        when the only change is that thing shifted a little where it lay
+        (:meth:`_shifted_in_place`): then the dice's next rest is ``adopted``, as it
+        would have been without the pause. Otherwise it is forgotten, as by a reset."""
         assert self._paused is not None
-        still, still_reading = self._paused
+        still, still_reading, adopted = self._paused
         self._paused = None
         if still.shape != small.shape:
             return False
         changed = self._changed_unshaken(small, still, reading, still_reading, scale, motion_px)
-        return bool(np.count_nonzero(changed) <= motion_px)
+        unchanged = bool(np.count_nonzero(changed) <= motion_px)
+        if not unchanged and adopted.band is None:
+            return False
+        forgotten = self._former  # as reset() left it
+        self._former, self._adopted_band = adopted.former, adopted.band
+        self._band_stale = adopted.band_stale
+        if not unchanged:
+            last = still_reading.dice if still_reading is not None else ()
+            dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
+            self._adopted = self._shifted_in_place(small, still, changed, dice, motion_px, die_area)
+            if not self._adopted:  # something else changed too: forgotten after all
+                self._former = forgotten
+        return unchanged
 
     def _changed_unshaken(
         self,
@@ -703,7 +739,7 @@ class Settler:
         die_area = self._die_area(reading, scale)
         motion_px, hand_area = self._thresholds(pixels, die_area)
         if self._paused is not None:
-            self._unmoved = self._unchanged_since_still(small, reading, scale, motion_px)
+            self._unmoved = self._unchanged_since_still(small, reading, scale, motion_px, die_area)
             self._moved = not self._unmoved
 
         changed_px = 0.0
