@@ -1418,3 +1418,58 @@ def test_an_adopted_hand_shifted_while_the_frames_paused_is_still_a_hand(
     settled = [e for e in after if e.settled]
     assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(after)
     assert_counted([settler.update(scene.render(dice), scene.reading(dice)) for _ in range(5)])
+
+
+@needs_photos
+@pytest.mark.parametrize("between", [0, 1])
+def test_a_second_pause_before_anything_lay_still_keeps_the_first_ones_picture(
+    byler: Scene, between: int
+) -> None:
+    """STOP and ROLL-DONE twice in a row, with no frame or one frame between: nothing
+    lay still since the first pause, and ``resume`` had nothing to hold the next frame
+    against. The unmoved dice, a hand adopted over one of them, were a new rest,
+    counted. The first pause's picture holds until something lies still again."""
+    dice = resting(byler)
+    under = byler.reading(dice[1:])
+    tip = (dice[0].x, dice[0].y + 10)
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(byler.render(dice, seed=k), byler.reading(dice))
+    held = [settler.update(byler.render(dice, hand=tip), under) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler.resume()
+    for _ in range(between):
+        settler.update(byler.render(dice, hand=tip), under)
+    settler.resume()
+    paused = [settler.update(byler.render(dice, hand=tip), under) for _ in range(4)]
+    assert [(e.entered, e.again) for e in paused if e.settled][:1] == [(False, True)]
+    moved = byler.render(dice, hand=(tip[0] + 12, tip[1] - 8))
+    shifted = [settler.update(moved, under) for _ in range(5)]
+    settled = [e for e in shifted if e.settled]
+    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(shifted)
+
+
+@needs_photos
+def test_a_die_rethrown_beside_an_adopted_hand_that_shifted_during_a_pause_waits_for_it(
+    byler: Scene,
+) -> None:
+    """While the table is not reading, a die beside the adopted hand is thrown again and
+    the hand shifts a little. The frames show only the end: the change lies along the
+    hand's outline, as a hand shifting in place. The rest is ``adopted`` ("take it
+    out"), a hand still over a die; once the hand is drawn back the dice are counted."""
+    dice = resting(byler)
+    tip = (dice[0].x, dice[0].y + 10)
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(byler.render(dice, seed=k), byler.reading(dice))
+    held = [settler.update(byler.render(dice, hand=tip), byler.reading(dice[1:])) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler.resume()
+    rerolled = [dice[0], replace(dice[1], crop=dice[2].crop), *dice[2:]]
+    assert byler.reading(rerolled[1:]).dice[0].value != byler.reading(dice[1:]).dice[0].value
+    moved = byler.render(rerolled, hand=(tip[0] + 12, tip[1] - 8))
+    after = [settler.update(moved, byler.reading(rerolled[1:])) for _ in range(5)]
+    settled = [e for e in after if e.settled]
+    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(after)
+    gone = [settler.update(byler.render(rerolled), byler.reading(rerolled)) for _ in range(5)]
+    assert_counted(gone)

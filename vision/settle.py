@@ -328,6 +328,15 @@ class _Adoption:
     band_stale: bool
 
 
+_Pause = tuple[Frame, FrameReading | None, _Adoption]
+"""The last still picture before a pause, what was read on it, and what was adopted."""
+
+
+def _unadopted(pause: _Pause | None) -> _Pause | None:
+    """``pause`` with nothing adopted."""
+    return None if pause is None else (pause[0], pause[1], _Adoption(None, None, False))
+
+
 class Settler:
     """Turns a stream of ``(frame, reading)`` into MOVING / HAND / SETTLED / EMPTY."""
 
@@ -354,7 +363,8 @@ class Settler:
         self._state: SettleState | None = None
         self._moved = True  # motion or a hand since the last SETTLED (or none yet)
         # the last still picture before resume(), until the first frame after it
-        self._paused: tuple[Frame, FrameReading | None, _Adoption] | None = None
+        self._paused: _Pause | None = None
+        self._pause: _Pause | None = None  # and until the next still picture
         self._unmoved = False  # the tray as at its last rest, since resume(), untouched
         self._adopted = False  # a still "hand" taken as the base, no motion since
         # around the outline of what was adopted: where it moves when it shifts in place
@@ -374,14 +384,20 @@ class Settler:
         dice whose reading was refused ("die 2 is tilted") were counted, unmoved, once
         the table stopped reading and was asked to read again, if read the second time.
         What had been adopted is kept for that frame too (:meth:`_unchanged_since_still`).
+        When nothing has lain still since the last pause (STOP and ROLL-DONE twice), the
+        picture from before that pause is the one held.
         """
-        still, still_reading = self._still, self._still_reading
-        adopted = _Adoption(self._former, self._adopted_band, self._band_stale)
+        paused = self._pause
+        if self._still is not None:
+            adopted = _Adoption(self._former, self._adopted_band, self._band_stale)
+            paused = (self._still, self._still_reading, adopted)
+        # else nothing lay still since the last pause (the frames paused again at once):
+        # its picture still holds
         self.reset()
         # Held against the first frame only: as the base a hand is told by, a lamp
         # switched on or a shadow fallen while the frames paused would be a hand kept
         # still, and a throw made meanwhile would wait for it to be adopted.
-        self._paused = None if still is None else (still, still_reading, adopted)
+        self._paused = self._pause = paused
 
     def _unchanged_since_still(
         self,
@@ -397,7 +413,10 @@ class Settler:
         What had been adopted (a hand kept still over a die) is kept when it is, and
         when the only change is that thing shifted a little where it lay
         (:meth:`_shifted_in_place`): then the dice's next rest is ``adopted``, as it
-        would have been without the pause. Otherwise it is forgotten, as by a reset."""
+        would have been without the pause. Otherwise it is forgotten, as by a reset.
+        The frames did not show what happened meanwhile: a die thrown again within a
+        die's size of the thing, shifted too, makes that rest ``adopted`` as well (the
+        table asks for it to be taken out, then counts the dice as they lie)."""
         assert self._paused is not None
         still, still_reading, adopted = self._paused
         self._paused = None
@@ -458,6 +477,8 @@ class Settler:
         self._reference = None if empty_tray_bgr is None else self._small(empty_tray_bgr)
         self._former = None
         self._adopted_band, self._band_stale = None, False
+        # nor is it taken back after a pause
+        self._paused, self._pause = _unadopted(self._paused), _unadopted(self._pause)
 
     @property
     def state(self) -> SettleState | None:
