@@ -33,6 +33,7 @@ def test_defaults_without_any_file(monkeypatch: pytest.MonkeyPatch) -> None:
     assert d.driver is DisplayDriver.SSD1306
     assert (d.i2c_port, d.i2c_address, d.rotate) == (1, 0x3C, 0)
     assert cfg.camera.source == "picamera" and cfg.camera.settle_frames == 3
+    assert cfg.camera.sharpness == 1.0  # the Pi camera's own amount
     assert cfg.table.data_dir == Path("/var/lib/dicetable")
     assert cfg.table.cpu_dice is CpuDice.SOFTWARE
     assert cfg.game.rules == "mexico" and len(cfg.game.players) == 2
@@ -55,7 +56,7 @@ def test_every_key_of_the_defaults_is_in_the_shipped_file() -> None:
     for key in (
         "roll", "hold", "stop", "pull_up", "bounce_ms", "long_press_s", "very_long_press_s",
         "driver", "i2c_port", "i2c_address", "rotate", "source", "width", "height",
-        "settle_frames", "fps", "data_dir", "cpu_dice", "rules", "players",
+        "settle_frames", "fps", "sharpness", "data_dir", "cpu_dice", "rules", "players",
     ):  # fmt: skip
         assert f"\n{key} = " in text, key
 
@@ -221,6 +222,9 @@ BAD: list[tuple[str, str]] = [
     ("[camera]\nsettle_frames = 0", "camera.settle_frames: 0 is out of range (allowed: 1-30)"),
     ('[camera]\nfps = "fast"', 'camera.fps: "fast" is not a number'),
     ("[camera]\nfps = 100", "camera.fps: 100 is out of range (allowed: 1-60)"),
+    ("[camera]\nsharpness = -1", "camera.sharpness: -1 is out of range (allowed: 0-16)"),
+    ('[camera]\nsharpness = "off"', 'camera.sharpness: "off" is not a number'),
+    ("[camera]\nsharpness = nan", "camera.sharpness: nan is out of range (allowed: 0-16)"),
     ("[table]\ndata_dir = 3", "table.data_dir: 3 is not a string"),
     (
         '[table]\ncpu_dice = "robot"',
@@ -627,3 +631,9 @@ def test_a_config_that_is_a_device_or_too_big_is_not_read(tmp_path: Path) -> Non
     big.write_text("# " + "x" * (2 << 20) + "\n")
     with pytest.raises(ConfigError, match=r"big\.toml: cannot read \(bigger than"):
         load_config(big, env={})
+
+
+def test_camera_sharpness_is_read_as_a_number() -> None:
+    """0 turns the Pi camera's own sharpening off; a whole number is as good as 0.0."""
+    assert loads_config("[camera]\nsharpness = 0").camera.sharpness == 0.0
+    assert loads_config("[camera]\nsharpness = 2.5").camera.sharpness == 2.5

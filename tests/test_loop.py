@@ -2025,16 +2025,59 @@ def test_a_pi_camera_is_used_off_a_pi_where_picamera2_is_installed_at_the_size_c
     seen_as_pi(monkeypatch, tmp_path, pi=False)
     monkeypatch.setattr(build_module, "_has_picamera", lambda: True)
     cfg = Config(
-        camera=CameraConfig(source="picamera", width=800, height=600),
+        camera=CameraConfig(source="picamera", width=800, height=600, sharpness=0.0),
         display=DisplayConfig(driver=DisplayDriver.NONE),
     )
     parts = build_module.build(cfg, keys=True, text_out=io.StringIO())
     try:
         assert isinstance(parts.camera, SourceCamera) and parts.scripted_camera is None
-        assert parts.camera.spec == "picamera:800x600"
+        assert parts.camera.spec == "picamera:800x600" and parts.camera.sharpness == 0.0
         assert "replays" not in parts.summary and "no camera" not in parts.summary
     finally:
         _close_parts(parts)
+
+
+def test_the_pi_camera_is_opened_with_the_sharpness_configured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``camera.sharpness`` reaches picamera2's configuration when the table opens the
+    camera for a throw (a fake picamera2 module here)."""
+    import sys
+    import types
+
+    from table.hw.camera import SourceCamera
+
+    configured: list[dict[str, Any]] = []
+
+    class FakePicamera2:
+        camera_controls = {"Sharpness": (0.0, 16.0, 1.0)}
+
+        def create_preview_configuration(self, **kwargs: Any) -> dict[str, Any]:
+            return kwargs
+
+        def configure(self, config: dict[str, Any]) -> None:
+            configured.append(config)
+
+        def start(self) -> None:
+            pass
+
+        def stop(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = FakePicamera2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    camera = SourceCamera("picamera:320x240", fps=10, sharpness=0.0)
+    try:
+        camera.open()
+    finally:
+        camera.close()
+    assert configured == [
+        {"main": {"size": (320, 240), "format": "RGB888"}, "controls": {"Sharpness": 0.0}}
+    ]
 
 
 def test_stand_ins_never_try_the_gpio_buttons(

@@ -470,8 +470,12 @@ class _FakePicamera2:
         self.config: dict[str, Any] = {}
         _FakePicamera2.instances.append(self)
 
-    def create_preview_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
-        return {"main": main}
+    camera_controls: dict[str, Any] = {"Sharpness": (0.0, 16.0, 1.0)}
+
+    def create_preview_configuration(
+        self, main: dict[str, Any], controls: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return {"main": main} if controls is None else {"main": main, "controls": controls}
 
     def configure(self, config: dict[str, Any]) -> None:
         self.config = config
@@ -528,6 +532,44 @@ def test_picamera2_is_imported_only_when_that_source_opens(
     (fake,) = _FakePicamera2.instances
     assert fake.config["main"] == {"size": (320, 240), "format": "RGB888"}
     assert fake.calls == ["configure", "start", "stop", "close"]
+
+
+@pytest.mark.parametrize(
+    ("asked", "offered", "sent"),
+    [
+        (0.0, {"Sharpness": (0.0, 16.0, 1.0)}, 0.0),
+        (2.5, {"Sharpness": (0.0, 16.0, 1.0)}, 2.5),
+        (16.0, {"Sharpness": (0.0, 8.0, 1.0)}, 8.0),  # kept within what it offers
+        (0.0, {"Sharpness": (0.5, 8.0, 1.0)}, 0.5),
+        (0.0, {}, None),  # a camera without the control keeps its own
+        (0.0, {"Sharpness": None}, None),
+        (0.0, {"Sharpness": ("a", "b", "c")}, None),
+        (0.0, {"Sharpness": (float("nan"), 8.0, 1.0)}, None),
+        (None, {"Sharpness": (0.0, 16.0, 1.0)}, None),  # not asked: the camera's own
+    ],
+)
+def test_picamera_sharpness_is_asked_of_the_camera_within_its_range(
+    monkeypatch: pytest.MonkeyPatch,
+    asked: float | None,
+    offered: dict[str, Any],
+    sent: float | None,
+) -> None:
+    """``camera.sharpness`` goes to libcamera as its ``Sharpness`` control when the
+    camera is configured; a camera that does not offer it, or offers it in a way not
+    understood, opens all the same with its own."""
+
+    class Offering(_FakePicamera2):
+        camera_controls = offered
+
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = Offering  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    _FakePicamera2.instances.clear()
+    with open_source("picamera:64x48", sharpness=asked) as cam:
+        assert isinstance(cam, PiCameraSource) and cam.sharpness == sent
+        assert cam.read().shape == (48, 64, 3)
+    (fake,) = _FakePicamera2.instances
+    assert fake.config.get("controls") == (None if sent is None else {"Sharpness": sent})
 
 
 def test_picamera_module_missing_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ whose message is one line a person at the table can act on.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import stat
@@ -577,8 +578,14 @@ class VideoFileSource(_CaptureSource):
 class PiCameraSource(_Source):
     """The Raspberry Pi camera through ``picamera2`` (Raspberry Pi OS's python3-picamera2)."""
 
-    def __init__(self, *, size: tuple[int, int] = (1280, 960)) -> None:
+    def __init__(
+        self, *, size: tuple[int, int] = (1280, 960), sharpness: float | None = None
+    ) -> None:
+        """``sharpness``: the camera's own sharpening (libcamera's ``Sharpness``: 0 none,
+        1 its normal amount), kept within what the camera offers; ``None``, or a camera
+        that offers none, leaves the camera's own. ``self.sharpness`` is what was asked."""
         self.name = "picamera"
+        self.sharpness: float | None = None
         try:
             import picamera2
         except ImportError:
@@ -599,7 +606,15 @@ class PiCameraSource(_Source):
             ) from None
         try:
             # libcamera's "RGB888" is laid out B, G, R in memory: what OpenCV wants.
-            config = cam.create_preview_configuration(main={"size": size, "format": "RGB888"})
+            main = {"size": size, "format": "RGB888"}
+            limits = None if sharpness is None else _control_limits(cam, "Sharpness")
+            if sharpness is not None and limits is not None:
+                self.sharpness = min(max(float(sharpness), limits[0]), limits[1])
+                config = cam.create_preview_configuration(
+                    main=main, controls={"Sharpness": self.sharpness}
+                )
+            else:
+                config = cam.create_preview_configuration(main=main)
             cam.configure(config)
             cam.start()
         except Exception as err:
@@ -627,6 +642,18 @@ class PiCameraSource(_Source):
             cam.close()
 
 
+def _control_limits(cam: Any, name: str) -> tuple[float, float] | None:
+    """The lowest and highest value the camera takes for the control ``name``
+    (picamera2's ``camera_controls``: name -> (min, max, default)), or None if it takes
+    none, or says so in a way not understood."""
+    try:
+        low, high = cam.camera_controls[name][:2]
+        limits = (float(low), float(high))
+    except Exception:  # not offered, or not numbers
+        return None
+    return limits if math.isfinite(limits[0]) and limits[0] <= limits[1] else None
+
+
 def _short(err: BaseException) -> str:
     text = " ".join(str(err).split()) or type(err).__name__
     return text if len(text) <= 80 else text[:77] + "..."
@@ -639,7 +666,7 @@ def _parse_size(text: str, spec: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-def open_source(spec: str, *, loop: bool = False) -> FrameSource:
+def open_source(spec: str, *, loop: bool = False, sharpness: float | None = None) -> FrameSource:
     """Open a frame source from a short text spec.
 
     * ``picamera`` or ``picamera:1280x960``: the Raspberry Pi camera;
@@ -647,7 +674,8 @@ def open_source(spec: str, *, loop: bool = False) -> FrameSource:
     * ``video:PATH``: a video file; ``folder:PATH``: the photos in a folder;
     * a bare path: a folder of photos, a single photo, or a video file.
 
-    ``loop`` makes video and folder replays start over instead of running out.
+    ``loop`` makes video and folder replays start over instead of running out;
+    ``sharpness`` is the Pi camera's (:class:`PiCameraSource`), and only its.
     """
     text = spec.strip()
     if not text:
@@ -655,9 +683,9 @@ def open_source(spec: str, *, loop: bool = False) -> FrameSource:
     kind, sep, rest = text.partition(":")
     kind = kind.lower() if sep else ""
     if text.lower() == "picamera":
-        return PiCameraSource()
+        return PiCameraSource(sharpness=sharpness)
     if kind == "picamera":
-        return PiCameraSource(size=_parse_size(rest, text))
+        return PiCameraSource(size=_parse_size(rest, text), sharpness=sharpness)
     if kind == "usb":
         if not rest:
             raise CameraError(f"camera '{text}': give a device, e.g. usb:0")

@@ -111,12 +111,15 @@ class SourceCamera(_Paced):
         fps: float = 10.0,
         loop: bool = True,
         size: tuple[int, int] | None = None,
+        sharpness: float | None = None,
     ) -> None:
         super().__init__(fps)
         self.spec = spec
         self.loop = loop
         self.size = size
         """The frame size asked of a webcam (``usb:``); a picamera spec carries its own."""
+        self.sharpness = sharpness
+        """The Pi camera's own sharpening (``camera.sharpness``); None: the camera's."""
         self.source: Any = None
         self.photos = False
         """The source replays photos (a folder, one image): each is held as a still tray."""
@@ -134,7 +137,7 @@ class SourceCamera(_Paced):
             if kind == "usb" and sep and rest and self.size is not None:
                 self.source = DeviceSource(rest, size=self.size)
             else:
-                self.source = open_source(self.spec, loop=self.loop)
+                self.source = open_source(self.spec, loop=self.loop, sharpness=self.sharpness)
             self.photos = isinstance(self.source, ImageFilesSource)
 
     def rolled(self) -> None:

@@ -96,6 +96,7 @@ class CameraConfig:
     height: int = 960
     settle_frames: int = 3
     fps: float = 10.0
+    sharpness: float = 1.0  # the Pi camera's own sharpening: 0 none, 1 its normal amount
 
 
 @dataclass(frozen=True)
@@ -386,7 +387,7 @@ def _rotate(key: str, value: object) -> int:
 
 def _camera(raw: object) -> CameraConfig:
     d = CameraConfig()
-    s = _Section("camera", raw, ("source", "width", "height", "settle_frames", "fps"))
+    s = _Section("camera", raw, ("source", "width", "height", "settle_frames", "fps", "sharpness"))
     r = s.raw
     return CameraConfig(
         source=_camera_source(s.key("source"), r["source"]) if s.has("source") else d.source,
@@ -400,6 +401,9 @@ def _camera(raw: object) -> CameraConfig:
         if s.has("settle_frames")
         else d.settle_frames,
         fps=_float(s.key("fps"), r["fps"], 1.0, 60.0) if s.has("fps") else d.fps,
+        sharpness=_float(s.key("sharpness"), r["sharpness"], 0.0, 16.0)
+        if s.has("sharpness")
+        else d.sharpness,
     )
 
 
