@@ -1473,3 +1473,49 @@ def test_a_die_rethrown_beside_an_adopted_hand_that_shifted_during_a_pause_waits
     assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(after)
     gone = [settler.update(byler.render(rerolled), byler.reading(rerolled)) for _ in range(5)]
     assert_counted(gone)
+
+
+def _paused_twice(scene: Scene, between: Callable[[Settler, list[Placed]], None]) -> SettleEvent:
+    """Dice at rest, a pause, ``between`` shown, a second pause before anything lay
+    still, then the dice as they lay at first: the first rest after that."""
+    dice = resting(scene)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), scene.reading(dice))
+    settler.resume()
+    between(settler, dice)
+    settler.resume()
+    after = [settler.update(scene.render(dice, seed=9 + k), scene.reading(dice)) for k in range(4)]
+    settled = [e for e in after if e.settled]
+    assert settled, states(after)
+    return settled[0]
+
+
+@needs_photos
+def test_what_was_seen_between_two_pauses_makes_the_next_rest_new(byler: Scene) -> None:
+    """A hand, dice flying, or frames of another size between two pauses: the picture
+    from before the first pause no longer holds, and the dice's next rest is new, as
+    after one pause. Nothing seen between them: it still holds (``again``)."""
+
+    def hand(settler: Settler, dice: list[Placed]) -> None:
+        settler.update(byler.render(dice, seed=5), byler.reading(dice))
+        frame = byler.render(dice, hand=(dice[0].x, byler.height * 0.4))
+        assert settler.update(frame, byler.reading(dice)).state is HAND
+
+    def flying(settler: Settler, dice: list[Placed]) -> None:
+        frames, readings = throw(byler, 8, 0)
+        for f, r in list(zip(frames, readings, strict=True))[:3]:
+            settler.update(f, r)
+
+    def resized(settler: Settler, dice: list[Placed]) -> None:
+        f = byler.render(dice, seed=4)
+        settler.update(f[: f.shape[0] // 2], byler.reading([]))
+
+    def still(settler: Settler, dice: list[Placed]) -> None:
+        settler.update(byler.render(dice, seed=4), byler.reading(dice))
+
+    for between in (hand, flying, resized):
+        first = _paused_twice(byler, between)
+        assert (first.entered, first.again) == (True, False), between.__name__
+    first = _paused_twice(byler, still)
+    assert (first.entered, first.again) == (False, True)

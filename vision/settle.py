@@ -852,6 +852,11 @@ class Settler:
         # first: equal to the threshold once per still stretch, never on a first frame.
         empty_settled = state is SettleState.EMPTY and self._streak == max(cfg.consistent_frames, 2)
 
+        if self._moved and not self._adopted:
+            # seen to change since the pause (motion, a hand, another size): its picture
+            # no longer holds, not after another pause either
+            self._pause = None
+
         entered = state is not self._state
         again = under_adopted = False
         if state is SettleState.SETTLED:
