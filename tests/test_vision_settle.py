@@ -1519,3 +1519,26 @@ def test_what_was_seen_between_two_pauses_makes_the_next_rest_new(byler: Scene) 
         assert (first.entered, first.again) == (True, False), between.__name__
     first = _paused_twice(byler, still)
     assert (first.entered, first.again) == (False, True)
+
+
+@needs_photos
+def test_an_adopted_hand_shifted_between_two_pauses_is_still_a_hand(byler: Scene) -> None:
+    """The hand adopted over a die shifts in place between two pauses, before anything
+    lay still: only what was adopted moved, so the picture from before the first pause
+    still holds, and the dice's rest is ``adopted``, not counted under the fingers."""
+    dice = resting(byler)
+    under = byler.reading(dice[1:])
+    tip = (dice[0].x, dice[0].y + 10)
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(byler.render(dice, seed=k), byler.reading(dice))
+    held = [settler.update(byler.render(dice, hand=tip), under) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler.resume()
+    settler.update(byler.render(dice, hand=tip), under)
+    moved = byler.render(dice, hand=(tip[0] + 12, tip[1] - 8))
+    assert not settler.update(moved, under).settled
+    settler.resume()
+    after = [settler.update(moved, under) for _ in range(5)]
+    settled = [e for e in after if e.settled]
+    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(after)

@@ -385,7 +385,8 @@ class Settler:
         the table stopped reading and was asked to read again, if read the second time.
         What had been adopted is kept for that frame too (:meth:`_unchanged_since_still`).
         When nothing has lain still since the last pause (STOP and ROLL-DONE twice), the
-        picture from before that pause is the one held.
+        picture from before that pause is the one held, unless motion, a hand or frames
+        of another size were seen since (but for what was adopted shifting in place).
         """
         paused = self._pause
         if self._still is not None:
