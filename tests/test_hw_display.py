@@ -284,6 +284,8 @@ def test_a_missing_oled_is_named_in_the_note(
     [
         ("folder:/nonexistent", "folder:/nonexistent: no such folder"),
         ("video:{readme}", "not a video OpenCV can read"),
+        # Path.expanduser raised RuntimeError: "internal error" instead of this line
+        ("folder:~nosuchuser-dicetable/x", "~nosuchuser-dicetable is the home of no user"),
     ],
 )
 def test_a_camera_named_in_the_config_that_is_not_there_stops_the_table(

@@ -662,6 +662,9 @@ def test_picamera_source_satisfies_the_protocol(monkeypatch: pytest.MonkeyPatch)
         # no path: it opened the current folder ("folder:" is "folder:.")
         ("folder:", "give a path, e.g. folder:"),
         ("video:  ", "give a path, e.g. video:"),
+        # Path.expanduser raised RuntimeError for a ~name of no user
+        ("folder:~nosuchuser-dicetable/x", "~nosuchuser-dicetable is the home of no user here"),
+        ("video:~nosuchuser-dicetable", "~nosuchuser-dicetable is the home of no user here"),
     ],
 )
 def test_bad_specs_say_what_to_write(spec: str, words: str) -> None:

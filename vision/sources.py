@@ -696,7 +696,14 @@ def open_source(spec: str, *, loop: bool = False, sharpness: float | None = None
         if not where:
             example = "video:/home/pi/throws.mp4" if kind == "video" else "folder:/home/pi/throws"
             raise CameraError(f"camera '{text}': give a path, e.g. {example}")
-        path = Path(where).expanduser()
+        try:
+            path = Path(where).expanduser()
+        except RuntimeError:  # ~name of no user here (or no home to find)
+            user = where.split("/", 1)[0]
+            raise CameraError(
+                f"camera '{text}': {user} is the home of no user here "
+                "(~ only for a user of this machine)"
+            ) from None
         if kind == "video":
             return VideoFileSource(path, loop=loop)
         return FolderSource(path, loop=loop)
