@@ -1420,6 +1420,13 @@ def test_state_json_over_a_file_the_table_reads_is_refused_before_anything_is_wr
     (tmp_path / "link.gif").symlink_to(tmp_path / "data" / "games" / "g.gif")
     err = _run_fails(tmp_path, capsys, "--gif", str(tmp_path / "link.gif"))
     assert "--gif " in err and "the game logs' folder" in err, err
+    # and screens saved among the game logs, with the GIF elsewhere
+    games = tmp_path / "data" / "games"
+    gif = str(tmp_path / "g.gif")
+    for png_dir in (games, games / "png"):
+        extra = ["--script", str(script), "--gif", gif, "--png-dir", str(png_dir)]
+        err = _run_fails(tmp_path, capsys, *extra)
+        assert f"--png-dir {png_dir}: that is in {games}, the game logs' folder" in err, err
 
 
 def test_the_readme_script_example_plays_the_throw_it_shows(

@@ -367,10 +367,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _replaces_the_tables_own(data: DataDir, args: argparse.Namespace, gif: Path | None) -> str:
-    """Why ``--gif`` or ``--state-json`` names a file the table reads, or "". Either is
-    written over: ``--state-json DATA/games/current`` made the next start set the game in
-    progress aside, over the config file the next start found no TOML, over
-    ``settings.json`` the menu's choices were gone."""
+    """Why ``--gif`` or ``--state-json`` names a file the table reads, or ``--png-dir`` a
+    folder among the game logs, or "". Either file is written over: ``--state-json
+    DATA/games/current`` made the next start set the game in progress aside, over the
+    config file the next start found no TOML, over ``settings.json`` the menu's choices
+    were gone. Screens among the game logs would be a thousand PNGs beside them."""
     from table.service.config import config_path
 
     def real(path: Path) -> Path:
@@ -386,7 +387,8 @@ def _replaces_the_tables_own(data: DataDir, args: argparse.Namespace, gif: Path 
         if path is not None
     }
     games = real(data.games)
-    for option, path in (("--gif", gif), ("--state-json", args.state_json)):
+    outputs = (("--gif", gif), ("--state-json", args.state_json), ("--png-dir", args.png_dir))
+    for option, path in outputs:
         if path is None:
             continue
         where = real(path)
