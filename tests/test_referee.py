@@ -2907,3 +2907,20 @@ def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() 
     assert t.press(ROLL).want_dice  # the 5 has lain once: it must be thrown now
     out = t.read(FrameReading(FrameStatus.OK, "", (five, die(3, 250.0, 300.0))))
     assert out.log == () and "a die was not thrown" in render_text(out.screen)
+
+
+@pytest.mark.parametrize("nothing", ["too dark", "too bright", "blurred", "no dice seen"])
+def test_a_reading_that_sees_no_dice_keeps_the_places_of_those_refused(nothing: str) -> None:
+    """A refused reading saw the 6 where it lay ("saw 1 die, expected 2"); then a frame
+    too dark to find any die (a lamp off a moment, a shadow) was taken as the tray
+    without dice, and the 6 never thrown again was counted in the next reading. A
+    reading with no dice now leaves the places as they were."""
+    t = start(Settings("mexico", 2))
+    t.throw(5, 2, xs=(100.0, 300.0))
+    t.press(ROLL)
+    six = die(6, 420.0, 320.0)
+    assert t.read(FrameReading(FrameStatus.REROLL, "saw 1 die, expected 2", (six,))).log == ()
+    assert t.read(FrameReading(FrameStatus.REROLL, nothing)).log == ()
+    out = t.read(FrameReading(FrameStatus.OK, "", (six, die(3, 150.0, 420.0))))
+    assert out.log == () and "a die was not thrown" in render_text(out.screen)
+    assert t.read(dice(6, 3, xs=(160.0, 470.0), y=100.0)).log == (Throw((6, 3)),)

@@ -2120,7 +2120,15 @@ def _refused_since(
     """Where the readings not counted since the last throw saw dice: ``now``'s dice, and
     the dice of ``before`` that had no value where ``now`` saw none (a die too tilted or
     unclear to read may be missed again, and lie there still). A die read before would
-    be seen again where it lay: not seen, it was moved."""
+    be seen again where it lay: not seen, it was moved.
+
+    A reading with no dice at all tells nothing of where they lie: a frame too dark, too
+    bright or blurred (a lamp switched off a moment, a shadow) finds none wherever they
+    are. It forgot every place, and a die never thrown again was then counted. Such a
+    reading keeps ``before``; so does an empty tray ("no dice seen"), whose dice, thrown
+    again, fall elsewhere (one falling where a die lay is a re-roll, not a wrong count)."""
+    if not now:
+        return before
     kept = (b for b in before if b.value is None and not any(_lies_at(d, b) for d in now))
     return (*now, *kept)
 
