@@ -204,6 +204,36 @@ def adopted_change(
     return settler
 
 
+def hand_adopted(scene: Scene) -> tuple[Settler, list[Placed], tuple[float, float]]:
+    """A settler that saw ``scene``'s dice at rest, then a hand reaching over the first
+    die kept still until it was adopted (the dice's first rest under it ``adopted``):
+    that settler, the dice, and where the hand's fingertip lies."""
+    dice = resting(scene)
+    tip = (dice[0].x, dice[0].y + 10)
+    settler = Settler(SettleConfig(adopt_after=5))
+    for k in range(3):
+        settler.update(scene.render(dice, seed=k), scene.reading(dice))
+    under = scene.reading(dice[1:])
+    held = [settler.update(scene.render(dice, hand=tip), under) for _ in range(9)]
+    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    return settler, dice, tip
+
+
+def assert_shift_adopted(
+    settler: Settler,
+    scene: Scene,
+    dice: list[Placed],
+    tip: tuple[float, float],
+    seen: FrameReading,
+) -> None:
+    """The adopted hand at ``tip`` shifts 12 px right and 8 up and keeps still, ``seen``
+    read under it: the dice's next rest is ``adopted``, not counted."""
+    moved = scene.render(dice, hand=(tip[0] + 12, tip[1] - 8))
+    events = [settler.update(moved, seen) for _ in range(5)]
+    settled = [e for e in events if e.settled]
+    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(events)
+
+
 @pytest.fixture(scope="module")
 def byler() -> Scene:
     # A grey cardboard tray with four small dice (about 40 px in 640 x 640).
@@ -1125,15 +1155,9 @@ def test_an_adopted_hand_shifted_a_little_is_still_a_hand_over_the_dice(
     pip covered reads as a 1). It is ``adopted`` again, every time the hand shifts so;
     once the hand is drawn back, the next rest is a new one."""
     scene: Scene = request.getfixturevalue(which)
-    dice = resting(scene)
+    settler, dice, tip = hand_adopted(scene)
     reading = scene.reading(dice)
     under = scene.reading(dice[1:])
-    tip = (dice[0].x, dice[0].y + 10)
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(scene.render(dice, seed=k), reading)
-    held = [settler.update(scene.render(dice, hand=tip), under) for _ in range(9)]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
     for step in (1, 2):
         moved = (tip[0] + step * shift[0], tip[1] + step * shift[1])
         frame = scene.render(dice, hand=moved)
@@ -1155,13 +1179,7 @@ def test_a_throw_beside_an_adopted_hand_is_counted(
     thrown again past its fingertips: the motion lies far from the hand's outline too,
     so the dice's rest is a new one, not one under the hand."""
     scene: Scene = request.getfixturevalue(which)
-    dice = resting(scene)
-    tip = (dice[0].x, dice[0].y + 10)
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(scene.render(dice, seed=k), scene.reading(dice))
-    held = [settler.update(scene.render(dice, hand=tip), scene.reading(dice[1:])) for _ in range(9)]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler, dice, tip = hand_adopted(scene)
     frames, readings = throw(scene, 10, 6)
     events = [
         settler.update(
@@ -1314,14 +1332,8 @@ def test_an_adopted_hand_shifted_while_the_camera_shakes_is_still_a_hand(
     """The camera trembles by a pixel or two on the frame where the adopted hand shifts.
     Held with no shake undone, every edge in the tray changed, away from the hand's
     outline too, and the hand's shift was taken for a throw."""
-    dice = resting(byler)
-    tip = (dice[0].x, dice[0].y + 10)
+    settler, dice, tip = hand_adopted(byler)
     under = byler.reading(dice[1:])
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(byler.render(dice, seed=k), byler.reading(dice))
-    held = [settler.update(byler.render(dice, hand=tip), under) for _ in range(9)]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
     moved = (tip[0] + 19.6, tip[1] + 3.8)
     trembling = np.roll(byler.render(dice, hand=moved), shake, axis=1)
     again = [settler.update(trembling, under)]
@@ -1358,22 +1370,13 @@ def test_an_adopted_hand_still_there_after_a_pause_and_shifted_is_still_a_hand(
     fingers. What was adopted is kept when the tray is found as it was: the rest is
     ``adopted``; once the hand is drawn back, the next rest is counted."""
     scene: Scene = request.getfixturevalue(which)
-    dice = resting(scene)
+    settler, dice, tip = hand_adopted(scene)
     reading = scene.reading(dice)
     under = scene.reading(dice[1:])
-    tip = (dice[0].x, dice[0].y + 10)
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(scene.render(dice, seed=k), reading)
-    held = [settler.update(scene.render(dice, hand=tip), under) for _ in range(9)]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
     settler.resume()
     paused = [settler.update(scene.render(dice, hand=tip), under) for _ in range(4)]
     assert [(e.again, e.adopted) for e in paused if e.settled][:1] == [(True, False)]
-    moved = scene.render(dice, hand=(tip[0] + 12, tip[1] - 8))
-    shifted = [settler.update(moved, under) for _ in range(5)]
-    settled = [e for e in shifted if e.settled]
-    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(shifted)
+    assert_shift_adopted(settler, scene, dice, tip, under)
     assert_counted([settler.update(scene.render(dice), reading) for _ in range(5)])
 
 
@@ -1382,13 +1385,7 @@ def test_an_adopted_hand_is_forgotten_when_the_tray_changed_during_a_pause(byler
     """The hand adopted over a die is drawn back and the dice thrown while the table is
     not reading: the first frame after ``resume`` is not the last still picture, and
     what was adopted is forgotten with it. The dice's rest is counted."""
-    dice = resting(byler)
-    tip = (dice[0].x, dice[0].y + 10)
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(byler.render(dice, seed=k), byler.reading(dice))
-    held = [settler.update(byler.render(dice, hand=tip), byler.reading(dice[1:])) for _ in range(9)]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler, dice, tip = hand_adopted(byler)
     settler.resume()
     moved = [replace(d, x=d.x + 60.0) if d.crop == 0 else d for d in dice]
     assert_counted([settler.update(byler.render(moved), byler.reading(moved)) for _ in range(5)])
@@ -1404,19 +1401,10 @@ def test_an_adopted_hand_shifted_while_the_frames_paused_is_still_a_hand(
     picture only along the hand's outline: the dice's rest is ``adopted``, not counted
     with a die under the fingers."""
     scene: Scene = request.getfixturevalue(which)
-    dice = resting(scene)
+    settler, dice, tip = hand_adopted(scene)
     under = scene.reading(dice[1:])
-    tip = (dice[0].x, dice[0].y + 10)
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(scene.render(dice, seed=k), scene.reading(dice))
-    held = [settler.update(scene.render(dice, hand=tip), under) for _ in range(9)]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
     settler.resume()
-    moved = scene.render(dice, hand=(tip[0] + 12, tip[1] - 8))
-    after = [settler.update(moved, under) for _ in range(5)]
-    settled = [e for e in after if e.settled]
-    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(after)
+    assert_shift_adopted(settler, scene, dice, tip, under)
     assert_counted([settler.update(scene.render(dice), scene.reading(dice)) for _ in range(5)])
 
 
@@ -1429,24 +1417,15 @@ def test_a_second_pause_before_anything_lay_still_keeps_the_first_ones_picture(
     lay still since the first pause, and ``resume`` had nothing to hold the next frame
     against. The unmoved dice, a hand adopted over one of them, were a new rest,
     counted. The first pause's picture holds until something lies still again."""
-    dice = resting(byler)
+    settler, dice, tip = hand_adopted(byler)
     under = byler.reading(dice[1:])
-    tip = (dice[0].x, dice[0].y + 10)
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(byler.render(dice, seed=k), byler.reading(dice))
-    held = [settler.update(byler.render(dice, hand=tip), under) for _ in range(9)]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
     settler.resume()
     for _ in range(between):
         settler.update(byler.render(dice, hand=tip), under)
     settler.resume()
     paused = [settler.update(byler.render(dice, hand=tip), under) for _ in range(4)]
     assert [(e.entered, e.again) for e in paused if e.settled][:1] == [(False, True)]
-    moved = byler.render(dice, hand=(tip[0] + 12, tip[1] - 8))
-    shifted = [settler.update(moved, under) for _ in range(5)]
-    settled = [e for e in shifted if e.settled]
-    assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(shifted)
+    assert_shift_adopted(settler, byler, dice, tip, under)
 
 
 @needs_photos
@@ -1457,13 +1436,7 @@ def test_a_die_rethrown_beside_an_adopted_hand_that_shifted_during_a_pause_waits
     the hand shifts a little. The frames show only the end: the change lies along the
     hand's outline, as a hand shifting in place. The rest is ``adopted`` ("take it
     out"), a hand still over a die; once the hand is drawn back the dice are counted."""
-    dice = resting(byler)
-    tip = (dice[0].x, dice[0].y + 10)
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(byler.render(dice, seed=k), byler.reading(dice))
-    held = [settler.update(byler.render(dice, hand=tip), byler.reading(dice[1:])) for _ in range(9)]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
+    settler, dice, tip = hand_adopted(byler)
     settler.resume()
     rerolled = [dice[0], replace(dice[1], crop=dice[2].crop), *dice[2:]]
     assert byler.reading(rerolled[1:]).dice[0].value != byler.reading(dice[1:]).dice[0].value
@@ -1526,14 +1499,8 @@ def test_an_adopted_hand_shifted_between_two_pauses_is_still_a_hand(byler: Scene
     """The hand adopted over a die shifts in place between two pauses, before anything
     lay still: only what was adopted moved, so the picture from before the first pause
     still holds, and the dice's rest is ``adopted``, not counted under the fingers."""
-    dice = resting(byler)
+    settler, dice, tip = hand_adopted(byler)
     under = byler.reading(dice[1:])
-    tip = (dice[0].x, dice[0].y + 10)
-    settler = Settler(SettleConfig(adopt_after=5))
-    for k in range(3):
-        settler.update(byler.render(dice, seed=k), byler.reading(dice))
-    held = [settler.update(byler.render(dice, hand=tip), under) for _ in range(9)]
-    assert [e.adopted for e in held if e.settled][:1] == [True], states(held)
     settler.resume()
     settler.update(byler.render(dice, hand=tip), under)
     moved = byler.render(dice, hand=(tip[0] + 12, tip[1] - 8))
