@@ -1509,3 +1509,24 @@ def test_an_adopted_hand_shifted_between_two_pauses_is_still_a_hand(byler: Scene
     after = [settler.update(moved, under) for _ in range(5)]
     settled = [e for e in after if e.settled]
     assert settled and (settled[0].entered, settled[0].adopted) == (False, True), states(after)
+
+
+@needs_photos
+def test_a_hand_adopted_before_a_pause_and_drawn_back_after_a_throw_is_no_hand(
+    byler: Scene,
+) -> None:
+    """The adopted hand stays over a die while another die is thrown during a pause; the
+    rest is counted (and refused by the table: a die under the hand is not seen), and
+    the table reads on. The hand is then drawn back. ``resume`` had kept only the empty-tray
+    reference of the tray from before the hand, so the tray without it was a hand kept
+    still: HAND, then adopted, "take it out" with nothing in the tray. The tray from
+    before the hand is kept now: the hand drawn back is gone, and the dice are read."""
+    settler, dice, tip = hand_adopted(byler)
+    settler.resume()
+    thrown = [dice[0], replace(dice[1], x=dice[1].x + 40.0, y=dice[1].y + 90.0), *dice[2:]]
+    with_hand = byler.render(thrown, hand=tip)
+    first = [settler.update(with_hand, byler.reading(thrown[1:])) for _ in range(4)]
+    assert_counted(first)
+    drawn_back = [settler.update(byler.render(thrown), byler.reading(thrown)) for _ in range(6)]
+    assert HAND not in states(drawn_back)[1:], states(drawn_back)
+    assert_counted(drawn_back)

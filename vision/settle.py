@@ -414,7 +414,9 @@ class Settler:
         What had been adopted (a hand kept still over a die) is kept when it is, and
         when the only change is that thing shifted a little where it lay
         (:meth:`_shifted_in_place`): then the dice's next rest is ``adopted``, as it
-        would have been without the pause. Otherwise it is forgotten, as by a reset.
+        would have been without the pause. Otherwise its outline is forgotten, as after
+        any other motion; the tray from before it is kept in any case (``_former``), so
+        that once it is drawn back it is gone, not a hand kept still in an empty tray.
         The frames did not show what happened meanwhile: a die thrown again within a
         die's size of the thing, shifted too, makes that rest ``adopted`` as well (the
         table asks for it to be taken out, then counts the dice as they lie)."""
@@ -425,17 +427,14 @@ class Settler:
             return False
         changed = self._changed_unshaken(small, still, reading, still_reading, scale, motion_px)
         unchanged = bool(np.count_nonzero(changed) <= motion_px)
+        self._former = adopted.former
         if not unchanged and adopted.band is None:
             return False
-        forgotten = self._former  # as reset() left it
-        self._former, self._adopted_band = adopted.former, adopted.band
-        self._band_stale = adopted.band_stale
+        self._adopted_band, self._band_stale = adopted.band, adopted.band_stale
         if not unchanged:
             last = still_reading.dice if still_reading is not None else ()
             dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
             self._adopted = self._shifted_in_place(small, still, changed, dice, motion_px, die_area)
-            if not self._adopted:  # something else changed too: forgotten after all
-                self._former = forgotten
         return unchanged
 
     def _changed_unshaken(
