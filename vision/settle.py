@@ -332,11 +332,6 @@ _Pause = tuple[Frame, FrameReading | None, _Adoption]
 """The last still picture before a pause, what was read on it, and what was adopted."""
 
 
-def _unadopted(pause: _Pause | None) -> _Pause | None:
-    """``pause`` with nothing adopted."""
-    return None if pause is None else (pause[0], pause[1], _Adoption(None, None, False))
-
-
 class Settler:
     """Turns a stream of ``(frame, reading)`` into MOVING / HAND / SETTLED / EMPTY."""
 
@@ -362,9 +357,9 @@ class Settler:
         self._shakes: deque[tuple[float, float]] = deque(maxlen=_DRIFT_FRAMES)
         self._state: SettleState | None = None
         self._moved = True  # motion or a hand since the last SETTLED (or none yet)
-        # the last still picture before resume(), until the first frame after it
-        self._paused: _Pause | None = None
-        self._pause: _Pause | None = None  # and until the next still picture
+        # the last still picture before resume(), until something is seen to change
+        self._pause: _Pause | None = None
+        self._paused = False  # resume() called, and no frame since: held against _pause
         self._unmoved = False  # the tray as at its last rest, since resume(), untouched
         self._adopted = False  # a still "hand" taken as the base, no motion since
         # around the outline of what was adopted: where it moves when it shifts in place
@@ -398,7 +393,7 @@ class Settler:
         # Held against the first frame only: as the base a hand is told by, a lamp
         # switched on or a shadow fallen while the frames paused would be a hand kept
         # still, and a throw made meanwhile would wait for it to be adopted.
-        self._paused = self._pause = paused
+        self._pause, self._paused = paused, paused is not None
 
     def _unchanged_since_still(
         self,
@@ -420,9 +415,9 @@ class Settler:
         The frames did not show what happened meanwhile: a die thrown again within a
         die's size of the thing, shifted too, makes that rest ``adopted`` as well (the
         table asks for it to be taken out, then counts the dice as they lie)."""
-        assert self._paused is not None
-        still, still_reading, adopted = self._paused
-        self._paused = None
+        assert self._pause is not None
+        still, still_reading, adopted = self._pause
+        self._paused = False
         if still.shape != small.shape:
             return False
         changed = self._changed_unshaken(small, still, reading, still_reading, scale, motion_px)
@@ -433,8 +428,10 @@ class Settler:
         self._adopted_band, self._band_stale = adopted.band, adopted.band_stale
         if not unchanged:
             last = still_reading.dice if still_reading is not None else ()
-            dice = _dice_mask(small.shape, [*reading.dice, *last], scale)
-            self._adopted = self._shifted_in_place(small, still, changed, dice, motion_px, die_area)
+            dice = [*reading.dice, *last]
+            self._adopted = self._shifted_in_place(
+                small, still, changed, dice, scale, motion_px, die_area
+            )
         return unchanged
 
     def _changed_unshaken(
@@ -478,7 +475,8 @@ class Settler:
         self._former = None
         self._adopted_band, self._band_stale = None, False
         # nor is it taken back after a pause
-        self._paused, self._pause = _unadopted(self._paused), _unadopted(self._pause)
+        if self._pause is not None:
+            self._pause = (*self._pause[:2], _Adoption(None, None, False))
 
     @property
     def state(self) -> SettleState | None:
@@ -707,15 +705,16 @@ class Settler:
         small: Frame,
         prev: Frame,
         changed: Frame,
-        dice: Frame,
+        dice: Iterable[DieReading],
+        scale: float,
         motion_px: float,
         die_area: float | None,
     ) -> bool:
         """Whether the motion from ``prev`` to ``small`` (``changed``, the camera's shake
         undone) is what was adopted shifting a little where it lies.
 
-        Along its outline, off the dice read now and on ``prev`` (1 in ``dice``), at
-        least a die's area must have changed: a hand shifting changes its whole edge,
+        Along its outline, off ``dice`` (those read now and on ``prev``), at least a
+        die's area must have changed: a hand shifting changes its whole edge,
         a die rolled near a shadow's edge only its own places. Elsewhere no more than
         ``motion_px`` pixels, or a tenth of those along the outline (the narrow gaps
         between a hand's fingers lie deeper, and change a little). Held first against
@@ -730,7 +729,7 @@ class Settler:
         if band is None or band.shape != small.shape[:2]:
             self._adopted_band = None
             return False
-        off_dice = cv2.bitwise_and(band, 1 - dice)
+        off_dice = cv2.bitwise_and(band, 1 - _dice_mask(small.shape, dice, scale))
         enough = max(motion_px, die_area or 0.0)
         for mask in (changed, None):
             if mask is None:
@@ -759,7 +758,7 @@ class Settler:
             prev = prev_reading = None
         die_area = self._die_area(reading, scale)
         motion_px, hand_area = self._thresholds(pixels, die_area)
-        if self._paused is not None:
+        if self._paused:
             self._unmoved = self._unchanged_since_still(small, reading, scale, motion_px, die_area)
             self._moved = not self._unmoved
 
@@ -833,12 +832,9 @@ class Settler:
             # went (a hand drawn back), or dice moved.
             dice = [*reading.dice, *(prev_reading.dice if prev_reading is not None else ())]
             self._adopted = (
-                self._adopted_band is not None
-                and prev is not None
+                prev is not None
                 and changed is not None
-                and self._shifted_in_place(
-                    small, prev, changed, _dice_mask(small.shape, dice, scale), motion_px, die_area
-                )
+                and self._shifted_in_place(small, prev, changed, dice, scale, motion_px, die_area)
             )
         elif self._band_stale:
             self._band_stale = False
