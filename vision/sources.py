@@ -583,7 +583,8 @@ class PiCameraSource(_Source):
     ) -> None:
         """``sharpness``: the camera's own sharpening (libcamera's ``Sharpness``: 0 none,
         1 its normal amount), kept within what the camera offers; ``None``, or a camera
-        that offers none, leaves the camera's own. ``self.sharpness`` is what was asked."""
+        that offers none, leaves the camera's own. ``self.sharpness`` is the value asked
+        of the camera (within its range), None when none was."""
         self.name = "picamera"
         self.sharpness: float | None = None
         try:
