@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+import types
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -144,3 +145,48 @@ def photo_like(h: int, w: int) -> np.ndarray:
         c = (int(rng.integers(0, w)), int(rng.integers(0, h)))
         cv2.circle(img, c, int(rng.integers(4, 30)), [int(v) for v in rng.integers(0, 256, 3)], -1)
     return img
+
+
+class FakePicamera2:
+    """picamera2.Picamera2 as a camera of (11, 22, 33) pixels, recording what it is asked
+    (its last configuration, its calls); every one made stands in ``instances``."""
+
+    instances: list[FakePicamera2] = []
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.config: dict[str, Any] = {}
+        FakePicamera2.instances.append(self)
+
+    camera_controls: dict[str, Any] = {"Sharpness": (0.0, 16.0, 1.0)}
+
+    def create_preview_configuration(
+        self, main: dict[str, Any], controls: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return {"main": main} if controls is None else {"main": main, "controls": controls}
+
+    def configure(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.calls.append("configure")
+
+    def start(self) -> None:
+        self.calls.append("start")
+
+    def capture_array(self, stream: str = "main") -> np.ndarray:
+        w, h = self.config["main"]["size"]
+        out = np.zeros((h, w, 4), np.uint8)  # XRGB-style 4 channels: alpha must be dropped
+        out[:] = (11, 22, 33, 255)
+        return out
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+    def close(self) -> None:
+        self.calls.append("close")
+
+
+def fake_picamera2_module() -> types.ModuleType:
+    """A ``picamera2`` module whose Picamera2 is :class:`FakePicamera2`."""
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = FakePicamera2  # type: ignore[attr-defined]
+    return module

@@ -2043,41 +2043,22 @@ def test_the_pi_camera_is_opened_with_the_sharpness_configured(
     """``camera.sharpness`` reaches picamera2's configuration when the table opens the
     camera for a throw (a fake picamera2 module here)."""
     import sys
-    import types
 
     from table.hw.camera import SourceCamera
+    from tests.conftest import FakePicamera2, fake_picamera2_module
 
-    configured: list[dict[str, Any]] = []
-
-    class FakePicamera2:
-        camera_controls = {"Sharpness": (0.0, 16.0, 1.0)}
-
-        def create_preview_configuration(self, **kwargs: Any) -> dict[str, Any]:
-            return kwargs
-
-        def configure(self, config: dict[str, Any]) -> None:
-            configured.append(config)
-
-        def start(self) -> None:
-            pass
-
-        def stop(self) -> None:
-            pass
-
-        def close(self) -> None:
-            pass
-
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = FakePicamera2  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
+    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2_module())
+    FakePicamera2.instances.clear()
     camera = SourceCamera("picamera:320x240", fps=10, sharpness=0.0)
     try:
         camera.open()
     finally:
         camera.close()
-    assert configured == [
-        {"main": {"size": (320, 240), "format": "RGB888"}, "controls": {"Sharpness": 0.0}}
-    ]
+    (fake,) = FakePicamera2.instances
+    assert fake.calls.count("configure") == 1 and fake.config == {
+        "main": {"size": (320, 240), "format": "RGB888"},
+        "controls": {"Sharpness": 0.0},
+    }
 
 
 def test_stand_ins_never_try_the_gpio_buttons(

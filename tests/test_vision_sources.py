@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import RunPython
 
+from tests.conftest import FakePicamera2, fake_picamera2_module
 from vision.sources import (
     CameraError,
     DeviceSource,
@@ -462,59 +463,18 @@ def test_usb_source_reads_through_videocapture(capture: type[_Capture]) -> None:
 # -- picamera -------------------------------------------------------------
 
 
-class _FakePicamera2:
-    instances: list[_FakePicamera2] = []
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.config: dict[str, Any] = {}
-        _FakePicamera2.instances.append(self)
-
-    camera_controls: dict[str, Any] = {"Sharpness": (0.0, 16.0, 1.0)}
-
-    def create_preview_configuration(
-        self, main: dict[str, Any], controls: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        return {"main": main} if controls is None else {"main": main, "controls": controls}
-
-    def configure(self, config: dict[str, Any]) -> None:
-        self.config = config
-        self.calls.append("configure")
-
-    def start(self) -> None:
-        self.calls.append("start")
-
-    def capture_array(self, stream: str = "main") -> np.ndarray:
-        w, h = self.config["main"]["size"]
-        out = np.zeros((h, w, 4), np.uint8)  # XRGB-style 4 channels: alpha must be dropped
-        out[:] = (11, 22, 33, 255)
-        return out
-
-    def stop(self) -> None:
-        self.calls.append("stop")
-
-    def close(self) -> None:
-        self.calls.append("close")
-
-
-def _fake_picamera2_module() -> types.ModuleType:
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = _FakePicamera2  # type: ignore[attr-defined]
-    return module
-
-
 def test_picamera2_is_imported_only_when_that_source_opens(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delitem(sys.modules, "picamera2", raising=False)
-    _FakePicamera2.instances.clear()
+    FakePicamera2.instances.clear()
     imported: list[str] = []
     real_import = __import__
 
     def spying_import(name: str, *args: Any, **kwargs: Any) -> Any:
         if name == "picamera2":
             imported.append(name)
-            return _fake_picamera2_module()
+            return fake_picamera2_module()
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr("builtins.__import__", spying_import)
@@ -529,7 +489,7 @@ def test_picamera2_is_imported_only_when_that_source_opens(
         frame = cam.read()
     assert frame.shape == (240, 320, 3) and frame.dtype == np.uint8
     assert tuple(int(v) for v in frame[0, 0]) == (11, 22, 33)
-    (fake,) = _FakePicamera2.instances
+    (fake,) = FakePicamera2.instances
     assert fake.config["main"] == {"size": (320, 240), "format": "RGB888"}
     assert fake.calls == ["configure", "start", "stop", "close"]
 
@@ -558,17 +518,17 @@ def test_picamera_sharpness_is_asked_of_the_camera_within_its_range(
     camera is configured; a camera that does not offer it, or offers it in a way not
     understood, opens all the same with its own."""
 
-    class Offering(_FakePicamera2):
+    class Offering(FakePicamera2):
         camera_controls = offered
 
     module = types.ModuleType("picamera2")
     module.Picamera2 = Offering  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
-    _FakePicamera2.instances.clear()
+    FakePicamera2.instances.clear()
     with open_source("picamera:64x48", sharpness=asked) as cam:
         assert isinstance(cam, PiCameraSource) and cam.sharpness == sent
         assert cam.read().shape == (48, 64, 3)
-    (fake,) = _FakePicamera2.instances
+    (fake,) = FakePicamera2.instances
     assert fake.config.get("controls") == (None if sent is None else {"Sharpness": sent})
 
 
@@ -617,7 +577,7 @@ def test_an_empty_picture_from_a_camera_is_a_camera_error(
     """A driver handing back a 0 x 0 array: one camera fault, not a ZeroDivisionError in
     the settler on every frame."""
 
-    class EmptyPicamera2(_FakePicamera2):
+    class EmptyPicamera2(FakePicamera2):
         def capture_array(self, stream: str = "main") -> np.ndarray:
             return np.zeros((0, 0, 3), np.uint8)
 
@@ -633,7 +593,7 @@ def test_an_empty_picture_from_a_camera_is_a_camera_error(
 
 
 def test_picamera_source_satisfies_the_protocol(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "picamera2", _fake_picamera2_module())
+    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2_module())
     cam = PiCameraSource(size=(64, 48))
     assert isinstance(cam, FrameSource)
     cam.close()
@@ -1136,7 +1096,7 @@ def test_a_webcam_that_drops_one_frame_is_not_taken_for_unplugged(
             src.read()
 
 
-class _StartFails(_FakePicamera2):
+class _StartFails(FakePicamera2):
     """A Pi camera that is found but will not start (a libcamera fault); letting go of it
     fails too."""
 
@@ -1161,10 +1121,10 @@ def test_a_pi_camera_that_will_not_start_is_let_go_and_said_in_one_short_line(
     module = types.ModuleType("picamera2")
     module.Picamera2 = _StartFails  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
-    monkeypatch.setattr(_FakePicamera2, "instances", [])
+    monkeypatch.setattr(FakePicamera2, "instances", [])
     with pytest.raises(CameraError, match=r"^picamera: cannot start camera \[") as info:
         open_source("picamera")
-    (cam,) = _FakePicamera2.instances
+    (cam,) = FakePicamera2.instances
     assert cam.calls == ["configure", "close"]
     said = str(info.value)
     assert "\n" not in said and len(said) < 120 and said.endswith("...]")
@@ -1175,11 +1135,11 @@ def test_a_pi_camera_that_will_not_start_is_let_go_and_said_in_one_short_line(
 def test_a_pi_camera_size_of_nothing_is_refused(size: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """picamera:0x960 is refused, naming the size: handed to libcamera, its error would
     say nothing of the size."""
-    monkeypatch.setitem(sys.modules, "picamera2", _fake_picamera2_module())
-    monkeypatch.setattr(_FakePicamera2, "instances", [])
+    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2_module())
+    monkeypatch.setattr(FakePicamera2, "instances", [])
     with pytest.raises(CameraError, match="size must look like 1280x960"):
         open_source(f"picamera:{size}")
-    assert _FakePicamera2.instances == []
+    assert FakePicamera2.instances == []
 
 
 @pytest.mark.parametrize("spec", ["picamera", "PiCamera", " PICAMERA "])
@@ -1191,7 +1151,7 @@ def test_the_pi_camera_however_written_opens_at_the_tables_size(
     size."""
     from table.service.config import CameraConfig
 
-    monkeypatch.setitem(sys.modules, "picamera2", _fake_picamera2_module())
+    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2_module())
     default = CameraConfig()
     with open_source(spec) as cam:
         assert isinstance(cam, PiCameraSource)
