@@ -18,6 +18,7 @@ from vision.locate import Spot, suppress
 from vision.pips import PipCount, count_pips
 from vision.reader import (
     OVERLAPS,
+    SMALL_DICE,
     VIEWS_AGREE,
     VIEWS_SURE,
     PipReader,
@@ -183,6 +184,72 @@ def test_big_dice_in_a_wide_frame_read_as_in_the_photo(reader: PipReader) -> Non
     assert doubled.right >= taken.right - 1, (doubled.right, taken.right)
     assert doubled.stray <= taken.stray + 1, (doubled.wrong_notes, taken.wrong_notes)
     assert doubled.wrong <= taken.wrong, (doubled.wrong_notes, taken.wrong_notes)
+
+
+def _tuning_photo(name: str) -> LabelledImage:
+    (img,) = [
+        i
+        for s in ("byler_d6", "matteo_webcam")
+        for i in load_set(s, "tune", DATA)
+        if i.name == name
+    ]
+    return img
+
+
+@needs_data
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("IMG_20191208_112554.jpg", 4),
+        ("IMG_20191208_112600.jpg", 3),
+        ("IMG_20191208_112614.jpg", 5),
+    ],
+)
+def test_a_board_seen_from_far_with_one_die_on_it_is_not_read_as_a_1(
+    reader: PipReader, name: str, value: int
+) -> None:
+    """byler's white board with one die on it, set in a 4000 x 3000 frame of its own
+    colour: a camera far away, the die about 35 px. Shrunk to 1000 px, the die is too
+    small for the locator, and the board was found as one die showing a 1 (the die its
+    pip), read ok. The pip is now looked at in the frame as given, where the crop
+    network reads it as a die."""
+    img = _tuning_photo(name)
+    (label,) = img.dice
+    assert label.value == value
+    photo = _frame(img)
+    frame = np.empty((3000, 4000, 3), np.uint8)
+    frame[:] = np.median(photo.reshape(-1, 3), axis=0)
+    frame[1180:1820, 1680:2320] = photo
+    r = reader.read(frame, expect=1)
+    assert all(d.value in (None, value) for d in r.dice), r
+    if name == "IMG_20191208_112600.jpg":  # the one that reads no die but the board
+        assert r.status is FrameStatus.REROLL and r.reason == f"die 1 is {SMALL_DICE}", r
+
+
+@needs_data
+@pytest.mark.parametrize(
+    "name",
+    [
+        "IMG_20191208_112305.jpg",
+        "IMG_20191209_100155.jpg",
+        "train_dice_31.jpg",
+        "train_dice_44.jpg",
+    ],
+)
+def test_1s_in_a_frame_shrunk_for_reading_are_still_read(reader: PipReader, name: str) -> None:
+    """Real 1s seen by a camera with 6.25 times the pixels (a 12-16 MP frame, shrunk by 4
+    to be read): their pips, looked at as dice in the frame as given, are no dice, and
+    every 1 read in the photo as taken is read so here too."""
+    img = _tuning_photo(name)
+    big, dice = robustness.rescaled(6.25)(_frame(img), img.dice, 0)
+    assert _shrink(big)[1] == 4.0
+    taken, seen = Score(), Score()
+    score_image(img, reader.read(_frame(img)).dice, taken)
+    score_image(replace(img, dice=dice), reader.read(big).dice, seen)
+    ones = sum(d.value == 1 for d in img.dice)
+    assert ones >= 3
+    assert seen.right == taken.right == len(img.dice), (seen, taken)
+    assert seen.wrong == 0, seen.wrong_notes
 
 
 @needs_data

@@ -18,6 +18,7 @@ Steps, all measured from the frame itself (no fixed pixel areas):
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from vision.classify import CROP_K, Classifier, crop
 from vision.frames import checked_frame
 from vision.glare import is_reflection
 from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place, suppress
-from vision.pips import PipCount, count_pips
+from vision.pips import FACE_K, FACE_PX, PipCount, count_pips, patch_to_frame
 from vision.types import DieReading, FrameReading, FrameStatus
 
 MAX_SIDE = 1280
@@ -100,6 +101,8 @@ TOO_DARK = 28.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
 OVERLAPS = "overlapping another find"  # _refuse_overlapping
+SMALL_DICE = "unclear (dice too small in the picture)"  # _pip_is_a_die
+PIP_AS_DIE = (0.6, 0.8, 1.0)
 # More finds than this and the frame is not read: each costs a crop network call and a pip
 # count (a 1280 x 960 checkerboard gave hundreds: 6 s a frame and a listing of 95 kB). The
 # 507 labelled photos give at most 32 (byler's 25 dice and false finds).
@@ -470,10 +473,10 @@ class PipReader:
         ms = (time.perf_counter() - t0) * 1000.0
         return FrameReading(reading.status, reading.reason, reading.dice, ms)
 
-    def _read(self, frame: npt.NDArray[np.uint8], expect: int | None) -> FrameReading:
-        if min(frame.shape[:2]) < MIN_SIDE * _shrink_factor(frame):
+    def _read(self, full: npt.NDArray[np.uint8], expect: int | None) -> FrameReading:
+        if min(full.shape[:2]) < MIN_SIDE * _shrink_factor(full):
             return _reroll("picture too small")
-        frame, back = _shrink(frame)
+        frame, back = _shrink(full)
         # The thumbnail's first halving is the locator's first step for a 640 px frame.
         half = halve(frame) if _thumbnail_halves(frame) else None
         small = _thumbnail(half if half is not None else frame)
@@ -522,7 +525,7 @@ class PipReader:
             else None
         )
         dice = _refuse_overlapping(
-            cands, [self._decide(frame, c, cands, back, tray) for c in cands]
+            cands, [self._decide(frame, c, cands, back, tray, full) for c in cands]
         )
 
         if not dice:
@@ -741,6 +744,21 @@ class PipReader:
             out[i] = _Candidate(c.spot, c.crop, c.probs, c.pips, np.asarray(mean, np.float32))
         return out
 
+    def _pip_is_a_die(self, full: npt.NDArray[np.uint8], c: _Candidate, back: float) -> bool:
+        """Whether the lone pip of a find read as a 1 in a shrunk frame is a die of its
+        own: the crop network reads it as a 2-6 in the frame as given (``full``). A tray
+        or a board seen from far, a die lying in it too small for the locator to find or
+        too small to read once the frame is shrunk, is found as one big die showing a 1."""
+        pips = c.pips
+        if len(pips.pips) != 1 or len(pips.areas) != 1:
+            return False
+        s = c.spot
+        x, y = patch_to_frame(pips.pips[0][0], pips.pips[0][1], s.x, s.y, s.size)
+        side = math.sqrt(pips.areas[0]) * FACE_K * s.size / FACE_PX * back
+        crops = [crop(full, x * back, y * back, side * k) for k in PIP_AS_DIE]
+        values = [_read_at(p, AGREE) for p in self.classifier.probabilities(crops)]
+        return any(v is not None and v >= 2 for v in values)
+
     def _decide(
         self,
         frame: npt.NDArray[np.uint8],
@@ -748,6 +766,7 @@ class PipReader:
         cands: list[_Candidate],
         back: float,
         tray: npt.NDArray[np.float32] | None,
+        full: npt.NDArray[np.uint8],
     ) -> DieReading:
         s = c.spot
         center = (s.x * back, s.y * back)
@@ -776,6 +795,8 @@ class PipReader:
             and _pip_of_cut_die(frame, s, tray)
         ):
             return refuse("cut off at the frame edge")
+        if ok and k == 1 and back > 1.0 and self._pip_is_a_die(full, c, back):
+            return refuse(SMALL_DICE)
         contradict = pips.value is not None and pips.value != k
         squeeze = pips.squeeze()
         if k == len(pips.pips) and squeeze is not None and squeeze < TILTED:
