@@ -702,6 +702,26 @@ def test_a_jpeg_decoded_only_in_part_is_damaged_not_read(tmp_path: Path) -> None
     assert line["status"] == "error" and line["dice"] == [] and "damaged" in line["reason"]
 
 
+def test_a_tiff_decoded_only_in_part_is_damaged_not_read(tmp_path: Path) -> None:
+    """libtiff's complaint of a strip it could not decode comes through OpenCV's log,
+    which was silenced: a TIFF with a damaged byte was read "ok" with a 2 read as a 1.
+    It is now an error line naming the damage; the same picture intact reads ok."""
+    picture = cv2.imread(str(REPO / "table" / "data" / "frames" / "dice_63.jpg"))
+    ok, encoded = cv2.imencode(".tif", picture)
+    assert ok
+    raw = bytearray(encoded.tobytes())
+    intact = tmp_path / "intact.tif"
+    intact.write_bytes(bytes(raw))
+    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
+    damaged = tmp_path / "damaged.tif"
+    damaged.write_bytes(bytes(raw))
+    done = dicetable(str(damaged), str(intact))
+    assert done.returncode == 1 and done.stderr == ""
+    first, second = done.stdout.splitlines()
+    assert first.startswith(f"{damaged}: error — cannot read image: damaged (TIFF_Error "), first
+    assert second.startswith(f"{intact}: ok  6 3"), second
+
+
 def test_closed_standard_output_still_writes_the_pictures(tmp_path: Path) -> None:
     """Run with standard output closed (">&-"), the first line printed was an "internal
     error" and no picture was written."""

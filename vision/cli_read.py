@@ -219,7 +219,7 @@ def run(
         said: list[str] = []
         try:
             with _decoders_quiet(said):
-                image = load_image(file)
+                image = load_image(file, decoder_errors=True)
         except CameraError as exc:
             failed = True
             why = str(exc).removeprefix(f"{Path(file)}: ")
@@ -269,12 +269,21 @@ def run(
 # a child process the file as its standard error, another thread's words be taken for
 # the decode's, a crash's report be lost.
 DAMAGE_SAID = ("Corrupt JPEG data", "Premature end of JPEG file")
+# libtiff's errors come through OpenCV's log ("[ERROR:0@0.03] global grfmt_tiff.cpp:117
+# TIFF_Error LZWDecode: Not enough data at scanline 480"): a strip it could not decode
+# is left as it was, and a die there loses pips (a damaged byte read a 2 as a 1).
+TIFF_DAMAGE = " TIFF_Error "
 
 
 def _damage(said: list[str]) -> str:
     """The first thing the image libraries said that means the picture is damaged."""
     lines = (line.strip() for text in said for line in text.splitlines())
-    return next((line for line in lines if line.startswith(DAMAGE_SAID)), "")
+    for line in lines:
+        if line.startswith(DAMAGE_SAID):
+            return line
+        if TIFF_DAMAGE in line:
+            return line[line.index(TIFF_DAMAGE) + 1 :]
+    return ""
 
 
 @contextlib.contextmanager

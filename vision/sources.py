@@ -305,8 +305,12 @@ def _tiff_size(data: bytes) -> tuple[int, int] | None:
     return found[256], found[257]
 
 
-def load_image(path: str | Path) -> Frame:
-    """Read one photo as BGR uint8, or raise :class:`CameraError` saying why not."""
+def load_image(path: str | Path, decoder_errors: bool = False) -> Frame:
+    """Read one photo as BGR uint8, or raise :class:`CameraError` saying why not.
+
+    ``decoder_errors``: OpenCV's log of its decoders' errors is kept, on standard error,
+    for a caller that takes it there (``dicetable read``): libtiff's complaint of a
+    damaged strip comes only that way, with the picture still decoded."""
     p = Path(path)
     with _looking_at(str(p)):
         if not p.exists():
@@ -326,7 +330,8 @@ def load_image(path: str | Path) -> Frame:
     if jpeg_cut_short(raw):
         raise CameraError(f"{p}: damaged (the JPEG stops before its end: cut short)")
     try:
-        with quiet_opencv():  # its decoders' warnings would break the one line per image
+        # its decoders' warnings would break the one line per image
+        with quiet_opencv(errors=decoder_errors):
             image = cv2.imdecode(np.frombuffer(raw, dtype=np.uint8), cv2.IMREAD_COLOR)
     except cv2.error:
         image = None
@@ -408,10 +413,11 @@ class FolderSource(ImageFilesSource):
 
 
 @contextlib.contextmanager
-def quiet_opencv() -> Iterator[None]:
+def quiet_opencv(errors: bool = False) -> Iterator[None]:
     """Silence OpenCV's own log while probing devices or decoding; we report failures
     ourselves. Its errors too: a damaged PNG printed "[ERROR:0@0.05] global loadsave.cpp
-    ... imdecode_" over two lines before our one line saying the same.
+    ... imdecode_" over two lines before our one line saying the same. ``errors``: all but
+    its errors, for a caller that has taken standard error to read them.
 
     FFmpeg, behind OpenCV's video files, logs on its own ("[mjpeg @ 0x...] No JPEG data
     found in image") at a level OpenCV reads from the environment once, when it first
@@ -423,7 +429,7 @@ def quiet_opencv() -> Iterator[None]:
         yield
         return
     old = logging.getLogLevel()
-    logging.setLogLevel(logging.LOG_LEVEL_SILENT)
+    logging.setLogLevel(logging.LOG_LEVEL_ERROR if errors else logging.LOG_LEVEL_SILENT)
     try:
         yield
     finally:
