@@ -702,6 +702,26 @@ def test_a_jpeg_decoded_only_in_part_is_damaged_not_read(tmp_path: Path) -> None
     assert line["status"] == "error" and line["dice"] == [] and "damaged" in line["reason"]
 
 
+def test_a_removed_current_folder_still_gives_one_line_per_image(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the current folder removed, following the links of a relative name raised,
+    and the whole command was one line, "No such file or directory", for no image."""
+    photo = write(tmp_path / "wide.png", 64, 48)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    code, lines, err = run(
+        ["--json", "x.jpg", photo, "--annotate", str(tmp_path / "out")], FakeReader()
+    )
+    assert code == 1 and err == "", err
+    first, second = (json.loads(line) for line in lines)
+    assert first["file"] == "x.jpg" and first["status"] == "error"
+    assert second["file"] == photo and second["status"] == "ok"
+    assert (tmp_path / "out" / "wide.read.jpg").is_file()
+
+
 def test_a_tiff_decoded_only_in_part_is_damaged_not_read(tmp_path: Path) -> None:
     """libtiff's complaint of a strip it could not decode comes through OpenCV's log,
     which was silenced: a TIFF with a damaged byte was read "ok" with a 2 read as a 1.
