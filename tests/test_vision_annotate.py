@@ -9,11 +9,15 @@ import numpy as np
 import pytest
 
 from vision.annotate import (
+    _label_size,
+    _place,
     annotate,
     ascii_text,
     banner_text,
     die_label,
+    leader,
     place_labels,
+    shorten_repeats,
     status_line,
 )
 from vision.types import DieReading, FrameReading, FrameStatus
@@ -47,6 +51,59 @@ def test_a_label_stays_in_the_picture_and_below_the_banner() -> None:
     # a label too big to go anywhere free still gets a place inside the picture
     ((x0, y0, x1, y1),) = place_labels([(0, 0, 300, 200)], [(100, 30)], (240, 320))
     assert x0 >= 0 and x1 <= 320 and y1 <= 240
+
+
+def _refused_row(n: int, reason: str, y: float = 12.0) -> tuple[DieReading, ...]:
+    return tuple(
+        DieReading(None, (30.0 + 45 * i, y), ((30.0 + 45 * i, y), (36.0, 36.0), 0.0), 0.5, reason)
+        for i in range(n)
+    )
+
+
+def _boxes(dice: tuple[DieReading, ...]) -> list[tuple[int, int, int, int]]:
+    return [
+        (int(d.center[0] - 18), int(d.center[1] - 18), int(d.center[0] + 18), int(d.center[1] + 18))
+        for d in dice
+    ]
+
+
+def test_a_row_of_dice_cut_off_alike_gets_short_labels_that_do_not_pile_up() -> None:
+    """Twelve dice cut off along the top edge, 45 px apart: twelve "die N: cut off at
+    the frame edge" labels lay over each other, a pile no one could read. The first
+    keeps the reason; the others that could not lie clear say only "die N"."""
+    dice = _refused_row(12, "cut off at the frame edge")
+    boxes = _boxes(dice)
+    labels = [die_label(d, i) for i, d in enumerate(dice, start=1)]
+
+    def placed() -> list[tuple[int, tuple[int, int, int, int]]]:
+        return _place(boxes, [_label_size(t, 0.48) for t in labels], (480, 640), top=30)
+
+    before = placed()
+    assert any(cost > 0 for cost, _ in before)  # the pile
+    assert shorten_repeats(dice, [cost for cost, _ in before], labels)
+    assert labels[0] == "die 1: cut off at the frame edge"
+    assert all(t == f"die {i}" or t == die_label(dice[i - 1], i) for i, t in enumerate(labels, 1))
+    assert sum(t.startswith("die ") and ":" not in t for t in labels) >= 6
+    after = [rect for _, rect in placed()]
+    for a, b in itertools.combinations(after, 2):
+        assert not _overlap(a, b), (a, b)
+
+
+def test_a_label_set_away_from_its_die_is_joined_to_it_by_a_line() -> None:
+    box = (100, 100, 140, 140)
+    assert leader(box, (100, 76, 130, 98)) is None  # just above it
+    assert leader(box, (142, 100, 170, 120)) is None  # just right of it
+    assert leader(box, (100, 186, 130, 206)) == ((115, 140), (115, 186))  # far below
+    assert leader(box, (10, 10, 40, 30)) == ((100, 100), (40, 30))  # far up and left
+
+
+def test_only_a_repeated_reason_whose_label_cannot_lie_clear_is_shortened() -> None:
+    dice = _refused_row(2, "touching another die") + _refused_row(1, "tilted", 300.0)
+    labels = [die_label(d, i) for i, d in enumerate(dice, start=1)]
+    assert not shorten_repeats(dice, [0, 0, 0], labels)  # all lie clear: all kept whole
+    assert labels[1] == "die 2: touching another die"
+    assert shorten_repeats(dice, [5, 5, 5], labels)  # only die 2 repeats an earlier reason
+    assert labels == ["die 1: touching another die", "die 2", "die 3: tilted"]
 
 
 def test_a_refused_die_is_labelled_with_its_number_in_the_verdict() -> None:

@@ -92,16 +92,29 @@ def place_labels(
     bottom: int | None = None,
 ) -> list[Rect]:
     """Where each die's label goes: beside its own box (above, below, right or left, in
-    that order of preference), inside the image between ``top`` and ``bottom`` (clear of
+    that order of preference; one to three label heights farther below or above where
+    each of those covers another label), inside the image between ``top`` and ``bottom`` (clear of
     the banner), and where it covers no other label and no die; failing that, where it
     covers the least. In a cluster of small dice, labels drawn all above their dice would
     hide each other and the dice next to them."""
+    return [rect for _cost, rect in _place(boxes, sizes, shape, top, bottom)]
+
+
+def _place(
+    boxes: list[Rect],
+    sizes: list[tuple[int, int]],
+    shape: tuple[int, int],
+    top: int = 0,
+    bottom: int | None = None,
+) -> list[tuple[int, Rect]]:
+    """``place_labels``, each place with what it covers (0: nothing)."""
     h, w = shape
     floor = h if bottom is None else max(min(bottom, h), top)
     placed: list[Rect] = []
+    costs: list[int] = []
     for (x0, y0, x1, y1), (lw, lh) in zip(boxes, sizes, strict=True):
         gap = 2
-        candidates = [
+        near = [
             (x0, y0 - gap - lh),  # above, left-aligned
             (x0, y1 + gap),  # below
             (x1 + gap, y0),  # right
@@ -109,20 +122,49 @@ def place_labels(
             (x1 - lw, y0 - gap - lh),  # above, right-aligned
             (x1 - lw, y1 + gap),  # below, right-aligned
         ]
-        best: tuple[int, Rect] | None = None  # the first of the least covering
-        for cx, cy in candidates:
+        # past the labels of a row of dice: farther below, then above
+        far = [(x0, y1 + gap + k * lh) for k in (1, 2, 3)]
+        far += [(x0, y0 - gap - (k + 1) * lh) for k in (1, 2, 3)]
+        best: tuple[int, int, Rect] | None = None  # the first of the least covering
+        for i, (cx, cy) in enumerate(near + far):
+            if i == len(near) and best is not None and best[1] == 0:
+                break  # beside its die, over no other label: no farther
             cx = min(max(cx, 0), max(w - lw, 0))
             cy = min(max(cy, top), max(floor - lh, top))
             r = (cx, cy, cx + lw, cy + lh)
-            cost = sum(_overlap(r, o) for o in placed) * 4
-            cost += sum(_overlap(r, b) for b in boxes)
+            on_labels = sum(_overlap(r, o) for o in placed)
+            cost = on_labels * 4 + sum(_overlap(r, b) for b in boxes)
             if best is None or cost < best[0]:
-                best = (cost, r)
+                best = (cost, on_labels, r)
             if cost == 0:
                 break
         assert best is not None
-        placed.append(best[1])
-    return placed
+        costs.append(best[0])
+        placed.append(best[2])
+    return list(zip(costs, placed, strict=True))
+
+
+def _facing(a0: int, a1: int, b0: int, b1: int) -> tuple[int, int]:
+    """Along one axis, the nearest coordinates of spans [a0, a1] and [b0, b1]: the middle
+    of their common part where they share one."""
+    if a1 < b0:
+        return a1, b0
+    if b1 < a0:
+        return a0, b1
+    mid = (max(a0, b0) + min(a1, b1)) // 2
+    return mid, mid
+
+
+def leader(
+    box: Rect, label: Rect, reach: int = 4
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """A line from a die's box to its label, where the label lies farther than ``reach``
+    from it (set past a row of other labels), else None."""
+    ax, bx = _facing(box[0], box[2], label[0], label[2])
+    ay, by = _facing(box[1], box[3], label[1], label[3])
+    if max(abs(bx - ax), abs(by - ay)) <= reach:
+        return None
+    return (ax, ay), (bx, by)
 
 
 def die_label(die: DieReading, number: int | None = None) -> str:
@@ -133,6 +175,25 @@ def die_label(die: DieReading, number: int | None = None) -> str:
         return str(die.value)
     reason = die.reason or "?"
     return ascii_text(reason if number is None else f"die {number}: {reason}")
+
+
+def shorten_repeats(dice: tuple[DieReading, ...], costs: list[int], labels: list[str]) -> bool:
+    """Shorten, in ``labels``, the labels of dice not read that repeat an earlier die's
+    reason, ``die 4``, where some label of that reason covers another label or a die
+    (``costs``). A row of dice cut off at the frame's edge gave a pile of "cut off at the
+    frame edge" labels over each other that no one could read; the first keeps the
+    reason. Whether any was shortened."""
+    crowded = {d.reason for d, cost in zip(dice, costs, strict=True) if d.value is None and cost}
+    said: set[str] = set()
+    short = False
+    for i, die in enumerate(dice):
+        if die.value is not None:
+            continue
+        if die.reason in said and die.reason in crowded and labels[i] != f"die {i + 1}":
+            labels[i] = f"die {i + 1}"
+            short = True
+        said.add(die.reason)
+    return short
 
 
 def status_line(reading: FrameReading) -> str:
@@ -215,14 +276,26 @@ def annotate(image_bgr: Image, reading: FrameReading, *, title: str | None = Non
         min(scale * (1.3 if d.value is not None else 0.8), max(0.35, (b[3] - b[1]) / 55.0))
         for d, b in zip(reading.dice, boxes, strict=True)
     ]
-    sizes = [_label_size(t, sc) for t, sc in zip(labels, scales, strict=True)]
     clear = (height, rows) if at_top else (0, rows - height)  # the rows the banner leaves
-    places = place_labels(boxes, sizes, (rows, width), top=clear[0], bottom=clear[1])
+
+    def placed() -> list[tuple[int, Rect]]:
+        sizes = [_label_size(t, sc) for t, sc in zip(labels, scales, strict=True)]
+        return _place(boxes, sizes, (rows, width), top=clear[0], bottom=clear[1])
+
+    places = placed()
+    if shorten_repeats(reading.dice, [cost for cost, _ in places], labels):
+        places = placed()
     for die, pts in zip(reading.dice, corners, strict=True):
         colour = GREEN if die.value is not None else ORANGE
         cv2.polylines(canvas, [pts], True, BLACK, line + 2, cv2.LINE_AA)
         cv2.polylines(canvas, [pts], True, colour, line, cv2.LINE_AA)
-    for die, text_, sc, rect in zip(reading.dice, labels, scales, places, strict=True):
+    for die, box, (_, rect) in zip(reading.dice, boxes, places, strict=True):
+        line_ends = leader(box, rect)
+        if line_ends is not None:
+            colour = GREEN if die.value is not None else ORANGE
+            cv2.line(canvas, *line_ends, BLACK, line + 2, cv2.LINE_AA)
+            cv2.line(canvas, *line_ends, colour, line, cv2.LINE_AA)
+    for die, text_, sc, (_, rect) in zip(reading.dice, labels, scales, places, strict=True):
         _put_label(canvas, text_, rect, sc, GREEN if die.value is not None else ORANGE)
     overlay = canvas.copy()
     cv2.rectangle(overlay, (0, y0), (width, y0 + height), banner_colour, -1)
