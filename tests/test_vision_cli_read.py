@@ -702,6 +702,15 @@ def test_a_jpeg_decoded_only_in_part_is_damaged_not_read(tmp_path: Path) -> None
     assert line["status"] == "error" and line["dice"] == [] and "damaged" in line["reason"]
 
 
+def test_a_dash_says_standard_input_is_not_read(tmp_path: Path) -> None:
+    """``-`` is standard input to many commands; it said "no such file"."""
+    a = write(tmp_path / "a.png", 64, 48)
+    code, lines, _ = run(["-", a], FakeReader())
+    assert code == 1
+    assert lines[0] == "-: error — standard input is not read: name the photo (or /dev/stdin)"
+    assert lines[1].startswith(f"{a}: ok")
+
+
 def test_a_removed_current_folder_still_gives_one_line_per_image(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -79,6 +79,9 @@ def _inputs(names: list[str]) -> list[tuple[str, str]]:
         if not name.strip():  # Path("") is the current folder: not what was meant
             out.append((name, "an empty path is no image"))
             continue
+        if name == "-":  # said "no such file", as if a file named "-" were meant
+            out.append((name, "standard input is not read: name the photo (or /dev/stdin)"))
+            continue
         path = Path(name)
         try:
             is_dir = path.is_dir()
