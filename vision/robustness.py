@@ -379,6 +379,10 @@ ALTERATIONS: dict[str, Alteration] = {
     "enlarged 1.6": rescaled(1.6),
     "enlarged 2x": rescaled(2.0),
     "framed 2x": framed(2.0),
+    # a 12-14 MP camera: far away, the dice as small as in the photos (30-50 px), or
+    # at the photos' distance, the dice six times as big; both frames are shrunk by 3
+    "framed 6x": framed(6.0),
+    "enlarged 6x": rescaled(6.0),
     "half as bright": pixels(lambda x, rng: x * 0.5),
     "brightened": pixels(lambda x, rng: 255.0 * (x / 255.0) ** 0.6),
     "dark corners": pixels(vignetted),
