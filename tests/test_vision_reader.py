@@ -19,6 +19,7 @@ from vision.pips import PipCount, count_pips
 from vision.reader import (
     OVERLAPS,
     SMALL_DICE,
+    TOO_DARK,
     VIEWS_AGREE,
     VIEWS_SURE,
     PipReader,
@@ -484,6 +485,29 @@ def test_a_dark_or_glaring_frame_is_refused_as_such(
     assert r.status is FrameStatus.REROLL
     assert r.reason == reason
     assert r.dice == ()
+
+
+@needs_data
+def test_dice_on_a_black_tray_are_read_not_too_dark(reader: PipReader) -> None:
+    """A tuning photo's white board made black felt (grey 20 with noise; the board is
+    what lies near its median colour, or light and grey): the frame's mean is 21, under
+    TOO_DARK, and the whole frame was refused as "too dark" though its dice are lit.
+    Its seven dice are read now."""
+    img = _tuning_photo("IMG_20191208_111947.jpg")
+    f = _frame(img)
+    lab = cv2.cvtColor(f, cv2.COLOR_BGR2LAB).astype(np.float32)
+    dist = np.linalg.norm(lab - np.median(lab.reshape(-1, 3), axis=0), axis=2)
+    grey = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128) < 12
+    board = ((dist < 25) | (grey & (lab[..., 0] > 120))).astype(np.uint8)
+    board = cv2.morphologyEx(board, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)).astype(bool)
+    felt = np.clip(np.random.default_rng(0).normal(20, 3, f.shape), 0, 255).astype(np.uint8)
+    f[board] = felt[board]
+    assert float(cv2.cvtColor(f, cv2.COLOR_BGR2GRAY).mean()) < TOO_DARK
+    r = reader.read(f)
+    assert r.reason != "too dark"
+    sc = Score()
+    score_image(img, r.dice, sc)
+    assert sc.wrong == 0 and sc.right >= len(img.dice) - 1, sc
 
 
 def test_a_frame_with_no_detail_at_all_is_blurred(reader: PipReader) -> None:
