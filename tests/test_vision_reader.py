@@ -489,19 +489,12 @@ def test_a_dark_or_glaring_frame_is_refused_as_such(
 
 @needs_data
 def test_dice_on_a_black_tray_are_read_not_too_dark(reader: PipReader) -> None:
-    """A tuning photo's white board made black felt (grey 20 with noise; the board is
-    what lies near its median colour, or light and grey): the frame's mean is 21, under
+    """A tuning photo's white board made black felt (``robustness.black_tray``): the
+    frame's mean is 21, under
     TOO_DARK, and the whole frame was refused as "too dark" though its dice are lit.
     Its seven dice are read now."""
     img = _tuning_photo("IMG_20191208_111947.jpg")
-    f = _frame(img)
-    lab = cv2.cvtColor(f, cv2.COLOR_BGR2LAB).astype(np.float32)
-    dist = np.linalg.norm(lab - np.median(lab.reshape(-1, 3), axis=0), axis=2)
-    grey = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128) < 12
-    board = ((dist < 25) | (grey & (lab[..., 0] > 120))).astype(np.uint8)
-    board = cv2.morphologyEx(board, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)).astype(bool)
-    felt = np.clip(np.random.default_rng(0).normal(20, 3, f.shape), 0, 255).astype(np.uint8)
-    f[board] = felt[board]
+    f, _ = robustness.black_tray(_frame(img), img.dice, 0)
     assert float(cv2.cvtColor(f, cv2.COLOR_BGR2GRAY).mean()) < TOO_DARK
     r = reader.read(f)
     assert r.reason != "too dark"

@@ -371,6 +371,22 @@ def sharpened(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.asarray(cv2.addWeighted(frame, 2.0, soft, -1.0, 0.0), np.uint8), dice
 
 
+def black_tray(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """The tray made black felt (grey 20, noise 3): the tray is what lies near the frame's
+    median colour (Lab distance under 25), or is light and grey (its shaded parts). White
+    dice go with it, and a grey rim stays around some dice: a rough cut, for byler's
+    coloured dice on their white board."""
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB).astype(np.float32)
+    dist = np.linalg.norm(lab - np.median(lab.reshape(-1, 3), axis=0), axis=2)
+    grey = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128) < 12
+    tray = ((dist < 25) | (grey & (lab[..., 0] > 120))).astype(np.uint8)
+    tray = cv2.morphologyEx(tray, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)).astype(bool)
+    felt = np.random.default_rng(seed).normal(20.0, 3.0, frame.shape)
+    out = frame.copy()
+    out[tray] = np.clip(felt, 0, 255).astype(np.uint8)[tray]
+    return out, dice
+
+
 ALTERATIONS: dict[str, Alteration] = {
     "as taken": as_taken,
     "quarter turn": quarter_turn,
@@ -402,6 +418,7 @@ ALTERATIONS: dict[str, Alteration] = {
     # a warm lamp's light, the camera's white balance left for daylight
     "warm lamp": pixels(lambda x, rng: x * np.array([0.7, 0.95, 1.2], np.float32)),
     "sharpened": sharpened,
+    "black tray": black_tray,
 }
 
 
