@@ -683,18 +683,28 @@ def test_damaged_files_are_one_line_each_and_nothing_on_standard_error(tmp_path:
     assert done.stderr == ""
 
 
+def _damaged_beside_intact(
+    tmp_path: Path, data: bytes, suffix: str
+) -> tuple[Path, Path, list[str]]:
+    """A picture's bytes as ``intact`` and with four bytes in its middle zeroed as
+    ``damaged``, read in that order (damaged first): the two paths and the lines."""
+    intact = tmp_path / f"intact{suffix}"
+    intact.write_bytes(data)
+    raw = bytearray(data)
+    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
+    damaged = tmp_path / f"damaged{suffix}"
+    damaged.write_bytes(bytes(raw))
+    done = dicetable(str(damaged), str(intact))
+    assert done.returncode == 1 and done.stderr == ""
+    return damaged, intact, done.stdout.splitlines()
+
+
 def test_a_jpeg_decoded_only_in_part_is_damaged_not_read(tmp_path: Path) -> None:
     """A JPEG with a few bytes changed still decodes, grey or smeared past the damage:
     libjpeg's "Corrupt JPEG data" went to the closed standard error, and the photo was
     read "ok" with a die missing. It is now an error line naming the damage."""
-    intact = REPO / "table" / "data" / "frames" / "dice_63.jpg"
-    raw = bytearray(intact.read_bytes())
-    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
-    damaged = tmp_path / "damaged.jpg"
-    damaged.write_bytes(bytes(raw))
-    done = dicetable(str(damaged), str(intact))
-    assert done.returncode == 1 and done.stderr == ""
-    first, second = done.stdout.splitlines()
+    frame = REPO / "table" / "data" / "frames" / "dice_63.jpg"
+    damaged, intact, (first, second) = _damaged_beside_intact(tmp_path, frame.read_bytes(), ".jpg")
     assert first.startswith(f"{damaged}: error — cannot read image: damaged (Corrupt JPEG data")
     assert second.startswith(f"{intact}: ok  6 3")
     done = dicetable("--json", str(damaged))
@@ -738,15 +748,7 @@ def test_a_tiff_decoded_only_in_part_is_damaged_not_read(tmp_path: Path) -> None
     picture = cv2.imread(str(REPO / "table" / "data" / "frames" / "dice_63.jpg"))
     ok, encoded = cv2.imencode(".tif", picture)
     assert ok
-    raw = bytearray(encoded.tobytes())
-    intact = tmp_path / "intact.tif"
-    intact.write_bytes(bytes(raw))
-    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
-    damaged = tmp_path / "damaged.tif"
-    damaged.write_bytes(bytes(raw))
-    done = dicetable(str(damaged), str(intact))
-    assert done.returncode == 1 and done.stderr == ""
-    first, second = done.stdout.splitlines()
+    damaged, intact, (first, second) = _damaged_beside_intact(tmp_path, encoded.tobytes(), ".tif")
     assert first.startswith(f"{damaged}: error — cannot read image: damaged (TIFF_Error "), first
     assert second.startswith(f"{intact}: ok  6 3"), second
 
