@@ -345,6 +345,8 @@ def test_reader_that_cannot_start_is_one_line(tmp_path: Path) -> None:
         [],
         ["--expect", "two", "a.jpg"],
         ["--expect", "0", "a.jpg"],
+        ["--expect", "2_0", "a.jpg"],  # int() reads it as 20
+        ["--expect", "-1", "a.jpg"],
         ["--bogus", "a.jpg"],
         ["--annotate", "", "a.jpg"],  # an unset shell variable: not the current folder
     ],

@@ -33,10 +33,11 @@ from vision.types import FrameReading
 
 
 def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of dice: {text!r}") from None
+    # Plain digits only: int() also takes "2_0" (20), "+3" and other scripts' digits.
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit()):
+        raise argparse.ArgumentTypeError(f"not a number of dice: {text!r}")
+    n = int(digits)
     if not 1 <= n <= 50:
         raise argparse.ArgumentTypeError(f"number of dice must be 1 to 50, not {n}")
     return n
