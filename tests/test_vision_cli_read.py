@@ -723,6 +723,23 @@ def test_a_dash_says_standard_input_is_not_read(tmp_path: Path) -> None:
     assert lines[1].startswith(f"{a}: ok")
 
 
+def test_a_video_given_for_a_photo_is_called_a_video(tmp_path: Path) -> None:
+    """A video said only "not an image OpenCV can read (damaged, another format, ...)"."""
+    video = tmp_path / "throw.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    for level in (40, 80):
+        writer.write(np.full((48, 64, 3), level, np.uint8))
+    writer.release()
+    photo = write(tmp_path / "wide.png", 64, 48)
+    code, lines, _ = run([str(video), photo], FakeReader())
+    assert code == 1
+    assert lines[0] == (
+        f"{video}: error — cannot read image: a video, not a photo "
+        '(camera.source = "video:PATH" replays one)'
+    )
+    assert lines[1].startswith(f"{photo}: ok")
+
+
 def test_a_removed_current_folder_still_gives_one_line_per_image(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

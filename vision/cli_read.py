@@ -31,6 +31,10 @@ from vision.sources import IMAGE_SUFFIXES, CameraError, list_images, load_image,
 from vision.streams import send_nowhere
 from vision.types import FrameReading
 
+# What a video file given for a photo is called by ("not an image OpenCV can read" said
+# nothing of why).
+VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".h264", ".mjpeg"})
+
 
 def _count(text: str) -> int:
     # Plain digits only: int() also takes "2_0" (20), "+3" and other scripts' digits.
@@ -237,6 +241,8 @@ def run(
         except CameraError as exc:
             failed = True
             why = str(exc).removeprefix(f"{Path(file)}: ")
+            if why.startswith("not an image") and Path(file).suffix.lower() in VIDEO_SUFFIXES:
+                why = 'a video, not a photo (camera.source = "video:PATH" replays one)'
             _emit(stdout, _error_line(file, f"cannot read image: {why}", args.json))
             continue
         damage = _damage(said)
