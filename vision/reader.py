@@ -755,7 +755,8 @@ class PipReader:
         tray or a board seen from far, with dice lying in it too small for the locator to
         find or too small to read once the frame is shrunk, is found as one big die
         showing a 1. The pips of the 1s read in the photos enlarged three and six times
-        (780 of them, both parts) were read as a 2-6 at 0.90 at most."""
+        (780 of them, both parts) were read as a 2-6 at 0.90 at most; a review's sweep of
+        other factors found one at 0.96, a real 1 so refused (BENCHMARKS.md)."""
         pips = c.pips
         if not pips.pips or len(pips.areas) != len(pips.pips):
             return False
