@@ -162,3 +162,16 @@ def test_the_biggest_pips_place_a_top_face_only_near_the_found_centre() -> None:
     assert blob.biggest_in_frame(2, 100.0, 100.0, 40.0) is None
     edge = PipCount(((c, c + 15),), None, 50.0, (20.0,), (0.9,), side)
     assert edge.biggest_in_frame(1, 100.0, 100.0, 40.0) is None
+
+
+def test_pips_in_frame_gives_each_pips_place_and_side_in_frame_pixels() -> None:
+    # A die 95 px across is cut into the 40 px patch at 0.95 of its side: 1 patch px is
+    # 2.375 frame px. A pip at the patch's centre lies at the die's centre.
+    pips = PipCount(
+        ((FACE_PX / 2, FACE_PX / 2), (FACE_PX / 2 + 8, FACE_PX / 2)), 2, 50.0, (16.0, 9.0)
+    )
+    (x0, y0, side0), (x1, y1, side1) = pips.pips_in_frame(300.0, 200.0, 100.0)
+    assert (x0, y0) == pytest.approx((300.0, 200.0))
+    assert (x1, y1) == pytest.approx((300.0 + 8 * 2.375, 200.0))
+    assert (side0, side1) == pytest.approx((4 * 2.375, 3 * 2.375))
+    assert PipCount(((20.0, 20.0),), 1, 50.0).pips_in_frame(300.0, 200.0, 100.0) == ()

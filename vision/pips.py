@@ -35,9 +35,14 @@ PATTERNS: dict[int, list[frozenset[tuple[int, int]]]] = {
 }
 
 
+def _patch_scale(size: float) -> float:
+    """Face patch pixels (``face_patch``) per frame pixel, for a die ``size`` across."""
+    return FACE_PX / (FACE_K * size)
+
+
 def patch_to_frame(u: float, v: float, cx: float, cy: float, size: float) -> tuple[float, float]:
     """A point of the face patch (``face_patch``) in frame pixels, for a die cut at (cx, cy)."""
-    s = FACE_PX / (FACE_K * size)
+    s = _patch_scale(size)
     return (cx + (u - FACE_PX / 2) / s, cy + (v - FACE_PX / 2) / s)
 
 
@@ -71,6 +76,19 @@ class PipCount:
         p -= p.mean(axis=0)
         lo, hi = np.linalg.eigvalsh(p.T @ p)
         return float(math.sqrt(max(lo, 0.0) / hi)) if hi > 0 else None
+
+    def pips_in_frame(
+        self, cx: float, cy: float, size: float
+    ) -> tuple[tuple[float, float, float], ...]:
+        """Each pip's centre and side (the square root of its area) in frame pixels, for a
+        die cut at (cx, cy); none when the areas are not known."""
+        if len(self.areas) != len(self.pips):
+            return ()
+        s = _patch_scale(size)
+        return tuple(
+            (*patch_to_frame(u, v, cx, cy, size), math.sqrt(area) / s)
+            for (u, v), area in zip(self.pips, self.areas, strict=True)
+        )
 
     def centre_in_frame(self, cx: float, cy: float, size: float) -> tuple[float, float] | None:
         """The pips' centroid in frame pixels (the face's centre), for a die cut at (cx, cy)."""
@@ -164,7 +182,7 @@ class PipCount:
 def face_patch(
     frame: npt.NDArray[np.uint8], cx: float, cy: float, size: float
 ) -> npt.NDArray[np.uint8]:
-    s = FACE_PX / (FACE_K * size)
+    s = _patch_scale(size)
     # Work on a region just around the face looked at (FACE_K sides), with a margin for the
     # warp's bilinear neighbours and, when shrinking a lot, the smoothing kernel's reach.
     sigma = 0.4 / s

@@ -18,7 +18,6 @@ Steps, all measured from the frame itself (no fixed pixel areas):
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from vision.classify import CROP_K, Classifier, crop
 from vision.frames import checked_frame
 from vision.glare import is_reflection
 from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place, suppress
-from vision.pips import FACE_K, FACE_PX, PipCount, count_pips, patch_to_frame
+from vision.pips import PipCount, count_pips
 from vision.types import DieReading, FrameReading, FrameStatus
 
 MAX_SIDE = 1280
@@ -757,15 +756,14 @@ class PipReader:
         showing a 1. The pips of the 1s read in the photos enlarged three and six times
         (780 of them, both parts) were read as a 2-6 at 0.90 at most; a review's sweep of
         other factors found one at 0.96, a real 1 so refused (BENCHMARKS.md)."""
-        pips = c.pips
-        if not pips.pips or len(pips.areas) != len(pips.pips):
-            return False
         s = c.spot
-        crops = []
-        for (u, v), area in zip(pips.pips, pips.areas, strict=True):
-            x, y = patch_to_frame(u, v, s.x, s.y, s.size)
-            side = math.sqrt(area) * FACE_K * s.size / FACE_PX * back
-            crops += [crop(full, x * back, y * back, side * k) for k in PIP_AS_DIE]
+        crops = [
+            crop(full, x * back, y * back, side * back * k)
+            for x, y, side in c.pips.pips_in_frame(s.x, s.y, s.size)
+            for k in PIP_AS_DIE
+        ]
+        if not crops:
+            return False
         values = [_read_at(p, AGREE) for p in self.classifier.probabilities(crops)]
         return any(v is not None and v >= 2 for v in values)
 
