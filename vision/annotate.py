@@ -189,7 +189,7 @@ def shorten_repeats(dice: tuple[DieReading, ...], costs: list[int], labels: list
     for i, die in enumerate(dice):
         if die.value is not None:
             continue
-        if die.reason in said and die.reason in crowded and labels[i] != f"die {i + 1}":
+        if die.reason in said and die.reason in crowded:
             labels[i] = f"die {i + 1}"
             short = True
         said.add(die.reason)
@@ -285,18 +285,17 @@ def annotate(image_bgr: Image, reading: FrameReading, *, title: str | None = Non
     places = placed()
     if shorten_repeats(reading.dice, [cost for cost, _ in places], labels):
         places = placed()
-    for die, pts in zip(reading.dice, corners, strict=True):
-        colour = GREEN if die.value is not None else ORANGE
+    colours = [GREEN if d.value is not None else ORANGE for d in reading.dice]
+    for colour, pts in zip(colours, corners, strict=True):
         cv2.polylines(canvas, [pts], True, BLACK, line + 2, cv2.LINE_AA)
         cv2.polylines(canvas, [pts], True, colour, line, cv2.LINE_AA)
-    for die, box, (_, rect) in zip(reading.dice, boxes, places, strict=True):
+    for colour, box, (_, rect) in zip(colours, boxes, places, strict=True):
         line_ends = leader(box, rect)
         if line_ends is not None:
-            colour = GREEN if die.value is not None else ORANGE
             cv2.line(canvas, *line_ends, BLACK, line + 2, cv2.LINE_AA)
             cv2.line(canvas, *line_ends, colour, line, cv2.LINE_AA)
-    for die, text_, sc, (_, rect) in zip(reading.dice, labels, scales, places, strict=True):
-        _put_label(canvas, text_, rect, sc, GREEN if die.value is not None else ORANGE)
+    for colour, text_, sc, (_, rect) in zip(colours, labels, scales, places, strict=True):
+        _put_label(canvas, text_, rect, sc, colour)
     # Only the banner's rows are blended: a copy of the whole picture cost a 56 MP
     # photo 170 MB more.
     band = canvas[max(0, y0) : y0 + height + 1]  # as cv2.rectangle filled it: both ends
