@@ -27,7 +27,14 @@ import cv2
 
 from vision.annotate import annotate
 from vision.settle import FrameReader
-from vision.sources import IMAGE_SUFFIXES, CameraError, list_images, load_image, quiet_opencv
+from vision.sources import (
+    IMAGE_SUFFIXES,
+    CameraError,
+    list_images,
+    load_image,
+    quiet_opencv,
+    real_path,
+)
 from vision.streams import send_nowhere
 from vision.types import FrameReading
 
@@ -125,16 +132,6 @@ ANNOTATED = ".read.jpg"
 """How the pictures ``--annotate`` writes end (``photo.read.jpg``, ``photo-2.read.jpg``)."""
 
 
-def _real(path: str | Path) -> Path:
-    """``path`` with its links followed, or as given where that cannot be known: a
-    relative name when the current folder has been removed (``os.getcwd`` fails, and the
-    whole command stopped on one line before any image's)."""
-    try:
-        return Path(os.path.realpath(path))
-    except OSError:
-        return Path(path)
-
-
 def _annotated_path(folder: Path, file: str, taken: set[Path]) -> tuple[Path, bool]:
     """``DIR/<name>.read.jpg`` (a name too long for a file cut), and whether it had to be
     numbered because an earlier input had the same name. ``taken`` holds real paths
@@ -144,7 +141,7 @@ def _annotated_path(folder: Path, file: str, taken: set[Path]) -> tuple[Path, bo
     stem = _cut(Path(file).stem) or "image"
     candidate = folder / f"{stem}{ANNOTATED}"
     n = 2
-    while (real := _real(candidate)) in taken:
+    while (real := real_path(candidate)) in taken:
         candidate = folder / f"{stem}-{n}{ANNOTATED}"
         n += 1
     taken.add(real)
@@ -228,7 +225,7 @@ def run(
 
     failed = False
     inputs = _inputs(list(args.images))
-    taken = {_real(f) for f, why_not in inputs if not why_not}
+    taken = {real_path(f) for f, why_not in inputs if not why_not}
     for file, why_not in inputs:
         if why_not:
             failed = True

@@ -126,6 +126,15 @@ def as_bgr(image: npt.NDArray[Any], what: str) -> Frame:
     raise CameraError(f"{what}: unexpected frame shape {image.shape}")
 
 
+def real_path(path: str | Path) -> Path:
+    """``path`` with its links followed, or as given where that cannot be known: a
+    relative name when the current folder has been removed (``os.getcwd`` fails)."""
+    try:
+        return Path(os.path.realpath(path))
+    except OSError:
+        return Path(path)
+
+
 def _absent(path: Path, what: str) -> str:
     """Why ``path``, which ``exists()`` says is not there, is not: "no such ``what``", or,
     for a symbolic link, that it leads nowhere (its target gone, or links in a loop)."""

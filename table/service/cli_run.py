@@ -373,9 +373,7 @@ def _replaces_the_tables_own(data: DataDir, args: argparse.Namespace, gif: Path 
     config file the next start found no TOML, over ``settings.json`` the menu's choices
     were gone. Screens among the game logs would be a thousand PNGs beside them."""
     from table.service.config import config_path
-
-    def real(path: Path) -> Path:
-        return Path(os.path.realpath(path))
+    from vision.sources import real_path as real
 
     own = {
         real(path): what
