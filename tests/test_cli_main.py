@@ -171,3 +171,18 @@ def test_ctrl_c_while_a_command_loads_is_one_line_not_a_traceback(
         pytest.fail("Ctrl-C went through main as a KeyboardInterrupt")
     assert code == 130
     assert capsys.readouterr().err == "dicetable: stopped\n"
+
+
+def test_run_from_a_removed_folder_says_which_output_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From a folder since removed, the check that --gif names none of the table's own
+    files followed its links, which asks for the current folder: the run stopped with a
+    bare "No such file or directory"."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    code = main(["run", "--stand-ins", "--data", str(tmp_path / "data"), "--gif", "x.gif"])
+    assert code == 2
+    assert "--gif" in capsys.readouterr().err
