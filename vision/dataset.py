@@ -33,6 +33,8 @@ from vision.streams import null_into
 
 SETS: tuple[str, ...] = ("byler_d6", "matteo_webcam")
 Part = Literal["tune", "heldout", "all", "fit", "calib", "half"]
+PIP_BOXES: frozenset[str] = frozenset({"matteo_webcam"})
+"""Sets whose label boxes mostly surround the top face's pips, not the whole die."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,11 @@ class LabelledImage:
     @property
     def name(self) -> str:
         return self.path.name
+
+    @property
+    def pip_boxes(self) -> bool:
+        """Its labels box the top face's pips, not the whole die (``PIP_BOXES``)."""
+        return self.set_name in PIP_BOXES
 
     def read(self) -> npt.NDArray[np.uint8]:
         """The photo as ``dicetable read`` reads it (``vision.sources.load_image``): the

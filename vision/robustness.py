@@ -14,7 +14,10 @@ one die partly covered by a dark object, with a finger over part of one die, wit
 lamp's reflection on every die, as seen by a camera four and five times closer (a
 window around one die, enlarged), by a camera leaning over the tray (the far edge 15 %
 narrower), under a warm lamp (blue 0.7, green 0.95, red 1.2 times), and sharpened as
-webcams do (an unsharp mask).
+webcams do (an unsharp mask), with the tray made black felt by colour (a rough cut),
+and with the dice cut out and laid on made tray surfaces (``vision.surfaces``: their own
+tray's colour, green, red and black felt, dark wood, a check cloth, grey rubber; a photo
+whose dice do not cut out cleanly gives the bare surface and no labels).
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -31,7 +34,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -46,6 +49,7 @@ from vision.bench import (
 )
 from vision.dataset import SETS, LabelledDie, LabelledImage, Part, load_set, with_photos
 from vision.reader import PipReader
+from vision.surfaces import SURFACES, cut_out, lay_on, make_surface, name_seed
 
 Frame = npt.NDArray[np.uint8]
 Dice = tuple[LabelledDie, ...]
@@ -387,6 +391,38 @@ def black_tray(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return out, dice
 
 
+OWN_TRAY = "own tray colour"
+
+
+@dataclass(frozen=True)
+class OnSurface:
+    """The photo's dice cut out and laid on a made surface (``vision.surfaces``): one
+    of ``SURFACES``, or ``OWN_TRAY``, a flat surface of the photo's own tray colour
+    (what the cut itself costs). Dice whose cut fails are painted over and lose their
+    labels; a photo with such a die partly under another's cut gives the bare surface
+    and no labels. ``pip_boxes``: the set's labels box only the pips (its webcam's
+    pictures are soft too, so the surface is softened to match)."""
+
+    kind: str
+
+    def __call__(
+        self, frame: Frame, dice: Dice, seed: int, pip_boxes: bool = False
+    ) -> tuple[Frame, Dice]:
+        h, w = frame.shape[:2]
+        cut = cut_out(frame, [d.bbox for d in dice], pip_boxes, seed=name_seed("cut", seed))
+        if self.kind == OWN_TRAY:
+            tray = frame[cut.fg == 0]
+            colour = np.median(tray, axis=0) if len(tray) else np.full(3, 200.0)
+            rng = np.random.default_rng(name_seed(self.kind, seed))
+            surface = (colour[None, None] + rng.normal(0, 2.5, (h, w, 1))).astype(np.float32)
+        else:
+            surface = make_surface(self.kind, h, w, name_seed(self.kind, seed))
+        if not cut.whole:
+            return np.asarray(np.clip(surface + 0.5, 0, 255), np.uint8), ()
+        soften = 0.9 if pip_boxes else 0.0
+        return lay_on(frame, cut, surface, soften), tuple(dice[k] for k in cut.kept)
+
+
 ALTERATIONS: dict[str, Alteration] = {
     "as taken": as_taken,
     "quarter turn": quarter_turn,
@@ -419,6 +455,8 @@ ALTERATIONS: dict[str, Alteration] = {
     "warm lamp": pixels(lambda x, rng: x * np.array([0.7, 0.95, 1.2], np.float32)),
     "sharpened": sharpened,
     "black tray": black_tray,
+    OWN_TRAY: OnSurface(OWN_TRAY),
+    **{kind: OnSurface(kind) for kind in SURFACES},
 }
 
 
@@ -448,7 +486,10 @@ def run(
     sc = Score()
     accepted_wrong = accepted_miscounted = 0
     for i, img in enumerate(images):
-        frame, dice = alteration(img.read(), img.dice, i)
+        if isinstance(alteration, OnSurface):
+            frame, dice = alteration(img.read(), img.dice, i, img.pip_boxes)
+        else:
+            frame, dice = alteration(img.read(), img.dice, i)
         reading = reader.read(frame)
         wrong, astray = sc.wrong, sc.missed + sc.extra
         score_image(replace(img, dice=dice), reading.dice, sc)
