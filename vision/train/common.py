@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -43,11 +43,15 @@ class Photo:
     centers: np.ndarray  # (n, 2) float32, label-box centres
     sizes: np.ndarray  # (n,) float32, die side in pixels
     values: np.ndarray  # (n,) int
+    boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
+    """(n, 4) float32, the label boxes (x0, y0, x1, y1)."""
+    pip_boxes: bool = False
+    """Its labels box the pips only (``LabelledImage.pip_boxes``)."""
 
 
 def _die_sizes(img: LabelledImage, fallback: float) -> np.ndarray:
     sides = np.array([max(d.bbox[2] - d.bbox[0], d.bbox[3] - d.bbox[1]) for d in img.dice])
-    if img.set_name != "matteo_webcam":
+    if not img.pip_boxes:
         return sides.astype(np.float32)
     # matteo_webcam boxes mostly surround the top face's pips only; a 4, 5 or 6
     # pattern spans about 0.7 of the face, so the die is about 1.45 times that box.
@@ -77,6 +81,8 @@ def load_tuning(part: Part = "tune") -> list[Photo]:
                     np.array([d.center for d in im.dice], dtype=np.float32).reshape(-1, 2),
                     _die_sizes(im, fallback),
                     np.array([d.value for d in im.dice], dtype=np.int64),
+                    np.array([d.bbox for d in im.dice], dtype=np.float32).reshape(-1, 4),
+                    im.pip_boxes,
                 )
             )
     return photos

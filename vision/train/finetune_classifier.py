@@ -51,7 +51,14 @@ except ImportError as exc:  # the train extra is not installed
 
 from vision.classify import CROP_SIDE, input_norm, input_stem, to_input, unfold3
 from vision.train.common import load_tuning, write_record
-from vision.train.train_classifier import Sampler, export_crop_net, mine, synth_bank
+from vision.train.train_classifier import (
+    Sampler,
+    add_surface_options,
+    export_crop_net,
+    mine,
+    surfaced_for,
+    synth_bank,
+)
 from vision.train.unfold_stem import onnx_attr, unfold_file
 
 
@@ -202,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         help="of the negatives, real dice partly covered (train_classifier --covered-share; "
         "the shipped network was trained with 0.25)",
     )
+    add_surface_options(ap)
     args = ap.parse_args(argv)
     out = output_path(args.name, "classifier", args.replace)
     if out.resolve() == args.start.resolve():
@@ -242,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         jitter=LIGHT if light else None,
         max_blur=0.6 if light else 1.0,
         covered_share=args.covered_share,
+        surfaced=surfaced_for(args, photos),
+        surface_share=args.surface_share,
     )
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.iters)

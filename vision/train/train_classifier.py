@@ -47,6 +47,7 @@ from vision.classify import (
 )
 from vision.locate import MODEL_PATH as LOCATOR_PATH
 from vision.locate import Locator
+from vision.surfaces import cut_out, lay_on, name_seed, random_surface
 from vision.train.common import (
     SEED,
     Photo,
@@ -164,6 +165,65 @@ def motion_blur(rng: np.random.Generator, c: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.filter2D(c, -1, k, borderType=cv2.BORDER_REFLECT), np.uint8)
 
 
+def surface_photos(photos: list[Photo], variants: int, seed: int) -> list[Photo]:
+    """Each photo's dice cut out (``vision.surfaces``) and laid on ``variants`` random
+    surfaces, with the labels of the dice that cut out; a photo none of whose dice cut
+    out, or with a die that did not cut out partly under another's cut, gives none."""
+    rng = np.random.default_rng(seed)
+    out: list[Photo] = []
+    for ph in photos:
+        if not len(ph.boxes):
+            continue
+        boxes = [(float(a), float(b), float(c), float(d)) for a, b, c, d in ph.boxes]
+        cut = cut_out(ph.image, boxes, ph.pip_boxes, seed=name_seed("cut", ph.name))
+        if not cut.whole or not cut.kept:
+            continue
+        k = np.array(cut.kept)
+        h, w = ph.image.shape[:2]
+        for v in range(variants):
+            surface = random_surface(rng, h, w)
+            image = lay_on(ph.image, cut, surface, 0.9 if ph.pip_boxes else 0.0)
+            out.append(
+                Photo(
+                    f"{ph.name} on surface {v}",
+                    image,
+                    ph.centers[k],
+                    ph.sizes[k],
+                    ph.values[k],
+                    ph.boxes[k],
+                    ph.pip_boxes,
+                )
+            )
+    return out
+
+
+def add_surface_options(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument(
+        "--surface-share",
+        type=float,
+        default=0.0,
+        help="of the real crops cut at labels and of the negatives away from the "
+        "locator's finds, those cut from the photos' dice laid on random surfaces "
+        "(surface_photos); the shipped network was trained with none",
+    )
+    ap.add_argument(
+        "--surface-variants",
+        type=positive,
+        default=3,
+        help="random surfaces made for each photo (with --surface-share)",
+    )
+
+
+def surfaced_for(args: argparse.Namespace, photos: list[Photo]) -> list[Photo] | None:
+    """The photos on random surfaces, if ``--surface-share`` asks for them."""
+    if args.surface_share <= 0:
+        return None
+    t = time.time()
+    out = surface_photos(photos, args.surface_variants, args.seed + 17)
+    print(f"{len(out)} photos on random surfaces in {time.time() - t:.0f}s", flush=True)
+    return out
+
+
 class Sampler:
     def __init__(
         self,
@@ -178,8 +238,17 @@ class Sampler:
         max_blur: float = 1.0,
         covered_share: float = 0.0,
         covered_extra: float = 0.0,
+        surfaced: list[Photo] | None = None,
+        surface_share: float = 0.0,
     ):
         self.photos = photos
+        # the photos' dice on other surfaces (surface_photos), for that share of the
+        # crops cut at labels and of the negatives away from the locator's finds
+        self.surfaced = surfaced or []
+        self.surface_share = surface_share if self.surfaced else 0.0
+        self.surfaced_dice = [
+            (p, i) for p, ph in enumerate(self.surfaced) for i in range(len(ph.values))
+        ]
         self.covered_share = covered_share
         self.covered_extra = covered_extra
         self.jitter = jitter or {}  # colour_jitter's settings; its defaults unless given
@@ -213,14 +282,22 @@ class Sampler:
         return c, value, True
 
     def _positive_real(self, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        if self.surface_share and rng.random() < self.surface_share:
+            return self._at_label(rng, self.surfaced, self.surfaced_dice)
         if self.mined_pos and rng.random() < 0.4:
             p, x, y, size, value = self.mined_pos[rng.integers(len(self.mined_pos))]
             size *= rng.uniform(0.9, 1.1)
             x += rng.normal(0, 0.03 * size)
             y += rng.normal(0, 0.03 * size)
             return rotated_crop(rng, self.photos[p].image, x, y, size), value
-        p, i = self.dice[rng.integers(len(self.dice))]
-        ph = self.photos[p]
+        return self._at_label(rng, self.photos, self.dice)
+
+    def _at_label(
+        self, rng: np.random.Generator, photos: list[Photo], dice: list[tuple[int, int]]
+    ) -> tuple[np.ndarray, int]:
+        """A crop at a labelled die of ``photos``, its size and centre jittered."""
+        p, i = dice[rng.integers(len(dice))]
+        ph = photos[p]
         size = float(ph.sizes[i]) * math.exp(rng.normal(0, 0.15))
         x, y = ph.centers[i] + rng.normal(0, 0.06 * size, 2)
         return rotated_crop(rng, ph.image, float(x), float(y), size), int(ph.values[i])
@@ -249,17 +326,20 @@ class Sampler:
         if self.mined_neg and u < 0.35:
             p, x, y, size, _ = self.mined_neg[rng.integers(len(self.mined_neg))]
             return rotated_crop(rng, self.photos[p].image, x, y, size * rng.uniform(0.9, 1.1))
+        photos, dice = self.photos, self.dice
+        if self.surface_share and rng.random() < self.surface_share:
+            photos, dice = self.surfaced, self.surfaced_dice
         for _ in range(50):
             if u < 0.65:  # half a die or more off a die's centre
-                p, i = self.dice[rng.integers(len(self.dice))]
-                ph = self.photos[p]
+                p, i = dice[rng.integers(len(dice))]
+                ph = photos[p]
                 size = float(ph.sizes[i]) * math.exp(rng.normal(0, 0.12))
                 ang = rng.uniform(0, 2 * math.pi)
                 d = rng.uniform(0.5, 1.0) * size
                 x = float(ph.centers[i][0] + d * math.cos(ang))
                 y = float(ph.centers[i][1] + d * math.sin(ang))
             else:  # anywhere away from dice
-                ph = self.photos[rng.integers(len(self.photos))]
+                ph = photos[rng.integers(len(photos))]
                 p = 0
                 size = float(np.median(ph.sizes)) * math.exp(rng.normal(0, 0.3))
                 x = rng.uniform(0, ph.image.shape[1])
@@ -375,6 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         "negative, so the other negatives keep their share of the rest; "
         "the shipped network was trained with none",
     )
+    add_surface_options(ap)
     ap.add_argument("--arch", choices=sorted(ARCHS), default="full", help="network shape (ARCHS)")
     ap.add_argument(
         "--teacher",
@@ -439,6 +520,8 @@ def main(argv: list[str] | None = None) -> int:
         args.motion_share,
         covered_share=args.covered_share,
         covered_extra=args.covered_extra,
+        surfaced=surfaced_for(args, photos),
+        surface_share=args.surface_share,
     )
     net = CropNet(args.arch)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -505,6 +588,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"; {args.covered_extra:.0%} of all crops real dice partly covered, "
                 "besides the usual share of negatives"
                 if args.covered_extra
+                else ""
+            )
+            + (
+                f"; {args.surface_share:.0%} of label crops and negatives from the photos' "
+                f"dice on {args.surface_variants} random surfaces each (vision.surfaces)"
+                if args.surface_share
                 else ""
             ),
         },
