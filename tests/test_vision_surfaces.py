@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from vision.dataset import LabelledDie, default_data_dir, load_set
+from vision.reader import PipReader
 from vision.robustness import ALTERATIONS, OWN_TRAY, OnSurface
 from vision.surfaces import SURFACES, cut_out, lay_on, make_surface, name_seed, random_surface
 
@@ -80,8 +81,6 @@ def test_cut_dice_keep_their_pixels_and_the_rest_becomes_the_surface() -> None:
 def test_an_own_tray_colour_photo_keeps_nearly_every_die_and_reads_as_taken() -> None:
     """A byler photo on its own tray colour: most dice cut out, the labels kept are the
     photo's own, and the reader reads them as it reads the photo as taken."""
-    from vision.reader import PipReader
-
     im = load_set("byler_d6", "tune", DATA)[0]
     frame = im.read()
     g, kept = ALTERATIONS[OWN_TRAY](frame, im.dice, 5)
