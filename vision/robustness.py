@@ -419,8 +419,7 @@ class OnSurface:
             surface = make_surface(self.kind, h, w, name_seed(self.kind, seed))
         if not cut.whole:
             return np.asarray(np.clip(surface + 0.5, 0, 255), np.uint8), ()
-        soften = 0.9 if pip_boxes else 0.0
-        return lay_on(frame, cut, surface, soften), tuple(dice[k] for k in cut.kept)
+        return lay_on(frame, cut, surface, soft=pip_boxes), tuple(dice[k] for k in cut.kept)
 
 
 ALTERATIONS: dict[str, Alteration] = {

@@ -313,11 +313,16 @@ def cut_out(frame: Image, boxes: Sequence[Box], pip_boxes: bool = False, seed: i
     return CutOut(fg_all, shade, tuple(kept), whole)
 
 
-def lay_on(frame: Image, cut: CutOut, surface: Floats, soften: float = 0.0) -> Image:
-    """The cut dice of ``frame`` on ``surface`` (same size), with their shadows; the
-    surface blurred by ``soften`` (a soft webcam's sigma) first."""
-    if soften > 0:
-        surface = np.asarray(cv2.GaussianBlur(surface, (0, 0), soften), np.float32)
+WEBCAM_BLUR = 0.9
+"""The sigma a surface is blurred by under a soft webcam's dice (``lay_on``'s ``soft``)."""
+
+
+def lay_on(frame: Image, cut: CutOut, surface: Floats, soft: bool = False) -> Image:
+    """The cut dice of ``frame`` on ``surface`` (same size), with their shadows; with
+    ``soft`` (the photo is a soft webcam's: matteo_webcam, the set whose labels box only
+    the pips), the surface blurred by ``WEBCAM_BLUR`` first to match."""
+    if soft:
+        surface = np.asarray(cv2.GaussianBlur(surface, (0, 0), WEBCAM_BLUR), np.float32)
     surf = surface * cut.shade[..., None]
     a = cv2.erode(cut.fg, np.ones((3, 3), np.uint8)).astype(np.float32) / 255.0
     a = np.asarray(cv2.GaussianBlur(a, (0, 0), 0.8), np.float32)[..., None]

@@ -182,7 +182,7 @@ def surface_photos(photos: list[Photo], variants: int, seed: int) -> list[Photo]
         h, w = ph.image.shape[:2]
         for v in range(variants):
             surface = random_surface(rng, h, w)
-            image = lay_on(ph.image, cut, surface, 0.9 if ph.pip_boxes else 0.0)
+            image = lay_on(ph.image, cut, surface, soft=ph.pip_boxes)
             out.append(
                 Photo(
                     f"{ph.name} on surface {v}",
