@@ -191,6 +191,29 @@ def test_a_classifier_that_is_no_crop_network_is_one_line_and_exit_2(
     assert out.err.count("\n") == 1 and out.err.startswith(f"cannot use {path}: ")
 
 
+@pytest.mark.parametrize("module", ["bench", "robustness"])
+@pytest.mark.parametrize("network", ["junk", "classifier", "missing"])
+def test_a_locator_that_is_no_locator_is_one_line_and_exit_2(
+    module: str, network: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--locator`` is tried on a blank frame before any photo is read: a file that is
+    not ONNX, the crop network or no file at all is one line, not a traceback."""
+    models = Path(__file__).resolve().parents[1] / "vision" / "models"
+    path = {
+        "junk": tmp_path / "candidate.onnx",
+        "classifier": models / "classifier.onnx",
+        "missing": tmp_path / "none.onnx",
+    }[network]
+    if network == "junk":
+        path.write_text("not a network")
+    main = importlib.import_module(f"vision.{module}").main
+    assert main(["byler_d6", "--locator", str(path)]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    start = "no such network: " if network == "missing" else "cannot use "
+    assert out.err.count("\n") == 1 and out.err.startswith(f"{start}{path}")
+
+
 def test_bench_refuses_an_unknown_set_before_reading_any(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1152,6 +1152,12 @@ def test_bench_measures_a_given_network_on_the_calibration_images(
     out = capsys.readouterr().out
     assert "matteo_webcam [calib]: 38 images, 120 dice" in out
     assert "fastest of its 3 reads" in out  # each image read three times by default
+    from vision.locate import MODEL_PATH as LOCATOR
+
+    # the shipped locator given by name reads as the reader does by itself
+    assert bench.main(["matteo_webcam", "--calib", "--no-big", "--locator", str(LOCATOR)]) == 0
+    given = capsys.readouterr().out
+    assert given.split("  ms per image")[0] == out.split("  ms per image")[0]
     assert bench.main(["--calib", "--classifier", "no-such-network.onnx"]) == 2
     assert "no such network: no-such-network.onnx" in capsys.readouterr().err
     assert bench.main(["--calib", "--repeat", "0"]) == 2

@@ -1,14 +1,15 @@
 """Measure the pip reader on the labelled photos.
 
     python -m vision.bench [SETS...] [--tune | --calib] [--no-big] [--classifier ONNX...]
-                           [--repeat N]
+                           [--locator ONNX] [--repeat N]
 
 By default both sets, held-out part (see vision/dataset.py); ``--tune`` measures
 the tuning part instead, ``--calib`` its calibration images (the ones the crop
 classifier was not trained on: how candidate networks are compared, with
-``--classifier``). One core (``cv2.setNumThreads(1)``). Each image is read
-``--repeat`` times (3 unless told): the time of its first read and of its fastest are
-both printed, since on a shared machine a slower read is partly other programs' time.
+``--classifier``, and candidate locators with ``--locator``). One core
+(``cv2.setNumThreads(1)``). Each image is read ``--repeat`` times (3 unless told): the
+time of its first read and of its fastest are both printed, since on a shared machine a
+slower read is partly other programs' time.
 
 Scoring: every listed die with a value is a claim; it is matched to a labelled
 die when its centre lies inside that die's box grown by 25 % (each label takes
@@ -34,6 +35,7 @@ import numpy as np
 
 from vision.classify import CROP_SIDE, Classifier
 from vision.dataset import SETS, LabelledImage, Part, load_set, with_photos
+from vision.locate import Locator
 from vision.reader import PipReader
 from vision.types import DieReading
 
@@ -185,19 +187,27 @@ def report(set_name: str, part: str, sc: Score, verbose: int) -> None:
 
 
 def add_classifier_option(ap: argparse.ArgumentParser) -> None:
-    """``--classifier ONNX...``: candidate crop networks (read by ``reader_with``)."""
+    """``--classifier ONNX...`` and ``--locator ONNX``: candidate networks (read by
+    ``reader_with``)."""
     ap.add_argument(
         "--classifier",
         nargs="+",
         type=Path,
         help="crop networks to read with instead of the shipped ones (averaged)",
     )
+    ap.add_argument(
+        "--locator",
+        type=Path,
+        help="a locator network to find dice with instead of the shipped one",
+    )
 
 
-def reader_with(networks: list[Path] | None) -> PipReader | None:
-    """A reader with the given crop networks, or the shipped ones if none are given;
-    None, and a one-line message, if a file is missing or is not a crop network."""
-    missing = [str(p) for p in networks or () if not p.is_file()]
+def reader_with(networks: list[Path] | None, locator: Path | None = None) -> PipReader | None:
+    """A reader with the given crop networks and locator, or the shipped ones where none
+    is given; None, and a one-line message, if a file is missing or is not a network of
+    its kind."""
+    given = [*(networks or ()), *([locator] if locator else [])]
+    missing = [str(p) for p in given if not p.is_file()]
     if missing:
         print(f"no such network: {', '.join(missing)}", file=sys.stderr)
         return None
@@ -207,8 +217,11 @@ def reader_with(networks: list[Path] | None) -> PipReader | None:
             reader.classifier = Classifier(networks)
             # a file that is no crop network fails here, not at the first photo
             reader.classifier.probabilities([np.full((CROP_SIDE, CROP_SIDE, 3), 128, np.uint8)])
+        if locator:
+            reader.locator = Locator(locator)
+            reader.locator.find(np.full((480, 640, 3), 128, np.uint8))
     except Exception as exc:  # not ONNX, another network's shape, a broken install
-        what = ", ".join(str(p) for p in networks or ()) or "the shipped networks"
+        what = ", ".join(str(p) for p in given) or "the shipped networks"
         why = " ".join(f"{type(exc).__name__}: {exc}".split())
         print(f"cannot use {what}: {why}", file=sys.stderr)
         return None
@@ -255,7 +268,7 @@ def _main(argv: list[str] | None) -> int:
         return 2
     cv2.setNumThreads(1)
     part: Part = "tune" if args.tune else "calib" if args.calib else "heldout"
-    reader = reader_with(args.classifier)
+    reader = reader_with(args.classifier, args.locator)
     if reader is None:
         return 2
     for s in args.sets:

@@ -526,7 +526,7 @@ def _main(argv: list[str] | None) -> int:
         return 2
     cv2.setNumThreads(1)
     part: Part = "tune" if args.tune else "heldout"
-    reader = reader_with(args.classifier)
+    reader = reader_with(args.classifier, args.locator)
     if reader is None:
         return 2
     for s in args.sets:

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     add_classifier_option(ap)
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    rdr = reader_with(args.classifier)
+    rdr = reader_with(args.classifier, args.locator)
     if rdr is None:
         return 2
     for set_name in SETS:

@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.train.fitcheck")
     add_classifier_option(ap)
     args = ap.parse_args(argv)
-    reader = reader_with(args.classifier)
+    reader = reader_with(args.classifier, args.locator)
     if reader is None:
         return 2
     clf = reader.classifier
