@@ -19,6 +19,7 @@ except ImportError as exc:  # the train extra is not installed
     raise SystemExit(missing(exc)) from None
 
 from vision.dataset import SETS, LabelledImage, Part, load_set
+from vision.surfaces import cut_out, lay_on, name_seed, random_surface
 
 SEED = 20261129
 REPO = Path(__file__).resolve().parents[2]
@@ -86,6 +87,38 @@ def load_tuning(part: Part = "tune") -> list[Photo]:
                 )
             )
     return photos
+
+
+def surface_photos(photos: list[Photo], variants: int, seed: int) -> list[Photo]:
+    """Each photo's dice cut out (``vision.surfaces``) and laid on ``variants`` random
+    surfaces, with the labels of the dice that cut out; a photo none of whose dice cut
+    out, or with a die that did not cut out partly under another's cut, gives none."""
+    rng = np.random.default_rng(seed)
+    out: list[Photo] = []
+    for ph in photos:
+        if not len(ph.boxes):
+            continue
+        boxes = [(float(a), float(b), float(c), float(d)) for a, b, c, d in ph.boxes]
+        cut = cut_out(ph.image, boxes, ph.pip_boxes, seed=name_seed("cut", ph.name))
+        if not cut.whole or not cut.kept:
+            continue
+        k = np.array(cut.kept)
+        h, w = ph.image.shape[:2]
+        for v in range(variants):
+            surface = random_surface(rng, h, w)
+            image = lay_on(ph.image, cut, surface, soft=ph.pip_boxes)
+            out.append(
+                Photo(
+                    f"{ph.name} on surface {v}",
+                    image,
+                    ph.centers[k],
+                    ph.sizes[k],
+                    ph.values[k],
+                    ph.boxes[k],
+                    ph.pip_boxes,
+                )
+            )
+    return out
 
 
 def colour_jitter(

@@ -47,7 +47,6 @@ from vision.classify import (
 )
 from vision.locate import MODEL_PATH as LOCATOR_PATH
 from vision.locate import Locator
-from vision.surfaces import cut_out, lay_on, name_seed, random_surface
 from vision.train.common import (
     SEED,
     Photo,
@@ -55,6 +54,7 @@ from vision.train.common import (
     colour_jitter,
     load_tuning,
     sep,
+    surface_photos,
     write_record,
 )
 from vision.train.synth import cover, dice_free_backgrounds, draw, paste_neighbour
@@ -163,38 +163,6 @@ def motion_blur(rng: np.random.Generator, c: np.ndarray) -> np.ndarray:
     k = cv2.warpAffine(k, m, (n, n))
     k /= max(float(k.sum()), 1e-6)
     return np.asarray(cv2.filter2D(c, -1, k, borderType=cv2.BORDER_REFLECT), np.uint8)
-
-
-def surface_photos(photos: list[Photo], variants: int, seed: int) -> list[Photo]:
-    """Each photo's dice cut out (``vision.surfaces``) and laid on ``variants`` random
-    surfaces, with the labels of the dice that cut out; a photo none of whose dice cut
-    out, or with a die that did not cut out partly under another's cut, gives none."""
-    rng = np.random.default_rng(seed)
-    out: list[Photo] = []
-    for ph in photos:
-        if not len(ph.boxes):
-            continue
-        boxes = [(float(a), float(b), float(c), float(d)) for a, b, c, d in ph.boxes]
-        cut = cut_out(ph.image, boxes, ph.pip_boxes, seed=name_seed("cut", ph.name))
-        if not cut.whole or not cut.kept:
-            continue
-        k = np.array(cut.kept)
-        h, w = ph.image.shape[:2]
-        for v in range(variants):
-            surface = random_surface(rng, h, w)
-            image = lay_on(ph.image, cut, surface, soft=ph.pip_boxes)
-            out.append(
-                Photo(
-                    f"{ph.name} on surface {v}",
-                    image,
-                    ph.centers[k],
-                    ph.sizes[k],
-                    ph.values[k],
-                    ph.boxes[k],
-                    ph.pip_boxes,
-                )
-            )
-    return out
 
 
 def add_surface_options(ap: argparse.ArgumentParser) -> None:

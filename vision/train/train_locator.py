@@ -32,6 +32,7 @@ from vision.train.common import (
     colour_jitter,
     load_tuning,
     sep,
+    surface_photos,
     write_record,
 )
 
@@ -164,6 +165,20 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help=f"share of patches with dice {BIG_MIN:g}-{BIG_MAX:g} px and nothing to find",
     )
+    ap.add_argument(
+        "--surface-share",
+        type=float,
+        default=0.0,
+        help="share of patches cut from the photos with their dice laid on random surfaces "
+        "(felt, wood, check, plain: vision.train.common.surface_photos); the shipped "
+        "locator was trained with none",
+    )
+    ap.add_argument(
+        "--surface-variants",
+        type=positive,
+        default=3,
+        help="random surfaces made for each photo (with --surface-share)",
+    )
     args = ap.parse_args(argv)
     out = output_path(args.name, "locator", args.replace)
     torch.set_num_threads(args.threads)
@@ -171,6 +186,19 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
     photos = load_tuning()
+    surfaced: list[Photo] = []
+    if args.surface_share > 0:
+        t = time.time()
+        surfaced = surface_photos(photos, args.surface_variants, SEED + 17)
+        print(f"{len(surfaced)} photos on random surfaces in {time.time() - t:.0f}s", flush=True)
+
+    def pick() -> Photo:
+        # No random number is drawn for the surfaces without them: the run is then the
+        # same as one before the option.
+        if surfaced and rng.random() < args.surface_share:
+            return surfaced[rng.integers(len(surfaced))]
+        return photos[rng.integers(len(photos))]
+
     net = LocatorNet()
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(
@@ -181,10 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     run = 0.0
     for it in range(args.iters):
         xs, ts = zip(
-            *(
-                make_sample(rng, photos[rng.integers(len(photos))], args.max_size, args.big_share)
-                for _ in range(args.batch)
-            ),
+            *(make_sample(rng, pick(), args.max_size, args.big_share) for _ in range(args.batch)),
             strict=True,
         )
         x = torch.from_numpy(np.stack(xs))
@@ -227,6 +252,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{args.big_share:g} of the patches with dice {BIG_MIN:g}-{BIG_MAX:g} px and "
                 "nothing to find, "
                 if args.big_share
+                else ""
+            )
+            + (
+                f"{args.surface_share:g} of the patches from the photos' dice on "
+                f"{args.surface_variants} random surfaces each (vision.surfaces), "
+                if args.surface_share
                 else ""
             )
             + "hue/saturation/brightness/contrast, channel order, grey, negative, "
