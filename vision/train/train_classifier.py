@@ -517,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
         opt.step()
         sched.step()
         a = float((logits.argmax(1).numpy() == y).mean())
-        run = 0.98 * run + 0.02 * float(loss) if it else float(loss)
+        run = 0.98 * run + 0.02 * loss.item() if it else loss.item()
         acc = 0.98 * acc + 0.02 * a if it else a
         if it % 100 == 0 or it == args.iters - 1:
             print(f"iter {it} loss {run:.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True)

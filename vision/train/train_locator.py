@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         loss.backward()
         opt.step()
         sched.step()
-        run = 0.98 * run + 0.02 * float(loss) if it else float(loss)
+        run = 0.98 * run + 0.02 * loss.item() if it else loss.item()
         if it % 100 == 0 or it == args.iters - 1:
             print(f"iter {it} loss {run:.3f} {time.time() - t0:.0f}s", flush=True)
     net.eval()
