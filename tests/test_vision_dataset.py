@@ -212,6 +212,8 @@ def test_a_locator_that_is_no_locator_is_one_line_and_exit_2(
     assert out.out == ""
     start = "no such network: " if network == "missing" else "cannot use "
     assert out.err.count("\n") == 1 and out.err.startswith(f"{start}{path}")
+    if network == "classifier":  # it runs on a frame: the message says what it is not
+        assert "ValueError: not a locator: its output is (1, 7)" in out.err
 
 
 def test_bench_refuses_an_unknown_set_before_reading_any(

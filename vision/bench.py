@@ -35,7 +35,7 @@ import numpy as np
 
 from vision.classify import CROP_SIDE, Classifier
 from vision.dataset import SETS, LabelledImage, Part, load_set, with_photos
-from vision.locate import Locator
+from vision.locate import WORK_SIDE, Locator, to_input
 from vision.reader import PipReader
 from vision.types import DieReading
 
@@ -219,7 +219,13 @@ def reader_with(networks: list[Path] | None, locator: Path | None = None) -> Pip
             reader.classifier.probabilities([np.full((CROP_SIDE, CROP_SIDE, 3), 128, np.uint8)])
         if locator:
             reader.locator = Locator(locator)
-            reader.locator.find(np.full((480, 640, 3), 128, np.uint8))
+            # another network (the crop network, say) runs on the frame too, and would
+            # fail later with a message about its output's use, not about the file
+            blob, _ = to_input(np.full((480, 640, 3), 128, np.uint8), WORK_SIDE)
+            reader.locator.net.setInput(blob)
+            shape = tuple(np.asarray(reader.locator.net.forward()).shape)
+            if len(shape) != 4 or shape[1] != 4:
+                raise ValueError(f"not a locator: its output is {shape}, not 4 maps")
     except Exception as exc:  # not ONNX, another network's shape, a broken install
         what = ", ".join(str(p) for p in given) or "the shipped networks"
         why = " ".join(f"{type(exc).__name__}: {exc}".split())
