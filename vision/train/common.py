@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.train import missing
+from vision.train import missing, positive
 
 try:
     import torch
@@ -118,6 +120,29 @@ def surface_photos(photos: list[Photo], variants: int, seed: int) -> list[Photo]
                     ph.pip_boxes,
                 )
             )
+    return out
+
+
+def add_surface_options(ap: argparse.ArgumentParser, share_help: str) -> None:
+    """``--surface-share`` (what it is a share of: ``share_help``) and
+    ``--surface-variants``, for ``surfaced_for``."""
+    ap.add_argument("--surface-share", type=float, default=0.0, help=share_help)
+    ap.add_argument(
+        "--surface-variants",
+        type=positive,
+        default=3,
+        help="random surfaces made for each photo (with --surface-share)",
+    )
+
+
+def surfaced_for(args: argparse.Namespace, photos: list[Photo], seed: int) -> list[Photo]:
+    """The photos on random surfaces (``surface_photos``), if ``--surface-share`` asks for
+    them; none otherwise."""
+    if args.surface_share <= 0:
+        return []
+    t = time.time()
+    out = surface_photos(photos, args.surface_variants, seed)
+    print(f"{len(out)} photos on random surfaces in {time.time() - t:.0f}s", flush=True)
     return out
 
 

@@ -50,13 +50,12 @@ except ImportError as exc:  # the train extra is not installed
     raise SystemExit(missing(exc)) from None
 
 from vision.classify import CROP_SIDE, input_norm, input_stem, to_input, unfold3
-from vision.train.common import load_tuning, write_record
+from vision.train.common import add_surface_options, load_tuning, surfaced_for, write_record
 from vision.train.train_classifier import (
+    SURFACE_SHARE_HELP,
     Sampler,
-    add_surface_options,
     export_crop_net,
     mine,
-    surfaced_for,
     synth_bank,
 )
 from vision.train.unfold_stem import onnx_attr, unfold_file
@@ -209,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         help="of the negatives, real dice partly covered (train_classifier --covered-share; "
         "the shipped network was trained with 0.25)",
     )
-    add_surface_options(ap)
+    add_surface_options(ap, SURFACE_SHARE_HELP)
     args = ap.parse_args(argv)
     out = output_path(args.name, "classifier", args.replace)
     if out.resolve() == args.start.resolve():
@@ -250,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         jitter=LIGHT if light else None,
         max_blur=0.6 if light else 1.0,
         covered_share=args.covered_share,
-        surfaced=surfaced_for(args, photos),
+        surfaced=surfaced_for(args, photos, args.seed + 17),
         surface_share=args.surface_share,
     )
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)

@@ -50,11 +50,12 @@ from vision.locate import Locator
 from vision.train.common import (
     SEED,
     Photo,
+    add_surface_options,
     blur_noise,
     colour_jitter,
     load_tuning,
     sep,
-    surface_photos,
+    surfaced_for,
     write_record,
 )
 from vision.train.synth import cover, dice_free_backgrounds, draw, paste_neighbour
@@ -165,31 +166,11 @@ def motion_blur(rng: np.random.Generator, c: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.filter2D(c, -1, k, borderType=cv2.BORDER_REFLECT), np.uint8)
 
 
-def add_surface_options(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument(
-        "--surface-share",
-        type=float,
-        default=0.0,
-        help="of the real crops cut at labels and of the negatives away from the "
-        "locator's finds, those cut from the photos' dice laid on random surfaces "
-        "(surface_photos); the shipped network was trained with none",
-    )
-    ap.add_argument(
-        "--surface-variants",
-        type=positive,
-        default=3,
-        help="random surfaces made for each photo (with --surface-share)",
-    )
-
-
-def surfaced_for(args: argparse.Namespace, photos: list[Photo]) -> list[Photo] | None:
-    """The photos on random surfaces, if ``--surface-share`` asks for them."""
-    if args.surface_share <= 0:
-        return None
-    t = time.time()
-    out = surface_photos(photos, args.surface_variants, args.seed + 17)
-    print(f"{len(out)} photos on random surfaces in {time.time() - t:.0f}s", flush=True)
-    return out
+SURFACE_SHARE_HELP = (
+    "of the real crops cut at labels and of the negatives away from the locator's finds, "
+    "those cut from the photos' dice laid on random surfaces (surface_photos); the shipped "
+    "network was trained with none"
+)
 
 
 class Sampler:
@@ -423,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         "negative, so the other negatives keep their share of the rest; "
         "the shipped network was trained with none",
     )
-    add_surface_options(ap)
+    add_surface_options(ap, SURFACE_SHARE_HELP)
     ap.add_argument("--arch", choices=sorted(ARCHS), default="full", help="network shape (ARCHS)")
     ap.add_argument(
         "--teacher",
@@ -488,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         args.motion_share,
         covered_share=args.covered_share,
         covered_extra=args.covered_extra,
-        surfaced=surfaced_for(args, photos),
+        surfaced=surfaced_for(args, photos, args.seed + 17),
         surface_share=args.surface_share,
     )
     net = CropNet(args.arch)

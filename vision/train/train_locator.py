@@ -28,11 +28,12 @@ from vision.locate import MEAN, SCALE, STRIDE
 from vision.train.common import (
     SEED,
     Photo,
+    add_surface_options,
     blur_noise,
     colour_jitter,
     load_tuning,
     sep,
-    surface_photos,
+    surfaced_for,
     write_record,
 )
 
@@ -165,19 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help=f"share of patches with dice {BIG_MIN:g}-{BIG_MAX:g} px and nothing to find",
     )
-    ap.add_argument(
-        "--surface-share",
-        type=float,
-        default=0.0,
-        help="share of patches cut from the photos with their dice laid on random surfaces "
+    add_surface_options(
+        ap,
+        "share of patches cut from the photos with their dice laid on random surfaces "
         "(felt, wood, check, plain: vision.train.common.surface_photos); the shipped "
         "locator was trained with none",
-    )
-    ap.add_argument(
-        "--surface-variants",
-        type=positive,
-        default=3,
-        help="random surfaces made for each photo (with --surface-share)",
     )
     args = ap.parse_args(argv)
     out = output_path(args.name, "locator", args.replace)
@@ -186,11 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
     photos = load_tuning()
-    surfaced: list[Photo] = []
-    if args.surface_share > 0:
-        t = time.time()
-        surfaced = surface_photos(photos, args.surface_variants, SEED + 17)
-        print(f"{len(surfaced)} photos on random surfaces in {time.time() - t:.0f}s", flush=True)
+    surfaced = surfaced_for(args, photos, SEED + 17)
 
     def pick() -> Photo:
         # No random number is drawn for the surfaces without them: the run is then the
