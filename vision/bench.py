@@ -35,7 +35,7 @@ import numpy as np
 
 from vision.classify import CROP_SIDE, Classifier
 from vision.dataset import SETS, LabelledImage, Part, load_set, with_photos
-from vision.locate import WORK_SIDE, Locator, to_input
+from vision.locate import WORK_SIDE, Locator
 from vision.reader import PipReader
 from vision.types import DieReading
 
@@ -221,9 +221,8 @@ def reader_with(networks: list[Path] | None, locator: Path | None = None) -> Pip
             reader.locator = Locator(locator)
             # another network (the crop network, say) runs on the frame too, and would
             # fail later with a message about its output's use, not about the file
-            blob, _ = to_input(np.full((480, 640, 3), 128, np.uint8), WORK_SIDE)
-            reader.locator.net.setInput(blob)
-            shape = tuple(np.asarray(reader.locator.net.forward()).shape)
+            maps, _ = reader.locator.maps(np.full((480, 640, 3), 128, np.uint8), WORK_SIDE)
+            shape = maps.shape
             if len(shape) != 4 or shape[1] != 4:
                 raise ValueError(f"not a locator: its output is {shape}, not 4 maps")
     except Exception as exc:  # not ONNX, another network's shape, a broken install

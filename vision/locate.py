@@ -151,10 +151,17 @@ class Locator:
         """The spots found in ``image`` shrunk to ``side``, in pixels of a frame ``back``
         times as big as ``image`` (``half``: ``halve(image)``, if made; ``coarse``: the
         coarse pass's)."""
+        out, scale = self.maps(image, side, half)
+        return decode(out, scale / back, threshold, coarse)
+
+    def maps(
+        self, image: npt.NDArray[np.uint8], side: int, half: npt.NDArray[np.uint8] | None = None
+    ) -> tuple[npt.NDArray[np.float32], float]:
+        """The network's output for ``image`` shrunk to ``side`` (``to_input``): heat,
+        offsets and size, 1 x 4 x h x w; and the scale it was shrunk by."""
         blob, scale = to_input(image, side, half)
         self.net.setInput(blob)
-        out = np.asarray(self.net.forward(), dtype=np.float32)
-        return decode(out, scale / back, threshold, coarse)
+        return np.asarray(self.net.forward(), dtype=np.float32), scale
 
     def find(
         self,
