@@ -26,6 +26,7 @@ from vision.sources import (
     VideoFileSource,
     as_bgr,
     claimed_size,
+    decoded_alone,
     iter_frames,
     jpeg_cut_short,
     list_images,
@@ -176,6 +177,55 @@ def test_a_jpeg_cut_short_in_a_folder_is_skipped_not_read(tmp_path: Path) -> Non
         third = src.read()
     assert "b.jpg" in str(info.value) and "cut short" in str(info.value)
     assert np.array_equal(first, third)
+
+
+def _damaged_inside(data: bytes) -> bytes:
+    """``data`` with four bytes in its middle zeroed: it still decodes, wrongly past them."""
+    raw = bytearray(data)
+    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
+    return bytes(raw)
+
+
+@pytest.mark.parametrize("ext", [".jpg", ".tif"])
+def test_a_photo_damaged_inside_in_a_folder_is_skipped_not_read(ext: str, tmp_path: Path) -> None:
+    """A replayed photo with a few bytes changed decodes, grey or smeared past the damage
+    (a TIFF's: a 2 read as a 1); only its decoder says so, on standard error, which the
+    service cannot take from its threads. The folder gave the picture as if whole. Its
+    decode in a process of its own now says it, naming the file, and the folder goes on
+    to its next photo."""
+    ok, encoded = cv2.imencode(ext, load_image(THROW))
+    assert ok
+    whole = encoded.tobytes()
+    (tmp_path / f"a{ext}").write_bytes(whole)
+    (tmp_path / f"b{ext}").write_bytes(_damaged_inside(whole))
+    (tmp_path / f"c{ext}").write_bytes(whole)
+    assert cv2.imdecode(np.frombuffer(_damaged_inside(whole), np.uint8), 1) is not None
+    with FolderSource(tmp_path) as src:
+        first = src.read()
+        with pytest.raises(CameraError) as info:
+            src.read()
+        third = src.read()
+    said = "Corrupt JPEG data" if ext == ".jpg" else "TIFF_Error "
+    assert str(info.value).startswith(f"{tmp_path / f'b{ext}'}: damaged ({said}"), info.value
+    assert "\n" not in str(info.value)
+    assert np.array_equal(first, third)
+    assert decoded_alone(tmp_path / f"a{ext}") == ""
+
+
+def test_a_damage_check_that_cannot_run_leaves_the_photo_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No interpreter to decode in (or one that fails): not checked, the photo read as it
+    was before the check; a PNG's decoder fails by itself, so it is not decoded twice."""
+    (tmp_path / "a.jpg").write_bytes(_damaged_inside(THROW.read_bytes()))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
+    assert decoded_alone(tmp_path / "a.jpg") is None
+    with FolderSource(tmp_path) as src:
+        assert src.read().shape == load_image(THROW).shape
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    assert decoded_alone(tmp_path / "a.jpg") is None
+    _write_folder(tmp_path / "png", ["a.png"])
+    assert decoded_alone(tmp_path / "png" / "a.png") is None
 
 
 def test_every_cut_of_a_jpeg_is_cut_short_and_whole_ones_are_not() -> None:

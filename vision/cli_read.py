@@ -30,6 +30,7 @@ from vision.settle import FrameReader
 from vision.sources import (
     IMAGE_SUFFIXES,
     CameraError,
+    damage_said,
     list_images,
     load_image,
     quiet_opencv,
@@ -242,7 +243,7 @@ def run(
                 why = 'a video, not a photo (camera.source = "video:PATH" replays one)'
             _emit(stdout, _error_line(file, f"cannot read image: {why}", args.json))
             continue
-        damage = _damage(said)
+        damage = damage_said(said)
         if damage:  # decoded, but not as taken: dice may be missing or half drawn
             failed = True
             _emit(stdout, _error_line(file, f"cannot read image: damaged ({damage})", args.json))
@@ -277,30 +278,10 @@ def run(
     return 1 if failed else 0
 
 
-# What libjpeg says of a file it decoded only in part: the rest of the picture is grey or
-# smeared, and a die there is missing or read from half its pips. None of the shared
-# photos gives either. Only this command listens for it: libjpeg writes it to the
-# process's standard error itself, and taking fd 2 for a decode is safe in this one
-# thread only. In the table's service (a folder source's photos), every thread's
-# standard error would go to that file meanwhile: a fork would inherit the held lock,
-# a child process the file as its standard error, another thread's words be taken for
-# the decode's, a crash's report be lost.
-DAMAGE_SAID = ("Corrupt JPEG data", "Premature end of JPEG file")
-# libtiff's errors come through OpenCV's log ("[ERROR:0@0.03] global grfmt_tiff.cpp:117
-# TIFF_Error LZWDecode: Not enough data at scanline 480"): a strip it could not decode
-# is left as it was, and a die there loses pips (a damaged byte read a 2 as a 1).
-TIFF_DAMAGE = " TIFF_Error "
-
-
-def _damage(said: list[str]) -> str:
-    """The first thing the image libraries said that means the picture is damaged."""
-    lines = (line.strip() for text in said for line in text.splitlines())
-    for line in lines:
-        if line.startswith(DAMAGE_SAID):
-            return line
-        if TIFF_DAMAGE in line:
-            return line[line.index(TIFF_DAMAGE) + 1 :]
-    return ""
+# What the image libraries say of a file they decoded only in part (``damage_said``):
+# libjpeg writes it to the process's standard error itself, and taking fd 2 for a decode
+# is safe in this one thread only. The table's service, with its threads, has a folder's
+# photos decoded in a process of their own instead (``vision.sources.decoded_alone``).
 
 
 @contextlib.contextmanager

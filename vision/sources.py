@@ -16,7 +16,9 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self, runtime_checkable
@@ -314,6 +316,75 @@ def _tiff_size(data: bytes) -> tuple[int, int] | None:
     return found[256], found[257]
 
 
+# What libjpeg says of a file it decoded only in part: the rest of the picture is grey or
+# smeared, and a die there is missing or read from half its pips. None of the shared
+# photos gives either. libjpeg writes it to the process's standard error itself, where a
+# program with threads cannot take it for one decode: every thread's standard error
+# would go there meanwhile (a fork would inherit the held lock, a child process the file
+# as its standard error, another thread's words be taken for the decode's).
+DAMAGE_SAID = ("Corrupt JPEG data", "Premature end of JPEG file")
+# libtiff's errors come through OpenCV's log ("[ERROR:0@0.03] global grfmt_tiff.cpp:117
+# TIFF_Error LZWDecode: Not enough data at scanline 480"): a strip it could not decode
+# is left as it was, and a die there loses pips (a damaged byte read a 2 as a 1).
+TIFF_DAMAGE = " TIFF_Error "
+
+
+def damage_said(said: Iterable[str]) -> str:
+    """The first thing the image libraries said (``said``: what they wrote, in pieces)
+    that means the picture is damaged; "" if nothing did."""
+    lines = (line.strip() for text in said for line in text.splitlines())
+    for line in lines:
+        if line.startswith(DAMAGE_SAID):
+            return line
+        if TIFF_DAMAGE in line:
+            return line[line.index(TIFF_DAMAGE) + 1 :]
+    return ""
+
+
+# The decode of ``decoded_alone``'s process: OpenCV's log at errors only (libtiff's
+# complaints are errors), the file decoded, nothing else.
+_DECODE_ALONE = (
+    "import sys\n"
+    "import cv2, numpy as np\n"
+    "log = getattr(getattr(cv2, 'utils', None), 'logging', None)\n"
+    "if log is not None: log.setLogLevel(log.LOG_LEVEL_ERROR)\n"
+    "cv2.imdecode(np.fromfile(sys.argv[1], np.uint8), cv2.IMREAD_COLOR)\n"
+)
+DECODE_ALONE_S = 60.0
+"""How long the decode in a process of its own may take (a 12 MP photo on a Pi: well
+under a few seconds) before it is given up as not checked."""
+
+
+def decoded_alone(path: str | Path) -> str | None:
+    """What makes the JPEG or TIFF at ``path`` damaged (``damage_said``), from its decode
+    in a process of its own, whose standard error is a pipe read here: "" if nothing,
+    None if it could not be checked (no process, a timeout; other formats are not
+    looked at). For a program with threads (the table's service replaying a folder);
+    ``dicetable read``, in one thread, takes its own standard error instead."""
+    p = Path(path)
+    try:
+        with p.open("rb") as f:
+            head = f.read(4)
+    except OSError:
+        return None
+    if head[:2] != b"\xff\xd8" and head not in (b"II*\x00", b"MM\x00*"):
+        return None
+    try:
+        done = subprocess.run(  # noqa: S603  # our own interpreter and code, a path argument
+            [sys.executable, "-c", _DECODE_ALONE, str(p)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=DECODE_ALONE_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None  # the process itself failed (no cv2 there, killed): not a verdict
+    return damage_said([done.stderr.decode("utf-8", "replace")])
+
+
 def load_image(path: str | Path, decoder_errors: bool = False) -> Frame:
     """Read one photo as BGR uint8, or raise :class:`CameraError` saying why not.
 
@@ -375,10 +446,21 @@ def list_images(folder: str | Path) -> list[Path]:
 class ImageFilesSource(_Source):
     """Replays a fixed list of photos, one per :meth:`read`, optionally looping."""
 
-    def __init__(self, files: Sequence[str | Path], *, name: str, loop: bool = False) -> None:
+    def __init__(
+        self,
+        files: Sequence[str | Path],
+        *,
+        name: str,
+        loop: bool = False,
+        check_damage: bool = True,
+    ) -> None:
         if not files:
             raise CameraError(f"{name}: no images to replay")
         self.name = name
+        self.check_damage = check_damage
+        """Each JPEG or TIFF is decoded once more in a process of its own, for what its
+        decoder says of damage (``decoded_alone``): a photo damaged inside is an error,
+        not a picture with dice missing or half drawn."""
         self.files: tuple[Path, ...] = tuple(Path(f) for f in files)
         self.loop = loop
         self._next = 0
@@ -393,7 +475,12 @@ class ImageFilesSource(_Source):
             self._next = 0
         path = self.files[self._next]
         self._next += 1
-        return load_image(path)
+        image = load_image(path)
+        if self.check_damage:
+            damage = decoded_alone(path)
+            if damage:  # decoded, but not as taken: a die may be missing or half drawn
+                raise CameraError(f"{path}: damaged ({damage})")
+        return image
 
     def close(self) -> None:
         self._closed = True
@@ -402,7 +489,9 @@ class ImageFilesSource(_Source):
 class FolderSource(ImageFilesSource):
     """The photos in a folder, sorted by name (``frame2`` before ``frame10``)."""
 
-    def __init__(self, folder: str | Path, *, loop: bool = False) -> None:
+    def __init__(
+        self, folder: str | Path, *, loop: bool = False, check_damage: bool = True
+    ) -> None:
         root = Path(folder)
         name = f"folder:{root}"
         with _looking_at(name):
@@ -417,7 +506,7 @@ class FolderSource(ImageFilesSource):
         if not files:
             suffixes = ", ".join(sorted(IMAGE_SUFFIXES))
             raise CameraError(f"{name}: no images in folder (looked for {suffixes})")
-        super().__init__(files, name=name, loop=loop)
+        super().__init__(files, name=name, loop=loop, check_damage=check_damage)
         self.folder = root
 
 
