@@ -212,6 +212,17 @@ def test_a_photo_damaged_inside_in_a_folder_is_skipped_not_read(ext: str, tmp_pa
     assert decoded_alone(tmp_path / f"a{ext}") == ""
 
 
+def test_the_damage_check_imports_no_file_of_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decode's own process would import a ``cv2.py`` lying in the current folder in
+    OpenCV's stead, and say nothing of the damage."""
+    (tmp_path / "a.jpg").write_bytes(_damaged_inside(THROW.read_bytes()))
+    (tmp_path / "cv2.py").write_text("raise SystemExit(0)\n")
+    monkeypatch.chdir(tmp_path)
+    assert (decoded_alone(tmp_path / "a.jpg") or "").startswith("Corrupt JPEG data")
+
+
 def test_a_damage_check_that_cannot_run_leaves_the_photo_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -226,6 +237,8 @@ def test_a_damage_check_that_cannot_run_leaves_the_photo_read(
     assert decoded_alone(tmp_path / "a.jpg") is None
     _write_folder(tmp_path / "png", ["a.png"])
     assert decoded_alone(tmp_path / "png" / "a.png") is None
+    os.mkfifo(tmp_path / "pipe.jpg")  # not opened: a pipe with no writer holds its reader
+    assert decoded_alone(tmp_path / "pipe.jpg") is None
 
 
 def test_every_cut_of_a_jpeg_is_cut_short_and_whole_ones_are_not() -> None:

@@ -363,6 +363,8 @@ def decoded_alone(path: str | Path) -> str | None:
     ``dicetable read``, in one thread, takes its own standard error instead."""
     p = Path(path)
     try:
+        if not stat.S_ISREG(p.stat().st_mode):
+            return None  # a pipe would hold both processes; a photo is a file
         with p.open("rb") as f:
             head = f.read(4)
     except OSError:
@@ -371,7 +373,8 @@ def decoded_alone(path: str | Path) -> str | None:
         return None
     try:
         done = subprocess.run(  # noqa: S603  # our own interpreter and code, a path argument
-            [sys.executable, "-c", _DECODE_ALONE, str(p)],
+            # -I: no file of the current folder is imported in cv2's stead
+            [sys.executable, "-I", "-c", _DECODE_ALONE, str(p)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
