@@ -753,6 +753,36 @@ def test_a_folder_goes_on_past_a_bad_photo_and_a_throw_not_counted(
     assert "lie as last thrown" not in said
 
 
+def test_a_folder_photo_damaged_inside_is_said_and_skipped_not_scored(
+    tmp_path: Path, vision: Any
+) -> None:
+    """A replayed JPEG with four bytes zeroed still decodes, smeared past them; its 5 5
+    was read "ok" and scored. A damaged photo is not what was taken (a damaged TIFF read
+    a 2 as a 1): it is said ("damaged", "ROLL: try again") and the next ROLL gets the
+    next photo."""
+    import shutil
+
+    from table.hw.camera import SourceCamera
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    shutil.copy(FRAMES / "dice_63.jpg", photos / "throw1.jpg")
+    raw = bytearray((FRAMES / "dice_55.jpg").read_bytes())
+    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
+    (photos / "throw2.jpg").write_bytes(bytes(raw))
+    shutil.copy(FRAMES / "dice_42.jpg", photos / "throw3.jpg")
+    steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"]) + ["roll", "stop"]
+    steps += ["roll", "roll"]  # the damaged photo; the next one
+    camera = SourceCamera(f"folder:{photos}", fps=60)
+    loop, display, buttons = make_loop(tmp_path, "mexico", steps, vision, camera=camera)
+    buttons.step_timeout_s = 3.0
+    assert loop.run(seconds=60) == "end of script"
+    logged = load(loop.data.logs()[0]).events
+    assert [tuple(e.dice) for e in logged if e.kind.value == "throw"] == [(6, 3), (4, 2)]  # type: ignore[union-attr]
+    said = "\n".join(display.texts)
+    assert "throw2.jpg" in said and "damaged" in said and "try again" in said
+
+
 def test_the_scripted_camera_takes_the_frame_named_for_the_throw_only(tmp_path: Path) -> None:
     """``dice_63.bak.jpg`` (a 52) sorts before ``dice_63.jpg``: the throw 6 3 was once shown
     as a 52; with only the .bak there, there is no frame for it."""
