@@ -849,6 +849,23 @@ def test_a_camera_in_the_config_that_cannot_be_opened_is_a_config_line(
     assert err.startswith(f'dicetable run: {conf}: camera.source: "folder:/nonexistent" cannot')
 
 
+@pytest.mark.parametrize("source", ["folder:/", "video:/"])
+def test_a_camera_path_pasted_long_is_a_short_config_line(
+    source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The value was cut in the message, but the camera's reason after it repeated the
+    path whole: 100,000 characters made a line of 100 kB."""
+    from table.cli import main
+
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text(f'[camera]\nsource = "{source}{"a" * 100000}"\n[display]\ndriver = "none"\n')
+    code = main(["run", "--config", str(conf), "--data", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "internal error" not in err, err[:300]
+    assert len(err) < 800 and "characters left out" in err, err
+    assert err.startswith(f'dicetable run: {conf}: camera.source: "{source}aaa'), err
+
+
 @pytest.mark.parametrize(
     ("toml", "shown_at"),
     [

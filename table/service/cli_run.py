@@ -162,8 +162,21 @@ def stop_on_signal(stop: Callable[[str], None]) -> Callable[[int, FrameType | No
     return on_signal
 
 
+# The longest message a fault prints whole. A path or value pasted by mistake can run to
+# hundreds of kB, and appear twice in one message (the camera's reason repeats its path):
+# its start and end are kept, which name the key and what is allowed.
+LONGEST_FAULT = 600
+
+
+def _cut(text: str) -> str:
+    """``text``, or its start and end if it is longer than ``LONGEST_FAULT``."""
+    if len(text) <= LONGEST_FAULT:
+        return text
+    return f"{text[:300]} ...({len(text) - 450} characters left out)... {text[-150:]}"
+
+
 def _fail(text: str, status: int = 2) -> int:
-    print(f"dicetable run: {text}", file=sys.stderr)
+    print(f"dicetable run: {_cut(text)}", file=sys.stderr)
     return status
 
 
@@ -183,7 +196,7 @@ def _start_fault(
     if not args.stand_ins:
         from table.hw.build import show_fault
 
-        show_fault(display_for_faults(args.config), title, shown, FIX_HINT)
+        show_fault(display_for_faults(args.config), title, _cut(shown), FIX_HINT)
     return _fail(text)
 
 
@@ -192,7 +205,7 @@ def _config_fault(args: argparse.Namespace, exc: ConfigError) -> int:
     shortened, left on the OLED (``_start_fault``)."""
     from table.service.screens import Message, overflow
 
-    text = str(exc)
+    text = _cut(str(exc))  # a screen of 100 kB took seconds to lay out
     path = config_path(args.config, os.environ)
     if path is not None:
         text = text.removeprefix(f"{path}: ")

@@ -167,6 +167,14 @@ def _show(value: object) -> str:
     return text if len(text) <= 40 else f"{text[:12]}... ({len(text)} digits)"
 
 
+def _quoted(text: str) -> str:
+    """``text`` as Python writes it (a control character shows as its escape), cut if it
+    is far longer than any name or path: a pasted mistake made a message of 200 kB."""
+    if len(text) > LONGEST_SHOWN:
+        return f"{text[:40]!r}... ({len(text)} characters)"
+    return repr(text)
+
+
 def _key(name: str) -> str:
     """A key as written in the file, on one line (a quoted key may hold a line break), and
     cut if it is far longer than any key the file knows."""
@@ -416,7 +424,7 @@ def _table(raw: object, env: Mapping[str, str]) -> TableConfig:
         raise _bad(s.key("data_dir"), r["data_dir"], "a folder path")
     if s.has("data_dir") and not str(r["data_dir"]).isprintable():
         raise ConfigError(
-            f"{s.key('data_dir')}: {str(r['data_dir'])!r} holds a control character "
+            f"{s.key('data_dir')}: {_quoted(str(r['data_dir']))} holds a control character "
             "(allowed: a folder path)"
         )
     if s.has("data_dir") and not (data_dir.is_absolute() or str(data_dir).startswith("~")):
@@ -546,7 +554,7 @@ def _name(key: str, name: str) -> str:
     such names could not be told apart."""
     if not name.isprintable():
         raise ConfigError(
-            f"{key}: {name!r} holds a line break or another control character "
+            f"{key}: {_quoted(name)} holds a line break or another control character "
             "(allowed: letters, digits, spaces and punctuation)"
         )
     from table.service.screens import drawable, single_spaced
@@ -554,16 +562,16 @@ def _name(key: str, name: str) -> str:
     drawn = drawable(name)
     if drawn.count("?") > name.count("?") or (name.strip() and not drawn.strip()):
         raise ConfigError(
-            f"{key}: {name!r} cannot be drawn on the display (it shows {drawn!r}; "
+            f"{key}: {_quoted(name)} cannot be drawn on the display (it shows {_quoted(drawn)}; "
             "allowed: Latin letters, with or without accents, digits and punctuation)"
         )
     name = single_spaced(name)  # "Bob  Smith" would be two items of a line
     drawn = drawable(name)
     if len(drawn) > MAX_NAME:
         # counted as drawn: "Æ" is drawn "AE", so twelve of them are 24 on the display
-        spelt = "" if drawn == name else f" as the display spells it ({drawn!r})"
+        spelt = "" if drawn == name else f" as the display spells it ({_quoted(drawn)})"
         raise ConfigError(
-            f"{key}: {name!r} is {len(drawn)} characters long{spelt} (allowed: at most "
+            f"{key}: {_quoted(name)} is {len(drawn)} characters long{spelt} (allowed: at most "
             f"{MAX_NAME}, so that the display can show it)"
         )
     return name
