@@ -610,6 +610,8 @@ def test_a_whole_number_of_hundreds_of_digits_is_out_of_range_in_one_short_line(
         ("[display]\n" + "k" * 3000 + " = 1", "k" * 30 + "... (3000 characters): unknown key"),
         ("[display]\ni2c_address = " + "9" * 4000, "999999999999... (4000 digits) is not an"),
         ('[camera]\nsource = "usb:' + "9" * 5000 + '"', "(5004 characters) is out of range"),
+        # int() reads any script's digits: "٣" was the address 0x03
+        ('[display]\ni2c_address = "\u0663"', '"\u0663" is not an I2C address (allowed'),
         # a name was written out whole in the errors that are the name's own
         ('[game]\nplayers = ["' + "a" * 200000 + '", "Bob"]', "(200000 characters) is 200000"),
         ('[game]\nplayers = ["' + "a" * 9000 + '\\u0007"]', "(9001 characters) holds a line"),

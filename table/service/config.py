@@ -239,7 +239,7 @@ def _i2c_address(key: str, value: object) -> int:
     number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
-    elif isinstance(value, str):
+    elif isinstance(value, str) and value.isascii():  # int() reads "٣" as 3 too
         try:
             number = int(value, 0)
         except ValueError:
@@ -500,7 +500,7 @@ def _game(raw: object) -> GameConfig:
 
         drawn: dict[str, str] = {}
         for p in out:
-            if not p.name:  # a blank name: the seat's default name (P1 ...)
+            if not p.name:  # a blank name: refused when the game is tried (_check_game)
                 continue
             other = drawn.setdefault(_look(p.name), p.name)
             if other == p.name:
@@ -712,7 +712,8 @@ def _toml(text: str) -> dict[str, Any]:
 
 def _config_text(path: Path) -> str:
     """The config file's text (a BOM, which some editors write, left out). ``/dev/null``
-    is an empty config (no settings but the defaults); another pipe or device is no
+    is an empty config (no settings but the defaults); a named pipe is read as any
+    program reads one (``--config <(...)``), waiting for its writer; a device is no
     config file (OSError), nor is a file over CONFIG_BYTES."""
     if path == Path(os.devnull):
         return ""
