@@ -223,6 +223,32 @@ def test_the_damage_check_imports_no_file_of_the_current_folder(
     assert (decoded_alone(tmp_path / "a.jpg") or "").startswith("Corrupt JPEG data")
 
 
+def test_a_folder_none_of_whose_photos_can_be_read_is_refused_when_opened(
+    tmp_path: Path,
+) -> None:
+    """A folder holding only an empty ``.jpg``, text named ``.jpg`` or a damaged photo was
+    opened, and then every throw said the photo's fault and came round to it again:
+    a table that could never read a throw. It is now refused when opened, with the
+    first photo's fault; one readable photo among them is enough."""
+    (tmp_path / "a.jpg").write_bytes(b"")
+    (tmp_path / "b.jpg").write_text("not a photo")
+    (tmp_path / "c.jpg").write_bytes(_damaged_inside(THROW.read_bytes()))
+    with pytest.raises(CameraError) as info:
+        FolderSource(tmp_path, loop=True)
+    assert str(info.value) == (
+        f"folder:{tmp_path}: no photo in the folder can be read ({tmp_path / 'a.jpg'}: "
+        "file is empty)"
+    )
+    (tmp_path / "d.jpg").write_bytes(THROW.read_bytes())
+    with FolderSource(tmp_path, loop=True) as src:
+        with pytest.raises(CameraError, match="file is empty"):
+            src.read()  # the photos are still read in turn, the bad ones said
+        for _ in range(2):
+            with pytest.raises(CameraError):
+                src.read()
+        assert src.read().shape == load_image(THROW).shape
+
+
 def test_a_damage_check_that_cannot_run_leaves_the_photo_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

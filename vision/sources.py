@@ -478,6 +478,11 @@ class ImageFilesSource(_Source):
             self._next = 0
         path = self.files[self._next]
         self._next += 1
+        return self._photo(path)
+
+    def _photo(self, path: Path) -> Frame:
+        """The photo at ``path`` (``load_image``), or CameraError; with ``check_damage``,
+        also if its decoder says it is damaged (``decoded_alone``)."""
         image = load_image(path)
         if self.check_damage:
             damage = decoded_alone(path)
@@ -511,6 +516,17 @@ class FolderSource(ImageFilesSource):
             raise CameraError(f"{name}: no images in folder (looked for {suffixes})")
         super().__init__(files, name=name, loop=loop, check_damage=check_damage)
         self.folder = root
+        # A folder of photos none of which can be read was taken, and then every throw
+        # said "file is empty" (or damaged) and the next ROLL came round to it again.
+        first_fault = ""
+        for path in files:
+            try:
+                self._photo(path)
+                break
+            except CameraError as exc:
+                first_fault = first_fault or str(exc)
+        else:
+            raise CameraError(f"{name}: no photo in the folder can be read ({first_fault})")
 
 
 @contextlib.contextmanager
