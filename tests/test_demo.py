@@ -351,6 +351,10 @@ def test_the_edges_of_each_step_are_steps(text: str, step: Step) -> None:
         ("wait -1", "wait needs seconds"),
         ("wait 1 2", "wait needs seconds"),
         ("quit now", "is not a step"),
+        ("throw \u0663 \u0664", "a throw is one or two dice 1-6"),  # int() reads any digits
+        ("throw \uff16 \uff13", "a throw is one or two dice 1-6"),
+        ("throw +6 3", "a throw is one or two dice 1-6"),
+        ("wait \u0663", "wait needs seconds"),
     ],
 )
 def test_a_step_out_of_its_range_is_refused_by_name(text: str, said: str) -> None:

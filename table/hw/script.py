@@ -71,6 +71,10 @@ def quoted(text: str) -> str:
     return repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text)} characters)"
 
 
+def _ascii_number(word: str) -> bool:
+    return word.isascii() and word.isdigit()
+
+
 def parse_step(text: str, where: str = "step") -> Step:
     words = text.strip().lower().split()
     if not words:
@@ -83,16 +87,14 @@ def parse_step(text: str, where: str = "step") -> Step:
             raise ScriptError(f"{where}: {shown}: after {head} say long or very_long")
         return PressStep(ButtonPress(Button(head), _PRESS_WORDS[mode]))
     if head == "throw":
-        try:
-            dice = tuple(int(w) for w in rest)
-        except ValueError:
-            dice = ()
+        # ASCII digits only: int() reads "٣" and "６" as dice too, and "+6" and "6_0"
+        dice = tuple(int(w) for w in rest) if all(_ascii_number(w) for w in rest) else ()
         if len(dice) not in (1, 2) or not all(1 <= d <= 6 for d in dice):
             raise ScriptError(f"{where}: {shown}: a throw is one or two dice 1-6, e.g. throw 6 3")
         return ThrowStep(dice)
     if head == "wait":
         try:
-            seconds = float(rest[0]) if len(rest) == 1 else -1.0
+            seconds = float(rest[0]) if len(rest) == 1 and rest[0].isascii() else -1.0
         except ValueError:
             seconds = -1.0
         if not 0 <= seconds <= 3600:
