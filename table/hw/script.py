@@ -72,7 +72,9 @@ def quoted(text: str) -> str:
 
 
 def _ascii_number(word: str) -> bool:
-    return word.isascii() and word.isdigit()
+    """A whole number in ASCII digits, short enough for int() (past 4300 digits it
+    raises; no die needs ten)."""
+    return word.isascii() and word.isdigit() and len(word) < 10
 
 
 def parse_step(text: str, where: str = "step") -> Step:
