@@ -700,26 +700,36 @@ def test_source_camera_thread_puts_frames_only_when_wanted_and_reports_failure()
         bad.close()
 
 
+def _play_folder(
+    tmp_path: Path, photos: Path, steps: list[str], vision: Any, step_timeout_s: float
+) -> tuple[list[tuple[int, ...]], list[str]]:
+    """A game of mexico played on ``camera.source = "folder:photos"`` by ``steps``: the
+    throws logged, and what the display showed."""
+    from table.hw.camera import SourceCamera
+
+    camera = SourceCamera(f"folder:{photos}", fps=60)
+    loop, display, buttons = make_loop(tmp_path, "mexico", steps, vision, camera=camera)
+    buttons.step_timeout_s = step_timeout_s
+    assert loop.run(seconds=60) == "end of script"
+    logged = load(loop.data.logs()[0]).events
+    throws = [tuple(e.dice) for e in logged if e.kind.value == "throw"]  # type: ignore[union-attr]
+    return throws, list(display.texts)
+
+
 def test_a_folder_of_photos_is_one_photo_a_throw(tmp_path: Path, vision: Any) -> None:
     """``camera.source = "folder:PATH"`` (the config's "replay photos"): each photo is
     shown as a still tray, one per throw, in name order. Shown one photo a frame, no
     two frames alike, the dice never came to rest and nothing was ever read."""
     import shutil
 
-    from table.hw.camera import SourceCamera
-
     photos = tmp_path / "photos"
     photos.mkdir()
     for i, name in enumerate(["dice_63", "dice_42", "dice_55"], start=1):
         shutil.copy(FRAMES / f"{name}.jpg", photos / f"throw{i}.jpg")
     steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"]) + ["roll", "stop", "roll"]
-    camera = SourceCamera(f"folder:{photos}", fps=60)
-    loop, display, buttons = make_loop(tmp_path, "mexico", steps, vision, camera=camera)
-    buttons.step_timeout_s = 5.0
-    assert loop.run(seconds=60) == "end of script"
-    logged = load(loop.data.logs()[0]).events
-    assert [tuple(e.dice) for e in logged if e.kind.value == "throw"] == [(6, 3), (4, 2)]  # type: ignore[union-attr]
-    assert not any("not counted" in t for t in display.texts), display.texts
+    throws, texts = _play_folder(tmp_path, photos, steps, vision, step_timeout_s=5.0)
+    assert throws == [(6, 3), (4, 2)]
+    assert not any("not counted" in t for t in texts), texts
 
 
 def test_a_folder_goes_on_past_a_bad_photo_and_a_throw_not_counted(
@@ -731,8 +741,6 @@ def test_a_folder_goes_on_past_a_bad_photo_and_a_throw_not_counted(
     behind by the player's next ROLL, as real dice rolled again would be."""
     import shutil
 
-    from table.hw.camera import SourceCamera
-
     photos = tmp_path / "photos"
     photos.mkdir()
     shutil.copy(FRAMES / "dice_63.jpg", photos / "throw1.jpg")
@@ -741,13 +749,10 @@ def test_a_folder_goes_on_past_a_bad_photo_and_a_throw_not_counted(
     shutil.copy(FRAMES / "dice_42.jpg", photos / "throw4.jpg")
     steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"]) + ["roll", "stop"]
     steps += ["roll", "roll", "roll"]  # the bad photo; the empty tray; rolled again
-    camera = SourceCamera(f"folder:{photos}", fps=60)
-    loop, display, buttons = make_loop(tmp_path, "mexico", steps, vision, camera=camera)
-    buttons.step_timeout_s = 3.0  # the table waits on after "roll again": not idle
-    assert loop.run(seconds=60) == "end of script"
-    logged = load(loop.data.logs()[0]).events
-    assert [tuple(e.dice) for e in logged if e.kind.value == "throw"] == [(6, 3), (4, 2)]  # type: ignore[union-attr]
-    said = "\n".join(display.texts)
+    # the table waits on after "roll again": not idle
+    throws, texts = _play_folder(tmp_path, photos, steps, vision, step_timeout_s=3.0)
+    assert throws == [(6, 3), (4, 2)]
+    said = "\n".join(texts)
     assert "throw2.jpg" in said and "try again" in said
     assert "no dice seen" in said and "roll again" in said
     assert "lie as last thrown" not in said
@@ -762,8 +767,6 @@ def test_a_folder_photo_damaged_inside_is_said_and_skipped_not_scored(
     next photo."""
     import shutil
 
-    from table.hw.camera import SourceCamera
-
     photos = tmp_path / "photos"
     photos.mkdir()
     shutil.copy(FRAMES / "dice_63.jpg", photos / "throw1.jpg")
@@ -773,13 +776,9 @@ def test_a_folder_photo_damaged_inside_is_said_and_skipped_not_scored(
     shutil.copy(FRAMES / "dice_42.jpg", photos / "throw3.jpg")
     steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"]) + ["roll", "stop"]
     steps += ["roll", "roll"]  # the damaged photo; the next one
-    camera = SourceCamera(f"folder:{photos}", fps=60)
-    loop, display, buttons = make_loop(tmp_path, "mexico", steps, vision, camera=camera)
-    buttons.step_timeout_s = 3.0
-    assert loop.run(seconds=60) == "end of script"
-    logged = load(loop.data.logs()[0]).events
-    assert [tuple(e.dice) for e in logged if e.kind.value == "throw"] == [(6, 3), (4, 2)]  # type: ignore[union-attr]
-    said = "\n".join(display.texts)
+    throws, texts = _play_folder(tmp_path, photos, steps, vision, step_timeout_s=3.0)
+    assert throws == [(6, 3), (4, 2)]
+    said = "\n".join(texts)
     assert "throw2.jpg" in said and "damaged" in said and "try again" in said
 
 
