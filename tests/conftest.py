@@ -147,6 +147,14 @@ def photo_like(h: int, w: int) -> np.ndarray:
     return img
 
 
+def damaged_inside(data: bytes) -> bytes:
+    """A picture file's ``data`` with four bytes in its middle zeroed: it still decodes,
+    wrongly past them, and only its decoder says so."""
+    raw = bytearray(data)
+    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
+    return bytes(raw)
+
+
 class FakePicamera2:
     """picamera2.Picamera2 as a camera of (11, 22, 33) pixels, recording what it is asked
     (its last configuration, its calls); every one made stands in ``instances``."""

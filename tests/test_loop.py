@@ -27,7 +27,7 @@ from table.service.loop import TableLoop, vision_parts
 from table.service.ports import Button, ButtonPress, CameraFailed, Frame, Put, Quit
 from table.service.referee import Settings
 from table.service.resume import DataDir
-from tests.conftest import seen_as_pi
+from tests.conftest import damaged_inside, seen_as_pi
 
 FRAMES = Path(__file__).resolve().parents[1] / "table" / "data" / "frames"
 
@@ -770,9 +770,7 @@ def test_a_folder_photo_damaged_inside_is_said_and_skipped_not_scored(
     photos = tmp_path / "photos"
     photos.mkdir()
     shutil.copy(FRAMES / "dice_63.jpg", photos / "throw1.jpg")
-    raw = bytearray((FRAMES / "dice_55.jpg").read_bytes())
-    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
-    (photos / "throw2.jpg").write_bytes(bytes(raw))
+    (photos / "throw2.jpg").write_bytes(damaged_inside((FRAMES / "dice_55.jpg").read_bytes()))
     shutil.copy(FRAMES / "dice_42.jpg", photos / "throw3.jpg")
     steps = ["roll"] * menu_presses(DEMO_SETTINGS["mexico"]) + ["roll", "stop"]
     steps += ["roll", "roll"]  # the damaged photo; the next one

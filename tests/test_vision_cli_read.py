@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.conftest import photo_like
+from tests.conftest import damaged_inside, photo_like
 from vision import cli_read
 from vision.dataset import LabelledImage, default_data_dir, load_set
 from vision.sources import list_images, load_image
@@ -692,10 +692,8 @@ def _damaged_beside_intact(
     ``damaged``, read in that order (damaged first): the two paths and the lines."""
     intact = tmp_path / f"intact{suffix}"
     intact.write_bytes(data)
-    raw = bytearray(data)
-    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
     damaged = tmp_path / f"damaged{suffix}"
-    damaged.write_bytes(bytes(raw))
+    damaged.write_bytes(damaged_inside(data))
     done = dicetable(str(damaged), str(intact))
     assert done.returncode == 1 and done.stderr == ""
     return damaged, intact, done.stdout.splitlines()

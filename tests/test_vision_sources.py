@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import RunPython
 
-from tests.conftest import FakePicamera2, fake_picamera2_module
+from tests.conftest import FakePicamera2, damaged_inside, fake_picamera2_module
 from vision.sources import (
     CameraError,
     DeviceSource,
@@ -179,13 +179,6 @@ def test_a_jpeg_cut_short_in_a_folder_is_skipped_not_read(tmp_path: Path) -> Non
     assert np.array_equal(first, third)
 
 
-def _damaged_inside(data: bytes) -> bytes:
-    """``data`` with four bytes in its middle zeroed: it still decodes, wrongly past them."""
-    raw = bytearray(data)
-    raw[len(raw) // 2 : len(raw) // 2 + 4] = bytes(4)
-    return bytes(raw)
-
-
 @pytest.mark.parametrize("ext", [".jpg", ".tif"])
 def test_a_photo_damaged_inside_in_a_folder_is_skipped_not_read(ext: str, tmp_path: Path) -> None:
     """A replayed photo with a few bytes changed decodes, grey or smeared past the damage
@@ -197,9 +190,9 @@ def test_a_photo_damaged_inside_in_a_folder_is_skipped_not_read(ext: str, tmp_pa
     assert ok
     whole = encoded.tobytes()
     (tmp_path / f"a{ext}").write_bytes(whole)
-    (tmp_path / f"b{ext}").write_bytes(_damaged_inside(whole))
+    (tmp_path / f"b{ext}").write_bytes(damaged_inside(whole))
     (tmp_path / f"c{ext}").write_bytes(whole)
-    assert cv2.imdecode(np.frombuffer(_damaged_inside(whole), np.uint8), 1) is not None
+    assert cv2.imdecode(np.frombuffer(damaged_inside(whole), np.uint8), 1) is not None
     with FolderSource(tmp_path) as src:
         first = src.read()
         with pytest.raises(CameraError) as info:
@@ -217,7 +210,7 @@ def test_the_damage_check_imports_no_file_of_the_current_folder(
 ) -> None:
     """The decode's own process would import a ``cv2.py`` lying in the current folder in
     OpenCV's stead, and say nothing of the damage."""
-    (tmp_path / "a.jpg").write_bytes(_damaged_inside(THROW.read_bytes()))
+    (tmp_path / "a.jpg").write_bytes(damaged_inside(THROW.read_bytes()))
     (tmp_path / "cv2.py").write_text("raise SystemExit(0)\n")
     monkeypatch.chdir(tmp_path)
     assert (decoded_alone(tmp_path / "a.jpg") or "").startswith("Corrupt JPEG data")
@@ -232,7 +225,7 @@ def test_a_folder_none_of_whose_photos_can_be_read_is_refused_when_opened(
     first photo's fault; one readable photo among them is enough."""
     (tmp_path / "a.jpg").write_bytes(b"")
     (tmp_path / "b.jpg").write_text("not a photo")
-    (tmp_path / "c.jpg").write_bytes(_damaged_inside(THROW.read_bytes()))
+    (tmp_path / "c.jpg").write_bytes(damaged_inside(THROW.read_bytes()))
     with pytest.raises(CameraError) as info:
         FolderSource(tmp_path, loop=True)
     assert str(info.value) == (
@@ -254,7 +247,7 @@ def test_a_damage_check_that_cannot_run_leaves_the_photo_read(
 ) -> None:
     """No interpreter to decode in (or one that fails): not checked, the photo read as it
     was before the check; a PNG's decoder fails by itself, so it is not decoded twice."""
-    (tmp_path / "a.jpg").write_bytes(_damaged_inside(THROW.read_bytes()))
+    (tmp_path / "a.jpg").write_bytes(damaged_inside(THROW.read_bytes()))
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
     assert decoded_alone(tmp_path / "a.jpg") is None
     with FolderSource(tmp_path) as src:
