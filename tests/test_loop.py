@@ -801,6 +801,27 @@ def test_the_scripted_camera_takes_the_frame_named_for_the_throw_only(tmp_path: 
     assert np.array_equal(shown, load_image(FRAMES / "dice_63.jpg"))
 
 
+def test_the_scripted_camera_says_a_frame_damaged_inside_and_keeps_the_others(
+    tmp_path: Path,
+) -> None:
+    """A ``--frames`` frame with bytes zeroed in its middle decoded, its lower part
+    smeared, and was shown as the throw: now it is a CameraError naming the damage
+    (the table says it and waits), each time it is wanted; a whole frame beside it is
+    shown."""
+    import shutil
+
+    from vision.sources import CameraError
+
+    (tmp_path / "dice_63.jpg").write_bytes(damaged_inside((FRAMES / "dice_63.jpg").read_bytes()))
+    shutil.copy(FRAMES / "dice_52.jpg", tmp_path / "dice_52.jpg")
+    camera = ScriptedCamera(tmp_path)
+    for _ in range(2):
+        with pytest.raises(CameraError, match=r"dice_63\.jpg: damaged \(Corrupt JPEG data"):
+            camera.image_for((6, 3))
+    assert camera.image_for((5, 2)).shape[:2] == (300, 400)
+    assert list(camera._cache) == [(5, 2)]
+
+
 def test_the_scripted_camera_keeps_only_the_last_few_frames_decoded() -> None:
     """Every frame it had shown stayed decoded: big photos ran to gigabytes."""
     from table.hw.camera import FRAMES_KEPT
