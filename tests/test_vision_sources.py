@@ -205,6 +205,17 @@ def test_a_photo_damaged_inside_in_a_folder_is_skipped_not_read(ext: str, tmp_pa
     assert decoded_alone(tmp_path / f"a{ext}") == ""
 
 
+def test_a_png_damaged_inside_is_refused_by_its_own_decode(tmp_path: Path) -> None:
+    """``decoded_alone`` does not look at a PNG: its checksums fail the decode of one
+    with bytes changed inside, so it is refused as unreadable, never read smeared."""
+    ok, encoded = cv2.imencode(".png", load_image(THROW))
+    assert ok
+    (tmp_path / "a.png").write_bytes(damaged_inside(encoded.tobytes()))
+    with pytest.raises(CameraError, match="not an image OpenCV can read"):
+        load_image(tmp_path / "a.png")
+    assert decoded_alone(tmp_path / "a.png") is None
+
+
 def test_the_damage_check_imports_no_file_of_the_current_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

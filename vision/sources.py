@@ -360,7 +360,11 @@ def decoded_alone(path: str | Path) -> str | None:
     in a process of its own, whose standard error is a pipe read here: "" if nothing,
     None if it could not be checked (no process, a timeout; other formats are not
     looked at). For a program with threads (the table's service replaying a folder);
-    ``dicetable read``, in one thread, takes its own standard error instead."""
+    ``dicetable read``, in one thread, takes its own standard error instead.
+
+    A PNG's damage fails its decode (its checksums), so ``load_image`` refuses it. A
+    lossy WebP has no checksum: bytes changed inside may decode to a smeared picture
+    without a word from its decoder, and nothing here can tell."""
     p = Path(path)
     try:
         if not stat.S_ISREG(p.stat().st_mode):
