@@ -227,6 +227,24 @@ def test_the_damage_check_imports_no_file_of_the_current_folder(
     assert (decoded_alone(tmp_path / "a.jpg") or "").startswith("Corrupt JPEG data")
 
 
+def test_the_damage_check_finds_opencv_where_this_program_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decode's own process ran with ``-I``, which drops PYTHONPATH and the user's
+    site-packages: an OpenCV installed there (``pip install --user``) was not found, the
+    process failed, and no photo was ever checked. It now imports as this program does
+    (here a ``cv2`` on PYTHONPATH that says every photo is damaged)."""
+    shim = tmp_path / "path"
+    shim.mkdir()
+    (shim / "cv2.py").write_text(
+        "import sys\nsys.stderr.write('Corrupt JPEG data: said by the cv2 on the path')\n"
+        "raise SystemExit(0)\n"
+    )
+    (tmp_path / "a.jpg").write_bytes(THROW.read_bytes())
+    monkeypatch.setenv("PYTHONPATH", str(shim))
+    assert decoded_alone(tmp_path / "a.jpg") == "Corrupt JPEG data: said by the cv2 on the path"
+
+
 def test_a_folder_none_of_whose_photos_can_be_read_is_refused_when_opened(
     tmp_path: Path,
 ) -> None:

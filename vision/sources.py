@@ -377,8 +377,10 @@ def decoded_alone(path: str | Path) -> str | None:
         return None
     try:
         done = subprocess.run(  # noqa: S603  # our own interpreter and code, a path argument
-            # -I: no file of the current folder is imported in cv2's stead
-            [sys.executable, "-I", "-c", _DECODE_ALONE, str(p)],
+            # -P: no file of the current folder is imported in cv2's stead. Not -I, which
+            # also drops PYTHONPATH and the user's site-packages: an OpenCV found there
+            # by this program was not found, and no photo was checked.
+            [sys.executable, "-P", "-c", _DECODE_ALONE, str(p)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
