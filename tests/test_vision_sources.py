@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import types
 import zlib
@@ -32,6 +33,7 @@ from vision.sources import (
     list_images,
     load_image,
     open_source,
+    video_damage_said,
 )
 
 
@@ -469,6 +471,110 @@ def test_a_video_whose_name_is_not_utf8_is_a_camera_error(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 2 and all("not UTF-8" in line for line in lines), lines
+
+
+def _throw_video(path: Path, fourcc: str, frames: int = 12) -> None:
+    """A video of the dice photo moved 7 px a frame: each frame differs."""
+    photo = cv2.resize(load_image(THROW), (160, 120))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*fourcc), 10, (160, 120))
+    assert writer.isOpened()
+    for k in range(frames):
+        writer.write(np.roll(photo, 7 * k, axis=1))
+    writer.release()
+
+
+def _decoded(path: Path) -> list[np.ndarray]:
+    cap = cv2.VideoCapture(str(path))
+    frames = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            cap.release()
+            return frames
+        frames.append(frame)
+
+
+@pytest.mark.parametrize("fourcc", ["MJPG", "mp4v"])
+def test_a_video_damaged_inside_gives_its_whole_frames_then_says_the_damage(
+    fourcc: str, tmp_path: Path
+) -> None:
+    """A video with bytes zeroed inside decodes without a word to the program: the
+    damaged frame smeared (and, in MPEG-4, every frame built on it). Only FFmpeg's log,
+    or for motion JPEG the JPEG decoder's, says so. The frames before the damage are
+    given as filmed; from the damaged one on, each read is a CameraError naming it; a
+    looping video starts over whole."""
+    clean = tmp_path / f"clean.{'avi' if fourcc == 'MJPG' else 'mp4'}"
+    _throw_video(clean, fourcc)
+    data = bytearray(clean.read_bytes())
+    if fourcc == "MJPG":  # zero four bytes three quarters into the seventh picture
+        starts = [m.start() for m in re.finditer(rb"\xff\xd8\xff", bytes(data))]
+        assert len(starts) == 12
+        at = starts[6] + (starts[7] - starts[6]) * 3 // 4
+        data[at : at + 4] = bytes(4)
+    else:
+        data[len(data) // 2 : len(data) // 2 + 64] = bytes(64)
+    damaged = clean.with_name(f"damaged{clean.suffix}")
+    damaged.write_bytes(bytes(data))
+    whole, smeared = _decoded(clean), _decoded(damaged)
+    assert len(whole) == len(smeared) == 12
+    differ = [k for k in range(12) if not np.array_equal(whole[k], smeared[k])]
+    assert differ  # the damage changed a picture, and OpenCV said nothing of it
+
+    given: list[np.ndarray | str] = []
+    with VideoFileSource(damaged, loop=True) as src:
+        for _ in range(14):
+            try:
+                given.append(src.read())
+            except CameraError as exc:
+                given.append(str(exc))
+    said = [k for k, g in enumerate(given) if isinstance(g, str)]
+    assert said, "the damage was not said"
+    first = said[0]
+    assert 0 < first <= differ[0]  # no smeared frame was given
+    assert said == list(range(first, 12))  # from the damaged frame to the end
+    for k in [*range(first), 12, 13]:  # before it, and the video started over
+        assert np.array_equal(given[k], whole[k % 12]), k
+    reason = given[first]
+    assert isinstance(reason, str)
+    assert reason.startswith(f"video:{damaged}: damaged from frame {first + 1} (")
+    assert "\n" not in reason
+
+
+def test_a_whole_video_is_checked_and_given_whole(tmp_path: Path) -> None:
+    """The check runs to the video's end, finds nothing, and its process is gone once
+    the video is closed."""
+    path = tmp_path / "clip.mp4"
+    _throw_video(path, "mp4v", frames=5)
+    with VideoFileSource(path) as src:
+        frames = list(iter_frames(src))
+        check = src._check
+        assert check is not None
+        assert check.damage(4) == "" and not check.unchecked
+    assert len(frames) == 5
+    assert check._proc is not None and check._proc.poll() is not None
+
+
+def test_a_video_whose_check_cannot_run_is_read_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No interpreter to run the check in: the video is read, unchecked, not refused."""
+    path = tmp_path / "clip.mp4"
+    _throw_video(path, "mp4v", frames=3)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
+    with VideoFileSource(path) as src:
+        assert len(list(iter_frames(src))) == 3
+        assert src._check is not None and src._check.unchecked
+
+
+def test_what_ffmpeg_says_of_a_damaged_video_is_told_from_other_log_lines() -> None:
+    assert video_damage_said("[OPENCV:FFMPEG:16] ac-tex damaged at 5 4") == "ac-tex damaged at 5 4"
+    assert video_damage_said("[mpeg4 @ 0x55f0889cc440] Error at MB: 109") == "Error at MB: 109"
+    assert video_damage_said("Corrupt JPEG data: bad Huffman code") == (
+        "Corrupt JPEG data: bad Huffman code"
+    )
+    warn = "[ WARN:0@0.008] global cap.cpp:212 open VIDEOIO(FFMPEG): backend is ..."
+    assert video_damage_said(f"{warn} | [OPENCV:FFMPEG:24] a warning | ") == ""
+    assert video_damage_said(f"{warn} | [OPENCV:FFMPEG:08] stream gone") == "stream gone"
 
 
 def test_missing_video_is_a_camera_error(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import re
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -639,14 +640,193 @@ class DeviceSource(_CaptureSource):
         raise CameraError(f"{self.name}: camera stopped sending frames (unplugged?)")
 
 
+# The decode of a video's frames in a process of its own (``VideoCheck``). FFmpeg's log
+# is set to its errors, and OpenCV writes it on standard output: both that and standard
+# error are taken to a file, looked at after each frame (C's buffers flushed first). On a
+# copy of the first standard output: "ok N" once frame N (from 0) is decoded with nothing
+# said, "said N TEXT" (TEXT's lines joined by " | ") when something was said by then, and
+# "end N" after the last of N frames. One decoding thread: what is said of a frame is
+# said before the next one is taken. FFmpeg's decoder of motion JPEG says little of a
+# damaged picture: each is given to OpenCV's JPEG decoder instead, which says "Corrupt
+# JPEG data" as for a photo. The process yields the processor to the table (nice 10).
+_VIDEO_CHECK = (
+    "import ctypes, os, sys, tempfile\n"
+    "os.nice(10)\n"
+    "os.environ['OPENCV_FFMPEG_LOGLEVEL'] = '16'\n"
+    "out = os.fdopen(os.dup(1), 'w')\n"
+    "log = tempfile.TemporaryFile()\n"
+    "os.dup2(log.fileno(), 1)\n"
+    "os.dup2(log.fileno(), 2)\n"
+    "libc = ctypes.CDLL(None)\n"
+    "import cv2\n"
+    "cap = cv2.VideoCapture(sys.argv[1], cv2.CAP_FFMPEG, [cv2.CAP_PROP_N_THREADS, 1])\n"
+    "jpegs = int(cap.get(cv2.CAP_PROP_FOURCC)) == int.from_bytes(b'MJPG', 'little')\n"
+    "if jpegs:\n"
+    "    cap.set(cv2.CAP_PROP_FORMAT, -1)\n"
+    "n = seen = 0\n"
+    "while cap.isOpened():\n"
+    "    more = cap.grab()\n"
+    "    if more and jpegs:\n"
+    "        got, data = cap.retrieve()\n"
+    "        if got and data is not None and data.size:\n"
+    "            cv2.imdecode(data.reshape(-1), cv2.IMREAD_COLOR)\n"
+    "    libc.fflush(None)\n"
+    "    size = os.fstat(2).st_size\n"
+    "    if size > seen:\n"
+    "        log.seek(seen)\n"
+    "        said = log.read(size - seen).decode('utf-8', 'replace')\n"
+    "        seen = size\n"
+    "        out.write(f'said {n} ' + ' | '.join(said.splitlines()) + '\\n')\n"
+    "        out.flush()\n"
+    "    if not more:\n"
+    "        break\n"
+    "    out.write(f'ok {n}\\n')\n"
+    "    out.flush()\n"
+    "    n += 1\n"
+    "out.write(f'end {n}\\n')\n"
+    "out.flush()\n"
+)
+VIDEO_CHECK_STALL_S = 10.0
+"""How long a read waits on a video's check that has not moved on (a video decoded more
+slowly than it is played) before its frames are given unchecked."""
+
+_FFMPEG_SAID = re.compile(r"\[OPENCV:FFMPEG:(\d+)\]\s*(.*)|\[[^\]]+ @ 0x[0-9a-fA-F]+\]\s*(.*)")
+
+
+def video_damage_said(text: str) -> str:
+    """The first error FFmpeg logged in ``text`` (lines joined by " | "), as OpenCV or
+    FFmpeg itself writes them ("[OPENCV:FFMPEG:16] ac-tex damaged at 5 4", "[mpeg4 @
+    0x55...] Error at MB: 109"); "" if none. OpenCV's own warnings are not damage."""
+    for line in text.split(" | "):
+        m = _FFMPEG_SAID.match(line.strip())
+        if m is None:
+            jpeg = damage_said([line])  # a motion JPEG's picture, checked as a photo
+            if jpeg:
+                return jpeg
+            continue
+        if m.group(1) is not None and int(m.group(1)) > 16:  # above AV_LOG_ERROR
+            continue
+        said = (m.group(2) if m.group(1) is not None else m.group(3)).strip()
+        if said:
+            return said
+    return ""
+
+
+class VideoCheck:
+    """What a video's decoder says of damage, from its decode in a process of its own,
+    run beside the video's reading (as ``decoded_alone`` for a photo). A damaged frame
+    decodes smeared, or grey past the damage, and the frames after it that are built on
+    it too; only FFmpeg's log says so, on a standard output or error this program's
+    threads cannot take. The frames before the first one it complains of are whole
+    (each frame's data, and that of the frames it is built on, comes before it); from
+    that one on, the video's frames are not what was filmed."""
+
+    def __init__(self, path: Path) -> None:
+        self._cond = threading.Condition()
+        self.passed = -1
+        """Frames 0 .. passed are decoded, nothing said."""
+        self.damaged_at: int | None = None
+        """The first frame by whose decode FFmpeg had complained; None if none yet."""
+        self.said = ""
+        """What it said first."""
+        self.done = False
+        """The check ended: the whole video decoded, damage found, or it could not run."""
+        self.unchecked = False
+        """The check could not run or was given up (``VIDEO_CHECK_STALL_S``)."""
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stopped = False  # stopped here, not failed
+        try:
+            self._proc = subprocess.Popen(  # noqa: S603  # our interpreter and code, a path
+                # -P: no file of the current folder is imported in cv2's stead
+                [sys.executable, "-P", "-c", _VIDEO_CHECK, str(path)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except (OSError, subprocess.SubprocessError):
+            self.done = self.unchecked = True
+            return
+        threading.Thread(target=self._follow, name="video-check", daemon=True).start()
+
+    def _follow(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        ended = False
+        for raw in proc.stdout:
+            word, _, rest = raw.decode("utf-8", "replace").rstrip("\n").partition(" ")
+            number, _, text = rest.partition(" ")
+            if not number.isdecimal() or len(number) > 12:
+                continue
+            with self._cond:
+                if word == "ok":
+                    self.passed = int(number)
+                elif word == "said" and self.damaged_at is None:
+                    damage = video_damage_said(text)
+                    if damage:
+                        self.damaged_at, self.said = int(number), damage
+                        self.done = True
+                        self._cond.notify_all()
+                        break
+                elif word == "end":
+                    ended = True
+                    if number == "0":  # it could not open the video this program reads
+                        self.unchecked = True
+                self._cond.notify_all()
+        self._end()
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
+        with self._cond:
+            if not ended and self.damaged_at is None and not self._stopped:
+                self.unchecked = True  # the process failed (no cv2 there, killed)
+            self.done = True
+            self._cond.notify_all()
+
+    def damage(self, frame: int) -> str:
+        """What was said of damage at or before ``frame`` (from 0), "" if nothing: waits
+        until the check has passed that frame, or ended, or stood still for
+        ``VIDEO_CHECK_STALL_S``: then the check is given up, and this frame and the
+        next ones are given unchecked."""
+        with self._cond:
+            passed = self.passed
+            while not self.done and self.passed < frame:
+                if not self._cond.wait(VIDEO_CHECK_STALL_S) and self.passed == passed:
+                    self.unchecked = self.done = True
+                    self.stop()
+                    break
+                passed = self.passed
+            if self.damaged_at is not None and frame >= self.damaged_at:
+                return self.said
+            return ""
+
+    def stop(self) -> None:
+        """End the check's process (it is not needed any more)."""
+        with self._cond:
+            self._stopped = True
+        self._end()
+
+    def _end(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            proc.kill()
+        with contextlib.suppress(subprocess.SubprocessError):
+            proc.wait(timeout=5)
+
+
 class VideoFileSource(_CaptureSource):
     """Frames of a video file, optionally looping."""
 
-    def __init__(self, path: str | Path, *, loop: bool = False) -> None:
+    def __init__(self, path: str | Path, *, loop: bool = False, check_damage: bool = True) -> None:
         super().__init__()
         self.path = Path(path)
         self.name = f"video:{self.path}"
         self.loop = loop
+        self._check: VideoCheck | None = None
+        """With ``check_damage``: the video decoded once more beside its reading
+        (``VideoCheck``); from the first frame its decoder complains of, every read is a
+        CameraError naming the damage, not a smeared picture whose dice are misread."""
+        self._index = 0  # the frame the next read gives, from 0 at the video's start
         with _looking_at(self.name):
             if not self.path.exists():
                 raise CameraError(f"{self.name}: {_absent(self.path, 'file')}")
@@ -668,6 +848,8 @@ class VideoFileSource(_CaptureSource):
             self.close()
             raise CameraError(f"{self.name}: video has no readable frames")
         self._pending: Frame | None = first
+        if check_damage:
+            self._check = VideoCheck(self.path)
 
     def _open(self) -> Any:
         """The file opened by OpenCV, or None (released) if it cannot read it."""
@@ -680,6 +862,20 @@ class VideoFileSource(_CaptureSource):
         return cap
 
     def read(self) -> Frame:
+        frame = self._next_frame()
+        index, self._index = self._index, self._index + 1
+        if self._check is not None:
+            damage = self._check.damage(index)
+            if damage:
+                assert self._check.damaged_at is not None
+                raise CameraError(
+                    f"{self.name}: damaged from frame {self._check.damaged_at + 1} ({damage})"
+                )
+        return frame
+
+    def _next_frame(self) -> Frame:
+        """The video's next frame (the first again after its end, if looping); sets
+        ``_index`` to 0 when it starts over."""
         pending, self._pending = self._pending, None
         if pending is not None:
             return pending
@@ -688,6 +884,7 @@ class VideoFileSource(_CaptureSource):
             return frame
         if not self.loop:
             raise SourceExhausted(f"{self.name}: end of video")
+        self._index = 0
         self._cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
         frame = self._grab()
         if frame is None:  # OpenCV cannot seek back in a video of one frame: open it again
@@ -701,6 +898,8 @@ class VideoFileSource(_CaptureSource):
 
     def close(self) -> None:
         self._pending = None  # the first frame, read at opening, goes with the file
+        if self._check is not None:
+            self._check.stop()
         super().close()
 
 
