@@ -719,7 +719,11 @@ class VideoCheck:
     it too; only FFmpeg's log says so, on a standard output or error this program's
     threads cannot take. The frames before the first one it complains of are whole
     (each frame's data, and that of the frames it is built on, comes before it); from
-    that one on, the video's frames are not what was filmed."""
+    that one on, the video's frames are not what was filmed.
+
+    What is found depends on the decoder: those of H.264, MPEG-4, MPEG-2 and (through
+    the JPEG decoder) motion JPEG say most damage; those of HEVC, VP8 and VP9 say
+    little, and their damaged frames are read as before."""
 
     def __init__(self, path: Path) -> None:
         self._cond = threading.Condition()
