@@ -338,7 +338,7 @@ class ScriptedCamera(_Paced):
                 raise CameraError(f"{self.frames_dir}: no frame {name}.jpg for the throw {key}")
             image = load_image(found[0])
             # A frame damaged inside still decodes, a die smeared or missing, and only
-            # its decoder says so (as for a folder camera's photo): once, then kept.
+            # its decoder says so (as for a folder camera's photo): checked when decoded.
             damage = decoded_alone(found[0])
             if damage:
                 raise CameraError(f"{found[0]}: damaged ({damage})")
