@@ -716,6 +716,43 @@ def _play_folder(
     return throws, list(display.texts)
 
 
+def test_a_video_camera_stops_at_once_while_its_damage_check_stands_still(
+    tmp_path: Path,
+) -> None:
+    """``video:`` replay: a read waits until the video's damage check has passed its
+    frame. A check standing still held the camera's thread for 10 s, past close()'s
+    3 s wait, and then it put one more frame to a table that had stopped. Closing now
+    interrupts the read."""
+    import queue
+    import signal
+
+    import cv2
+
+    from table.hw.camera import SourceCamera
+    from table.service.ports import TableEvent
+
+    clip = tmp_path / "throws.avi"
+    writer = cv2.VideoWriter(str(clip), cv2.VideoWriter.fourcc(*"MJPG"), 10, (400, 300))
+    photo = cv2.imread(str(FRAMES / "dice_63.jpg"))
+    for k in range(40):
+        writer.write(np.roll(photo, 5 * k, axis=1))
+    writer.release()
+    q: queue.Queue[TableEvent] = queue.Queue()
+    cam = SourceCamera(f"video:{clip}", fps=50)
+    cam.open()
+    check = cam.source._check
+    os.kill(check._proc.pid, signal.SIGSTOP)  # the check stands still from its start
+    with check._cond:
+        check.passed = -1
+    cam.start(q.put)
+    cam.want(True)
+    with pytest.raises(queue.Empty):
+        q.get(timeout=0.5)  # the first read waits on the check
+    cam.close()
+    assert cam._thread is not None and not cam._thread.is_alive()
+    assert all(not isinstance(e, Frame) for e in list(q.queue))
+
+
 def test_a_folder_of_photos_is_one_photo_a_throw(tmp_path: Path, vision: Any) -> None:
     """``camera.source = "folder:PATH"`` (the config's "replay photos"): each photo is
     shown as a still tray, one per throw, in name order. Shown one photo a frame, no

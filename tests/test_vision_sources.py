@@ -17,6 +17,7 @@ from conftest import RunPython
 
 from tests.conftest import FakePicamera2, damaged_inside, fake_picamera2_module
 from vision.sources import (
+    VIDEO_CHECK_AHEAD,
     CameraError,
     DeviceSource,
     FolderSource,
@@ -500,29 +501,30 @@ def test_a_video_damaged_inside_gives_its_whole_frames_then_says_the_damage(
 ) -> None:
     """A video with bytes zeroed inside decodes without a word to the program: the
     damaged frame smeared (and, in MPEG-4, every frame built on it). Only FFmpeg's log,
-    or for motion JPEG the JPEG decoder's, says so. The frames before the damage are
-    given as filmed; from the damaged one on, each read is a CameraError naming it; a
-    looping video starts over whole."""
+    or for motion JPEG the JPEG decoder's, says so. The frames well before the damage
+    are given as filmed; from ``VIDEO_CHECK_AHEAD`` frames before the damaged one on,
+    each read is a CameraError naming it; a looping video starts over whole."""
     clean = tmp_path / f"clean.{'avi' if fourcc == 'MJPG' else 'mp4'}"
-    _throw_video(clean, fourcc)
+    _throw_video(clean, fourcc, frames=30)
     data = bytearray(clean.read_bytes())
-    if fourcc == "MJPG":  # zero four bytes three quarters into the seventh picture
+    if fourcc == "MJPG":  # zero four bytes three quarters into the 21st picture
         starts = [m.start() for m in re.finditer(rb"\xff\xd8\xff", bytes(data))]
-        assert len(starts) == 12
-        at = starts[6] + (starts[7] - starts[6]) * 3 // 4
+        assert len(starts) == 30
+        at = starts[20] + (starts[21] - starts[20]) * 3 // 4
         data[at : at + 4] = bytes(4)
-    else:
-        data[len(data) // 2 : len(data) // 2 + 64] = bytes(64)
+    else:  # the pictures fill the file but for its last few hundred bytes
+        at = len(data) * 2 // 3
+        data[at : at + 64] = bytes(64)
     damaged = clean.with_name(f"damaged{clean.suffix}")
     damaged.write_bytes(bytes(data))
     whole, smeared = _decoded(clean), _decoded(damaged)
-    assert len(whole) == len(smeared) == 12
-    differ = [k for k in range(12) if not np.array_equal(whole[k], smeared[k])]
-    assert differ  # the damage changed a picture, and OpenCV said nothing of it
+    assert len(whole) == len(smeared) == 30
+    differ = [k for k in range(30) if not np.array_equal(whole[k], smeared[k])]
+    assert differ and differ[0] > VIDEO_CHECK_AHEAD + 2  # OpenCV said nothing of it
 
     given: list[np.ndarray | str] = []
     with VideoFileSource(damaged, loop=True) as src:
-        for _ in range(14):
+        for _ in range(32):
             try:
                 given.append(src.read())
             except CameraError as exc:
@@ -530,14 +532,72 @@ def test_a_video_damaged_inside_gives_its_whole_frames_then_says_the_damage(
     said = [k for k, g in enumerate(given) if isinstance(g, str)]
     assert said, "the damage was not said"
     first = said[0]
-    assert 0 < first <= differ[0]  # no smeared frame was given
-    assert said == list(range(first, 12))  # from the damaged frame to the end
-    for k in [*range(first), 12, 13]:  # before it, and the video started over
-        assert np.array_equal(given[k], whole[k % 12]), k
+    assert 0 < first <= differ[0] - VIDEO_CHECK_AHEAD  # no smeared frame was given
+    assert said == list(range(first, 30))  # from before the damaged frame to the end
+    for k in [*range(first), 30, 31]:  # before it, and the video started over
+        assert np.array_equal(given[k], whole[k % 30]), k
     reason = given[first]
     assert isinstance(reason, str)
-    assert reason.startswith(f"video:{damaged}: damaged from frame {first + 1} (")
+    complained = first + VIDEO_CHECK_AHEAD + 1  # counted from 1
+    assert reason.startswith(f"video:{damaged}: damaged at frame {complained} (")
     assert "\n" not in reason
+
+
+def test_a_motion_jpeg_picture_its_jpeg_decoder_refuses_is_damage_too(tmp_path: Path) -> None:
+    """A picture whose scan names a Huffman table that is not there: OpenCV's JPEG decoder
+    refuses it without a word, FFmpeg's draws it smeared. It was passed as whole."""
+    clean = tmp_path / "clean.avi"
+    _throw_video(clean, "MJPG", frames=30)
+    data = bytearray(clean.read_bytes())
+    starts = [m.start() for m in re.finditer(rb"\xff\xd8\xff", bytes(data))]
+    scan = data.index(b"\xff\xda", starts[20])
+    data[scan + 6] = 0x33  # the first component's tables: DC 3, AC 3, defined nowhere
+    damaged = tmp_path / "damaged.avi"
+    damaged.write_bytes(bytes(data))
+    whole, smeared = _decoded(clean), _decoded(damaged)
+    assert [k for k in range(30) if not np.array_equal(whole[k], smeared[k])] == [20]
+    with VideoFileSource(damaged) as src:
+        given = [src.read() for _ in range(20 - VIDEO_CHECK_AHEAD)]
+        with pytest.raises(CameraError, match="frame 21 .*the picture cannot be decoded"):
+            src.read()
+    assert all(np.array_equal(g, w) for g, w in zip(given, whole, strict=False))
+
+
+def test_a_read_waiting_on_the_check_ends_when_the_video_is_interrupted(
+    tmp_path: Path,
+) -> None:
+    """The table stopping while a read waits on a check that stands still: the read
+    waited out VIDEO_CHECK_STALL_S (10 s), after the camera's thread had been given up,
+    and then gave an unchecked frame. Interrupted, it ends at once, as a closed source."""
+    import signal
+    import threading
+
+    path = tmp_path / "clip.mp4"
+    _throw_video(path, "mp4v", frames=30)
+    src = VideoFileSource(path)
+    check = src._check
+    assert check is not None and check._proc is not None
+    os.kill(check._proc.pid, signal.SIGSTOP)  # the check stands still
+    try:
+        with check._cond:
+            check.passed = -1  # as if it had not begun
+        said: list[str] = []
+        ended = threading.Event()
+
+        def read() -> None:
+            try:
+                src.read()
+            except CameraError as exc:
+                said.append(str(exc))
+            ended.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        assert not ended.wait(0.5)  # waiting on the check
+        src.interrupt()
+        assert ended.wait(5)
+        assert said == [f"video:{path}: source is closed"]
+    finally:
+        src.close()
 
 
 def test_a_whole_video_is_checked_and_given_whole(tmp_path: Path) -> None:

@@ -669,7 +669,8 @@ _VIDEO_CHECK = (
     "    if more and jpegs:\n"
     "        got, data = cap.retrieve()\n"
     "        if got and data is not None and data.size:\n"
-    "            cv2.imdecode(data.reshape(-1), cv2.IMREAD_COLOR)\n"
+    "            if cv2.imdecode(data.reshape(-1), cv2.IMREAD_COLOR) is None:\n"
+    "                os.write(2, b'Corrupt JPEG data: the picture cannot be decoded\\n')\n"
     "    libc.fflush(None)\n"
     "    size = os.fstat(2).st_size\n"
     "    if size > seen:\n"
@@ -686,6 +687,10 @@ _VIDEO_CHECK = (
     "out.write(f'end {n}\\n')\n"
     "out.flush()\n"
 )
+VIDEO_CHECK_AHEAD = 10
+"""Frames before the first one the check complains of that are refused too, and how far
+ahead of a read the check must be: a decoder can smear a frame without a word and
+complain of the next ones (MPEG-4, rarely)."""
 VIDEO_CHECK_STALL_S = 10.0
 """How long a read waits on a video's check that has not moved on (a video decoded more
 slowly than it is played) before its frames are given unchecked."""
@@ -717,13 +722,17 @@ class VideoCheck:
     run beside the video's reading (as ``decoded_alone`` for a photo). A damaged frame
     decodes smeared, or grey past the damage, and the frames after it that are built on
     it too; only FFmpeg's log says so, on a standard output or error this program's
-    threads cannot take. The frames before the first one it complains of are whole
-    (each frame's data, and that of the frames it is built on, comes before it); from
-    that one on, the video's frames are not what was filmed.
+    threads cannot take. Frames are decoded in order, each after the frames it is built
+    on, so the frames well before the first one it complains of are whole; a decoder
+    may smear a frame without a word and complain of the next few, so the
+    ``VIDEO_CHECK_AHEAD`` frames before that one are refused with it and all after it.
+    Damage anywhere the decoders notice (the sound's included, which FFmpeg decodes a
+    little of when it opens the file) refuses the video from its start.
 
     What is found depends on the decoder: those of H.264, MPEG-4, MPEG-2 and (through
     the JPEG decoder) motion JPEG say most damage; those of HEVC, VP8 and VP9 say
-    little, and their damaged frames are read as before."""
+    little, and their damaged frames are read as before. A damaged picture that still
+    decodes without a word from any of them is read as before too."""
 
     def __init__(self, path: Path) -> None:
         self._cond = threading.Condition()
@@ -785,20 +794,25 @@ class VideoCheck:
             self.done = True
             self._cond.notify_all()
 
+    @property
+    def stopped(self) -> bool:
+        """``stop`` was called: the video is being closed."""
+        return self._stopped
+
     def damage(self, frame: int) -> str:
-        """What was said of damage at or before ``frame`` (from 0), "" if nothing: waits
-        until the check has passed that frame, or ended, or stood still for
-        ``VIDEO_CHECK_STALL_S``: then the check is given up, and this frame and the
-        next ones are given unchecked."""
+        """What was said of damage at most ``VIDEO_CHECK_AHEAD`` frames after ``frame``
+        (from 0), or before it; "" if nothing. Waits until the check has passed that far,
+        or ended, or was stopped, or stood still for ``VIDEO_CHECK_STALL_S``: then the
+        check is given up, and this frame and the next ones are given unchecked."""
         with self._cond:
             passed = self.passed
-            while not self.done and self.passed < frame:
+            while not self.done and not self._stopped and self.passed < frame + VIDEO_CHECK_AHEAD:
                 if not self._cond.wait(VIDEO_CHECK_STALL_S) and self.passed == passed:
                     self.unchecked = self.done = True
                     self.stop()
                     break
                 passed = self.passed
-            if self.damaged_at is not None and frame >= self.damaged_at:
+            if self.damaged_at is not None and frame + VIDEO_CHECK_AHEAD >= self.damaged_at:
                 return self.said
             return ""
 
@@ -806,6 +820,7 @@ class VideoCheck:
         """End the check's process (it is not needed any more)."""
         with self._cond:
             self._stopped = True
+            self._cond.notify_all()  # a read waiting on the check: the video is closing
         self._end()
 
     def _end(self) -> None:
@@ -828,8 +843,9 @@ class VideoFileSource(_CaptureSource):
         self.loop = loop
         self._check: VideoCheck | None = None
         """With ``check_damage``: the video decoded once more beside its reading
-        (``VideoCheck``); from the first frame its decoder complains of, every read is a
-        CameraError naming the damage, not a smeared picture whose dice are misread."""
+        (``VideoCheck``); from a few frames before the first one its decoder complains
+        of, every read is a CameraError naming the damage, not a smeared picture whose
+        dice are misread."""
         self._index = 0  # the frame the next read gives, from 0 at the video's start
         with _looking_at(self.name):
             if not self.path.exists():
@@ -868,14 +884,23 @@ class VideoFileSource(_CaptureSource):
     def read(self) -> Frame:
         frame = self._next_frame()
         index, self._index = self._index, self._index + 1
-        if self._check is not None:
-            damage = self._check.damage(index)
+        check = self._check
+        if check is not None:
+            damage = check.damage(index)
             if damage:
-                assert self._check.damaged_at is not None
+                assert check.damaged_at is not None
                 raise CameraError(
-                    f"{self.name}: damaged from frame {self._check.damaged_at + 1} ({damage})"
+                    f"{self.name}: damaged at frame {check.damaged_at + 1} ({damage})"
                 )
+            if check.stopped:  # closed (``interrupt``) while this read waited on the check
+                raise CameraError(f"{self.name}: source is closed")
         return frame
+
+    def interrupt(self) -> None:
+        """From another thread: a read waiting on the damage check ends at once, as for a
+        closed source (the table is stopping)."""
+        if self._check is not None:
+            self._check.stop()
 
     def _next_frame(self) -> Frame:
         """The video's next frame (the first again after its end, if looping); sets

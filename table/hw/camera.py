@@ -231,6 +231,15 @@ class SourceCamera(_Paced):
             with contextlib.suppress(Exception):
                 src.close()
 
+    def close(self) -> None:
+        # A video's read may be waiting on its damage check: it ends now, not after the
+        # join below has given up and the thread has put a frame to a table that stopped.
+        interrupt = getattr(self.source, "interrupt", None)
+        if interrupt is not None:
+            with contextlib.suppress(Exception):
+                interrupt()
+        super().close()
+
     def start(self, put: Put) -> None:
         self._start(self._run, put, "camera")
 
