@@ -1,6 +1,6 @@
 """``mex`` (seed 000): lives, the first player sets the throw limit, Mexx penalties.
 
-Rules MX-1..MX-10 and E-1 of docs/RULES.md. How each **[choice]** is done:
+Rules MX-1..MX-10 and E-1 of RULES.md. How each **[choice]** is done:
 
 - MX-1 options: ``lives`` 1-99 (default 12), ``max_throws`` 1-3 (default 3);
   2 or more players.

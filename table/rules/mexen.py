@@ -1,6 +1,6 @@
 """Mexen (seed 003, Dutch): a pot, holding one die, 31 hand-outs, the pirate.
 
-Rules MN-1..MN-12 and E-1 of docs/RULES.md. How each **[choice]** is made:
+Rules MN-1..MN-12 and E-1 of RULES.md. How each **[choice]** is made:
 
 - MN-1 options: ``stake`` ``"points"`` (default) or ``"sips"``: only the name
   of the counter each player carries (``points``/``sips`` in the view);

@@ -1,6 +1,6 @@
 """``mexico`` (seed 001): lives, everyone lowest loses at once, 21 doubles the loss.
 
-Rules MC-1..MC-6 and E-1 of docs/RULES.md. How each **[choice]** is done:
+Rules MC-1..MC-6 and E-1 of RULES.md. How each **[choice]** is done:
 
 - Options (MC-1): ``lives`` 2, 3 or 6 (default 3), ``max_throws`` 1, 2 or 3
   (default 3), ``double_on_21`` true/false (default true). 2-6 players; CPU
