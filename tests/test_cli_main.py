@@ -186,3 +186,15 @@ def test_run_from_a_removed_folder_says_which_output_cannot_be_written(
     code = main(["run", "--stand-ins", "--data", str(tmp_path / "data"), "--gif", "x.gif"])
     assert code == 2
     assert "--gif" in capsys.readouterr().err
+
+
+def test_read_help_gives_its_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    """Scripts that run ``dicetable read`` need to know that a reroll is not a failure."""
+    from table.cli import main
+
+    assert main(["read", "--help"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert (
+        "exit status: 0 when every image was read (a reroll, with its reason, is a reading)" in said
+    )
+    assert "1 when an image could not be read" in said and "2 for wrong arguments" in said

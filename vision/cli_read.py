@@ -62,7 +62,15 @@ def _folder(text: str) -> Path:
     return Path(text)
 
 
+EXIT_STATUS = (
+    "exit status: 0 when every image was read (a reroll, with its reason, is a reading), "
+    "1 when an image could not be read or its picture not written, 2 for wrong arguments "
+    "or an --annotate folder that cannot be used"
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EXIT_STATUS
     parser.add_argument(
         "images", nargs="+", metavar="IMAGE", help="photos to read (a folder: all photos in it)"
     )
