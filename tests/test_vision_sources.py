@@ -563,6 +563,29 @@ def test_a_motion_jpeg_picture_its_jpeg_decoder_refuses_is_damage_too(tmp_path: 
     assert all(np.array_equal(g, w) for g, w in zip(given, whole, strict=False))
 
 
+def test_a_check_that_stands_still_is_given_up_and_the_frames_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check slower than the reads by VIDEO_CHECK_STALL_S is given up: the frames are
+    read unchecked, as without it (giving it up once ended the video as "closed")."""
+    import signal
+
+    import vision.sources
+
+    monkeypatch.setattr(vision.sources, "VIDEO_CHECK_STALL_S", 0.3)
+    path = tmp_path / "clip.mp4"
+    _throw_video(path, "mp4v", frames=30)
+    with VideoFileSource(path) as src:
+        check = src._check
+        assert check is not None and check._proc is not None
+        os.kill(check._proc.pid, signal.SIGSTOP)  # the check stands still
+        with check._cond:
+            check.passed = -1
+        frames = list(iter_frames(src))
+        assert check.unchecked and check.damaged_at is None
+    assert len(frames) == 30
+
+
 def test_a_read_waiting_on_the_check_ends_when_the_video_is_interrupted(
     tmp_path: Path,
 ) -> None:

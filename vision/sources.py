@@ -809,7 +809,7 @@ class VideoCheck:
             while not self.done and not self._stopped and self.passed < frame + VIDEO_CHECK_AHEAD:
                 if not self._cond.wait(VIDEO_CHECK_STALL_S) and self.passed == passed:
                     self.unchecked = self.done = True
-                    self.stop()
+                    self._end()  # given up, not stopped: the video is not being closed
                     break
                 passed = self.passed
             if self.damaged_at is not None and frame + VIDEO_CHECK_AHEAD >= self.damaged_at:
