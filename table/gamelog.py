@@ -56,13 +56,19 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _not_json(word: str) -> object:
+    """``NaN``, ``Infinity`` and ``-Infinity``: Python's ``json`` reads them, JSON has
+    no such words (a header with one was read, a last line of one was no torn line)."""
+    raise ValueError(f"{word} is not JSON")
+
+
 def _json(text: str) -> object:
     """``json.loads``, with every way a line can fail to be JSON as one ValueError:
     Python's own limits (nesting that runs out of stack, integers of thousands of
     digits) raise other errors than a syntax fault does, and so does a key that
-    comes twice in one object."""
+    comes twice in one object, or a word JSON does not have (``NaN``)."""
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_not_json)
     except json.JSONDecodeError:
         raise
     except RecursionError:

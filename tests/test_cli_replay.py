@@ -83,6 +83,21 @@ def test_torn_last_line_warns_and_exits_0(
     assert json.loads(captured.out)["turn"]["throw"] == 1
 
 
+def test_nan_and_infinity_are_not_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Python's json reads NaN, Infinity and -Infinity; JSON has no such words. A game
+    file with one was replayed (exit 0), and a last line of one was not taken as torn."""
+    text = json.dumps(GAME)[:-1] + ', "note": NaN}'
+    assert main(["replay", str(_write(tmp_path, text))]) == 2
+    assert "not valid JSON (NaN is not JSON)" in capsys.readouterr().err
+    header = json.dumps({k: v for k, v in GAME.items() if k != "events"})
+    for last in ("Infinity", '{"throw": [6, -Infinity]}'):
+        text = header + '\n{"throw": [6, 3]}\n' + last + "\n"
+        assert main(["replay", str(_write(tmp_path, text, "g.jsonl")), "--json"]) == 0
+        captured = capsys.readouterr()
+        assert "line 3 is torn (not valid JSON)" in captured.err
+        assert json.loads(captured.out)["turn"]["throw"] == 1
+
+
 def test_a_line_too_deep_for_python_is_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
