@@ -956,9 +956,12 @@ def test_mexen_hold_chooses_the_die_and_checks_it_stays() -> None:
     out = t.read(dice(5, 1, xs=(400.0, 300.0)))
     assert out.log == () and out.want_dice
     assert isinstance(out.screen, Refusal) and "moved" in out.screen.reason
-    # the 5 was turned over where it lay
+    # the 5 was turned over where it lay: not counted, and logged as the rules refuse
+    # it (GAME_LOG.md: "a held die whose value changed" is a refused event, recorded)
     out = t.read(dice(3, 1, xs=(100.0, 300.0)))
-    assert out.log == () and isinstance(out.screen, Refusal) and "turned" in out.screen.reason
+    assert out.log == (Throw((3, 1)),) and out.want_dice
+    assert isinstance(out.screen, Refusal) and "turned" in out.screen.reason
+    assert t.ref.game is not None and t.ref.game.refused[-1].reason.endswith("shows 5")
     # a small nudge is fine
     out = t.read(dice(5, 6, xs=(105.0, 260.0)))
     assert out.log == (Throw((6, 5)),)
@@ -1624,8 +1627,8 @@ def _p1_may_keep_a_die_of_cpu1s() -> Table:
 
 def test_MN_5_a_die_of_a_cpus_software_throw_left_lying_is_set_by_hand() -> None:
     """A CPU's dice thrown in software lie nowhere: a person leaving one of them lying
-    (MN-5) is told to set a die to it, and a throw without it is not counted, nor
-    logged as refused, as a held die moved away would not be."""
+    (MN-5) is told to set a die to it, and a throw without it is not counted, and
+    logged as refused (its held value is gone: a refused event of GAME_LOG.md)."""
     t = _p1_may_keep_a_die_of_cpu1s()
     assert t.ref.table == ()  # nothing read: thrown in software
     out = t.press(HOLD)
@@ -1639,8 +1642,8 @@ def test_MN_5_a_die_of_a_cpus_software_throw_left_lying_is_set_by_hand() -> None
     t.press(ROLL)
     other = 2 if v != 2 else 3
     out = t.read(dice(other, other))
-    assert out.log == () and out.want_dice and isinstance(out.screen, Refusal)
-    assert out.screen.reason == f"no die shows {v}"
+    assert out.log == (Throw((other, other)),) and out.want_dice
+    assert isinstance(out.screen, Refusal) and out.screen.reason == f"no die shows {v}"
     assert out.screen.hint == f"set a die to {v}, roll again"
     out = t.read(dice(v, other, xs=(400.0, 500.0)))  # set anywhere
     assert out.log == (Throw(tuple(sorted((v, other), reverse=True))),)
@@ -2867,7 +2870,7 @@ def test_MN_5_a_die_set_to_a_cpu_s_held_value_where_it_lay_counts() -> None:
     t.press(ROLL)
     refused = (die(other, 150.0, 150.0), die(other, 400.0, 300.0))
     out = t.read(FrameReading(FrameStatus.OK, "", refused))
-    assert out.log == () and "no die shows" in render_text(out.screen)
+    assert out.log == (Throw((other, other)),) and "no die shows" in render_text(out.screen)
     set_to = (die(v, 150.0, 150.0), die(other, 520.0, 100.0))
     out = t.read(FrameReading(FrameStatus.OK, "", set_to))
     assert out.log == (Throw(tuple(sorted((v, other), reverse=True))),)

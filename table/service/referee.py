@@ -687,12 +687,13 @@ class Referee:
         if self.held is not None and self.held.spots:
             problem = _held_problem(self.held, reading.dice)
             if problem:
-                return later._not_counted(Refusal(problem, "put it back, roll again"))
+                screen = Refusal(problem, "put it back, roll again")
+                return later._held_broken(screen, Throw(values))
         elif self.held is not None and self.held.value not in values:
             # the die to leave lying was thrown in software: the player set one to it
             v = self.held.value
             screen = Refusal(f"no die shows {v}", f"set a die to {v}, roll again")
-            return later._not_counted(screen)
+            return later._held_broken(screen, Throw(values))
         if _unrolled(self.last_roll, reading.dice):
             # ROLL pressed with the last throw's dice still lying as they fell: counting
             # them would score a throw nobody made. The settler answers again only once
@@ -744,6 +745,19 @@ class Referee:
         """A reading not counted: shown, and the table goes on reading; the player's next
         ROLL says they threw again (``_press_while_reading``)."""
         return replace(self, rethrow=True)._show(screen, wait=True)
+
+    def _held_broken(self, screen: Refusal, event: Throw) -> tuple[Referee, Output]:
+        """A throw that did not leave the held die as it lay (MN-5), not counted as any
+        reading is not. Where the rules refuse it too (the held value is gone from the
+        throw: the die turned, or moved and turned), it is also logged as refused, with
+        their reason (GAME_LOG.md: "a held die whose value changed" is a refused event,
+        recorded as the table shows it); a die only moved breaks no rule the log holds."""
+        assert self.game is not None
+        after, refused = self.game.apply(event)
+        if refused is None:
+            return self._not_counted(screen)
+        ref = replace(self, game=after, rethrow=True)
+        return ref._show(screen, wait=True, log=(event,))
 
     def dice_wanted(self) -> DiceWanted | None:
         """What the tray should hold for the throw the table waits for (None: it waits
