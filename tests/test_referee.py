@@ -967,6 +967,27 @@ def test_mexen_hold_chooses_the_die_and_checks_it_stays() -> None:
     assert out.log == (Throw((6, 5)),)
 
 
+def test_MN_5_a_turned_held_die_logged_as_refused_is_resumed_as_refused() -> None:
+    """A throw whose held die was turned is logged as refused (GAME_LOG.md): after a
+    power cut right behind it, the resumed table replays it as refused, still waits for
+    the throw with the 5 lying, and counts the next good one."""
+    t = mexen()
+    t.throw(5, 2, xs=(100.0, 300.0))
+    assert isinstance(t.press(HOLD).screen, Choose)  # at "the 5"
+    assert t.press(ROLL).log == (Hold(5),)
+    assert t.press(ROLL).want_dice
+    assert t.read(dice(3, 1, xs=(100.0, 300.0))).log == (Throw((3, 1)),)
+    assert t.header is not None
+    r = Table.boot(Settings("mexen"), resume=LoadedGame(t.header, tuple(t.events)))
+    assert r.ref.game is not None
+    (refusal,) = r.ref.game.refused
+    assert refusal.event == Throw((3, 1)) and refusal.reason.endswith("shows 5")
+    assert isinstance(r.out.screen, Resumed) and "the 5 stays" in r.out.screen.detail
+    assert r.press(ROLL).want_dice
+    assert r.ref.dice_wanted() == DiceWanted(2, held=5)
+    assert r.read(dice(5, 4, xs=(100.0, 420.0))).log == (Throw((5, 4)),)
+
+
 def sized(values: tuple[int, ...], xs: tuple[float, ...], size: float) -> FrameReading:
     found = tuple(
         DieReading(v, (x, 200.0), ((x, 200.0), (size, size), 0.0), 0.99)
