@@ -988,6 +988,47 @@ def test_MN_5_a_turned_held_die_logged_as_refused_is_resumed_as_refused() -> Non
     assert r.read(dice(5, 4, xs=(100.0, 420.0))).log == (Throw((5, 4)),)
 
 
+def test_MN_5_a_turned_held_die_read_again_untouched_is_logged_once() -> None:
+    """The same untouched dice read again (the settler answers again after a shadow, and
+    after a power cut, with no picture before) are no new throw: one refused throw in
+    the log, not one a reading. Thrown again, still turned, it is another."""
+    t = mexen()
+    t.throw(5, 2, xs=(100.0, 300.0))
+    assert isinstance(t.press(HOLD).screen, Choose)  # at "the 5"
+    assert t.press(ROLL).log == (Hold(5),)
+    assert t.press(ROLL).want_dice
+    turned = dice(3, 1, xs=(100.0, 300.0))
+    assert t.read(turned).log == (Throw((3, 1)),)
+    again = t.read(turned)
+    assert again.log == () and again.want_dice and isinstance(again.screen, Refusal)
+    # a power cut: the loop boots with the tray it saved (tray.json)
+    counted, refused = t.ref.last_roll, t.ref.refused_roll
+    assert t.header is not None
+    r = Table.boot(Settings("mexen"), resume=LoadedGame(t.header, tuple(t.events)))
+    r.ref = r.ref.with_tray(counted).with_refused(refused)
+    assert r.press(ROLL).want_dice
+    assert r.read(turned).log == ()
+    assert r.ref.game is not None and len(r.ref.game.refused) == 1
+    # the other die thrown again, the 5 still turned: a throw, refused again
+    assert r.read(dice(3, 6, xs=(100.0, 420.0))).log == (Throw((6, 3)),)
+
+
+def test_MN_5_untouched_dice_read_with_a_software_held_die_are_no_refused_throw() -> None:
+    """A die held from a CPU's software throw: the person's own dice of the throw before,
+    lying untouched and read again, were logged as a refused throw nobody made."""
+    t = _p1_may_keep_a_die_of_cpu1s()
+    out = t.press(HOLD)
+    if isinstance(out.screen, Choose):
+        out = t.press(ROLL)
+    (hold,) = out.log
+    assert isinstance(hold, Hold)
+    assert t.press(ROLL).want_dice
+    lying = t.ref.last_roll  # the person's dice as their last throw left them
+    assert lying and all(d.value != hold.value for d in lying)
+    out = t.read(FrameReading(FrameStatus.OK, "", lying))
+    assert out.log == () and isinstance(out.screen, Refusal)
+
+
 def sized(values: tuple[int, ...], xs: tuple[float, ...], size: float) -> FrameReading:
     found = tuple(
         DieReading(v, (x, 200.0), ((x, 200.0), (size, size), 0.0), 0.99)

@@ -688,12 +688,12 @@ class Referee:
             problem = _held_problem(self.held, reading.dice)
             if problem:
                 screen = Refusal(problem, "put it back, roll again")
-                return later._held_broken(screen, Throw(values))
+                return later._held_broken(screen, Throw(values), self._seen_before(reading))
         elif self.held is not None and self.held.value not in values:
             # the die to leave lying was thrown in software: the player set one to it
             v = self.held.value
             screen = Refusal(f"no die shows {v}", f"set a die to {v}, roll again")
-            return later._held_broken(screen, Throw(values))
+            return later._held_broken(screen, Throw(values), self._seen_before(reading))
         if _unrolled(self.last_roll, reading.dice):
             # ROLL pressed with the last throw's dice still lying as they fell: counting
             # them would score a throw nobody made. The settler answers again only once
@@ -746,15 +746,24 @@ class Referee:
         ROLL says they threw again (``_press_while_reading``)."""
         return replace(self, rethrow=True)._show(screen, wait=True)
 
-    def _held_broken(self, screen: Refusal, event: Throw) -> tuple[Referee, Output]:
+    def _seen_before(self, reading: FrameReading) -> bool:
+        """The dice lie as the readings not counted since the last throw, or the last
+        throw, left them: no new throw (the settler answers again after a shadow, and
+        after a power cut), so no refused throw to log again."""
+        return _unrolled(self.refused_roll, reading.dice) or _unrolled(self.last_roll, reading.dice)
+
+    def _held_broken(
+        self, screen: Refusal, event: Throw, seen_before: bool = False
+    ) -> tuple[Referee, Output]:
         """A throw that did not leave the held die as it lay (MN-5), not counted as any
         reading is not. Where the rules refuse it too (the held value is gone from the
         throw: the die turned, or moved and turned), it is also logged as refused, with
         their reason (GAME_LOG.md: "a held die whose value changed" is a refused event,
-        recorded as the table shows it); a die only moved breaks no rule the log holds."""
+        recorded as the table shows it); a die only moved breaks no rule the log holds.
+        ``seen_before``: the same dice read again, untouched, are logged once."""
         assert self.game is not None
         after, refused = self.game.apply(event)
-        if refused is None:
+        if refused is None or seen_before:
             return self._not_counted(screen)
         ref = replace(self, game=after, rethrow=True)
         return ref._show(screen, wait=True, log=(event,))
