@@ -803,7 +803,8 @@ class VideoCheck:
         """What was said of damage at most ``VIDEO_CHECK_AHEAD`` frames after ``frame``
         (from 0), or before it; "" if nothing. Waits until the check has passed that far,
         or ended, or was stopped, or stood still for ``VIDEO_CHECK_STALL_S``: then the
-        check is given up, and this frame and the next ones are given unchecked."""
+        check is given up and this frame is given unchecked; so are the next ones, unless
+        a complaint the check had already sent is read after it was given up."""
         with self._cond:
             passed = self.passed
             while not self.done and not self._stopped and self.passed < frame + VIDEO_CHECK_AHEAD:

@@ -157,6 +157,8 @@ class SourceCamera(_Paced):
             while self._wait_turn():
                 try:
                     self.open()
+                    if self._stop.is_set():  # closing: ``close`` may not have seen it open
+                        break
                     if self._rolled.is_set():
                         self._rolled.clear()
                         self._photo = None  # thrown again: a folder's next photo
@@ -234,6 +236,8 @@ class SourceCamera(_Paced):
     def close(self) -> None:
         # A video's read may be waiting on its damage check: it ends now, not after the
         # join below has given up and the thread has put a frame to a table that stopped.
+        # Stopping first: a source the thread opens after this is not read (``_run``).
+        self._stop.set()
         interrupt = getattr(self.source, "interrupt", None)
         if interrupt is not None:
             with contextlib.suppress(Exception):
