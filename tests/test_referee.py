@@ -1017,14 +1017,10 @@ def test_MN_5_untouched_dice_read_with_a_software_held_die_are_no_refused_throw(
     """A die held from a CPU's software throw: the person's own dice of the throw before,
     lying untouched and read again, were logged as a refused throw nobody made."""
     t = _p1_may_keep_a_die_of_cpu1s()
-    out = t.press(HOLD)
-    if isinstance(out.screen, Choose):
-        out = t.press(ROLL)
-    (hold,) = out.log
-    assert isinstance(hold, Hold)
+    v, _ = _hold_a_die_of_cpu1s(t)
     assert t.press(ROLL).want_dice
     lying = t.ref.last_roll  # the person's dice as their last throw left them
-    assert lying and all(d.value != hold.value for d in lying)
+    assert lying and all(d.value != v for d in lying)
     out = t.read(FrameReading(FrameStatus.OK, "", lying))
     assert out.log == () and isinstance(out.screen, Refusal)
 
@@ -1687,18 +1683,24 @@ def _p1_may_keep_a_die_of_cpu1s() -> Table:
     pytest.fail("P1 never came to hold a die of CPU1's")
 
 
+def _hold_a_die_of_cpu1s(t: Table) -> tuple[int, Output]:
+    """P1 leaves lying (MN-5) the first die HOLD offers of CPU1's software throw: its
+    value, and the Output that logged the hold."""
+    out = t.press(HOLD)
+    if isinstance(out.screen, Choose):
+        out = t.press(ROLL)
+    (hold,) = out.log
+    assert isinstance(hold, Hold)
+    return hold.value, out
+
+
 def test_MN_5_a_die_of_a_cpus_software_throw_left_lying_is_set_by_hand() -> None:
     """A CPU's dice thrown in software lie nowhere: a person leaving one of them lying
     (MN-5) is told to set a die to it, and a throw without it is not counted, and
     logged as refused (its held value is gone: a refused event of GAME_LOG.md)."""
     t = _p1_may_keep_a_die_of_cpu1s()
     assert t.ref.table == ()  # nothing read: thrown in software
-    out = t.press(HOLD)
-    if isinstance(out.screen, Choose):
-        out = t.press(ROLL)
-    (hold,) = out.log
-    assert isinstance(hold, Hold)
-    v = hold.value
+    v, out = _hold_a_die_of_cpu1s(t)
     assert isinstance(out.screen, Turn) and out.screen.header == f"set a die to {v}"
     assert out.screen.hint == "roll the other, ROLL"
     t.press(ROLL)
@@ -2923,12 +2925,8 @@ def test_MN_5_a_die_set_to_a_cpu_s_held_value_where_it_lay_counts() -> None:
     of the refused reading turned to that value where it lay, the other rolled, counts
     at once, as the refusal asked."""
     t = _p1_may_keep_a_die_of_cpu1s()
-    out = t.press(HOLD)
-    if isinstance(out.screen, Choose):
-        out = t.press(ROLL)
-    (hold,) = out.log
-    assert isinstance(hold, Hold)
-    v, other = hold.value, 2 if hold.value != 2 else 3
+    v, _ = _hold_a_die_of_cpu1s(t)
+    other = 2 if v != 2 else 3
     t.press(ROLL)
     refused = (die(other, 150.0, 150.0), die(other, 400.0, 300.0))
     out = t.read(FrameReading(FrameStatus.OK, "", refused))
