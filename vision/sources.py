@@ -342,6 +342,14 @@ def damage_said(said: Iterable[str]) -> str:
     return ""
 
 
+def _alone(code: str, path: Path) -> list[str]:
+    """The command that runs ``code`` on ``path`` in a process of its own, with this
+    program's interpreter. -P: no file of the current folder is imported in cv2's
+    stead. Not -I, which also drops PYTHONPATH and the user's site-packages: an OpenCV
+    found there by this program was not found, and no picture was checked."""
+    return [sys.executable, "-P", "-c", code, str(path)]
+
+
 # The decode of ``decoded_alone``'s process: OpenCV's log at errors only (libtiff's
 # complaints are errors), the file decoded, nothing else.
 _DECODE_ALONE = (
@@ -378,10 +386,7 @@ def decoded_alone(path: str | Path) -> str | None:
         return None
     try:
         done = subprocess.run(  # noqa: S603  # our own interpreter and code, a path argument
-            # -P: no file of the current folder is imported in cv2's stead. Not -I, which
-            # also drops PYTHONPATH and the user's site-packages: an OpenCV found there
-            # by this program was not found, and no photo was checked.
-            [sys.executable, "-P", "-c", _DECODE_ALONE, str(p)],
+            _alone(_DECODE_ALONE, p),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -431,6 +436,17 @@ def load_image(path: str | Path, decoder_errors: bool = False) -> Frame:
             f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels)"
         )
     return as_bgr(image, str(p))
+
+
+def load_whole_image(path: str | Path) -> Frame:
+    """``load_image``, and a CameraError too if the photo's decoder says it is damaged
+    (``decoded_alone``): decoded, but not as taken, a die missing or half drawn. For a
+    program with threads, which cannot take the decoder's words itself."""
+    image = load_image(path)
+    damage = decoded_alone(path)
+    if damage:
+        raise CameraError(f"{path}: damaged ({damage})")
+    return image
 
 
 def _natural_key(path: Path) -> tuple[list[Any], str]:
@@ -489,13 +505,8 @@ class ImageFilesSource(_Source):
 
     def _photo(self, path: Path) -> Frame:
         """The photo at ``path`` (``load_image``), or CameraError; with ``check_damage``,
-        also if its decoder says it is damaged (``decoded_alone``)."""
-        image = load_image(path)
-        if self.check_damage:
-            damage = decoded_alone(path)
-            if damage:  # decoded, but not as taken: a die may be missing or half drawn
-                raise CameraError(f"{path}: damaged ({damage})")
-        return image
+        also if its decoder says it is damaged (``load_whole_image``)."""
+        return load_whole_image(path) if self.check_damage else load_image(path)
 
     def close(self) -> None:
         self._closed = True
@@ -750,8 +761,7 @@ class VideoCheck:
         self._stopped = False  # stopped here, not failed
         try:
             self._proc = subprocess.Popen(  # noqa: S603  # our interpreter and code, a path
-                # -P: no file of the current folder is imported in cv2's stead
-                [sys.executable, "-P", "-c", _VIDEO_CHECK, str(path)],
+                _alone(_VIDEO_CHECK, path),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

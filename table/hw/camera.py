@@ -336,7 +336,7 @@ class ScriptedCamera(_Paced):
         """Chooses the dice when the table wants a throw and none was made (keyboard play)."""
 
     def image_for(self, dice: tuple[int, ...]) -> Any:
-        from vision.sources import CameraError, decoded_alone, load_image
+        from vision.sources import CameraError, load_whole_image
 
         key = tuple(sorted(dice, reverse=True))
         if key not in self._cache:
@@ -349,13 +349,9 @@ class ScriptedCamera(_Paced):
                 found = []  # a folder gone: no frame, as for a name not in it
             if not found:
                 raise CameraError(f"{self.frames_dir}: no frame {name}.jpg for the throw {key}")
-            image = load_image(found[0])
-            # A frame damaged inside still decodes, a die smeared or missing, and only
-            # its decoder says so (as for a folder camera's photo): checked when decoded.
-            damage = decoded_alone(found[0])
-            if damage:
-                raise CameraError(f"{found[0]}: damaged ({damage})")
-            self._cache[key] = image
+            # a frame damaged inside is refused, as a folder camera's photo is: checked
+            # each time it is decoded
+            self._cache[key] = load_whole_image(found[0])
             while len(self._cache) > FRAMES_KEPT:
                 del self._cache[next(iter(self._cache))]
         else:
