@@ -753,7 +753,7 @@ class Referee:
         return _unrolled(self.refused_roll, reading.dice) or _unrolled(self.last_roll, reading.dice)
 
     def _held_broken(
-        self, screen: Refusal, event: Throw, seen_before: bool = False
+        self, screen: Refusal, event: Throw, seen_before: bool
     ) -> tuple[Referee, Output]:
         """A throw that did not leave the held die as it lay (MN-5), not counted as any
         reading is not. Where the rules refuse it too (the held value is gone from the
