@@ -563,6 +563,38 @@ def test_a_motion_jpeg_picture_its_jpeg_decoder_refuses_is_damage_too(tmp_path: 
     assert all(np.array_equal(g, w) for g, w in zip(given, whole, strict=False))
 
 
+def test_a_check_forbidden_to_lower_its_priority_checks_all_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service's unit filters the system calls of @resources, setpriority among them:
+    os.nice raised, the check's process ended at once, and every frame was given
+    unchecked. A sitecustomize makes os.nice fail as the filter does."""
+    forbid = tmp_path / "forbid"
+    forbid.mkdir()
+    (forbid / "sitecustomize.py").write_text(
+        "import errno, os\n"
+        "def nice(_):\n"
+        "    raise PermissionError(errno.EPERM, 'Operation not permitted')\n"
+        "os.nice = nice\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(forbid), *sys.path]))
+    clean = tmp_path / "clean.avi"
+    _throw_video(clean, "MJPG", frames=30)
+    data = bytearray(clean.read_bytes())
+    starts = [m.start() for m in re.finditer(rb"\xff\xd8\xff", bytes(data))]
+    scan = data.index(b"\xff\xda", starts[20])
+    data[scan + 6] = 0x33  # as in the test above: picture 21 cannot be decoded
+    damaged = tmp_path / "damaged.avi"
+    damaged.write_bytes(bytes(data))
+    with VideoFileSource(damaged) as src:
+        for _ in range(20 - VIDEO_CHECK_AHEAD):
+            src.read()
+        with pytest.raises(CameraError, match="frame 21 "):
+            src.read()
+        assert src._check is not None and not src._check.unchecked
+
+
 def test_a_check_that_stands_still_is_given_up_and_the_frames_are_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

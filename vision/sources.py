@@ -659,10 +659,14 @@ class DeviceSource(_CaptureSource):
 # "end N" after the last of N frames. One decoding thread: what is said of a frame is
 # said before the next one is taken. FFmpeg's decoder of motion JPEG says little of a
 # damaged picture: each is given to OpenCV's JPEG decoder instead, which says "Corrupt
-# JPEG data" as for a photo. The process yields the processor to the table (nice 10).
+# JPEG data" as for a photo. The process yields the processor to the table (nice 10)
+# where it may: the service's unit forbids a change of priority (@resources).
 _VIDEO_CHECK = (
     "import ctypes, os, sys, tempfile\n"
-    "os.nice(10)\n"
+    "try:\n"
+    "    os.nice(10)\n"
+    "except OSError:\n"  # forbidden (the service's system call filter): check all the same
+    "    pass\n"
     "os.environ['OPENCV_FFMPEG_LOGLEVEL'] = '16'\n"
     "out = os.fdopen(os.dup(1), 'w')\n"
     "log = tempfile.TemporaryFile()\n"
