@@ -133,6 +133,17 @@ def _service_settings() -> dict[str, list[str]]:
     return out
 
 
+def test_the_service_may_lower_its_own_priority() -> None:
+    """The unit takes the system calls of @resources, setpriority among them, out of
+    those it allows, and the check of a replayed video lowers its priority (nice 10):
+    a later filter line without "~" puts the two back (systemd-analyze security then
+    says "e.g. setpriority is allowed")."""
+    filters = _service_settings()["SystemCallFilter"]
+    denied = max(i for i, f in enumerate(filters) if f.startswith("~") and "@resources" in f)
+    allowed = {name for f in filters[denied + 1 :] if not f.startswith("~") for name in f.split()}
+    assert {"setpriority", "nice"} <= allowed
+
+
 def test_the_config_file_decides_the_data_folder_of_the_service() -> None:
     """table.data_dir in /etc/dicetable/dicetable.toml is what a person edits: the unit
     must not override it unseen (DICETABLE_DATA), and its default is the unit's state
