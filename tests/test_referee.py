@@ -794,6 +794,21 @@ def test_very_long_stop_ends_the_game_after_confirming() -> None:
     assert t.game.is_over
 
 
+@pytest.mark.parametrize("rules", ["mex", "mexico", "mexen", "mythical"])
+def test_a_game_ended_from_the_menu_in_its_first_round_goes_straight_to_its_end(
+    rules: str,
+) -> None:
+    """No round has ended (no last round at all): a mythical game of five ended while
+    round 1 was bid showed a notice "round ? over / ended in round 1" before its end."""
+    t = start(Settings(rules, 5))
+    t.press(STOP_VERY_LONG)
+    t.press(HOLD)  # -> yes
+    out = t.press(ROLL)
+    assert out.log == (EndGame(),) and out.game_over
+    assert isinstance(out.screen, GameEnd), render_text(out.screen)
+    assert "?" not in render_text(out.screen)
+
+
 def test_very_long_stop_while_reading_cancels_the_reading() -> None:
     t = start(Settings("mexico", 2))
     t.press(ROLL)

@@ -1231,10 +1231,11 @@ class Referee:
         end = out.screen
         rules = game.header.rules
         lost = _last_round_text(game.view(), rules).removeprefix("last round: ")
-        last = game.view().get("last_round") or {}
+        ended = game.view().get("last_round")  # None while no round has ended
+        last = ended or {}
         if (
             not isinstance(end, GameEnd)
-            or last == before.view().get("last_round")  # ended from the menu: no round
+            or ended == before.view().get("last_round")  # ended from the menu: no round
             or (all(x in end.detail for x in (last_throw, lost)) and end.detail in shown_whole(end))
             or not (last_throw or lost)
         ):
