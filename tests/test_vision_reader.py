@@ -499,7 +499,33 @@ def test_a_dim_frame_with_a_lamps_glint_is_too_dark_not_read(reader: PipReader) 
     frame, _ = robustness.ALTERATIONS["lamp reflection"](dim, imgs[i].dice, i)
     assert float(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).mean()) < TOO_DARK
     r = reader.read(frame)
-    assert r.status is FrameStatus.REROLL and r.reason == "too dark", r
+    assert r.status is FrameStatus.REROLL and r.reason.endswith("too dark"), r
+    assert all(d.value is None and d.reason == "too dark" for d in r.dice), r
+
+
+@needs_data
+def test_lit_dice_on_a_black_tray_are_read_and_unlit_ones_are_too_dark(
+    reader: PipReader,
+) -> None:
+    """Held-out dice laid on black felt (``robustness`` "black felt"): the frame's mean
+    grey is under TOO_DARK, and every such frame was "too dark" as a whole, so a table
+    with a black tray never read a throw. A lit die is read now; a die in such a frame
+    whose face is not lit (a black die, or dice in a dim room) is "too dark"."""
+    imgs = load_set("byler_d6", "heldout", DATA)
+    (i,) = [n for n, img in enumerate(imgs) if img.name == "IMG_20191208_112609.jpg"]
+    frame, dice = robustness.ALTERATIONS["black felt"](imgs[i].read(), imgs[i].dice, i)
+    assert float(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).mean()) < TOO_DARK
+    (label,) = dice
+    r = reader.read(frame)
+    assert r.is_ok, r
+    (die,) = r.dice
+    x0, y0, x1, y1 = label.bbox
+    assert die.value == label.value and x0 < die.center[0] < x1 and y0 < die.center[1] < y1
+    # The same at half the light: the die's face is dim, and it is not read.
+    dim = np.asarray(frame // 2, np.uint8)
+    r = reader.read(dim)
+    assert r.status is FrameStatus.REROLL and r.reason.endswith("too dark"), r
+    assert all(d.value is None for d in r.dice), r
 
 
 def test_a_frame_with_no_detail_at_all_is_blurred(reader: PipReader) -> None:

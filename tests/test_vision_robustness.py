@@ -15,6 +15,7 @@ from vision.reader import PipReader
 from vision.robustness import (
     ALTERATIONS,
     Alteration,
+    OnSurface,
     closer,
     die_covered,
     die_cut,
@@ -222,6 +223,20 @@ def test_a_warm_lamp_tints_blue_down_and_red_up() -> None:
     assert tuple(int(v) for v in g[0, 0]) == (70, 95, 120)
     g, _ = ALTERATIONS["warm lamp"](np.full((8, 8, 3), 250, np.uint8), die, 0)
     assert tuple(int(v) for v in g[0, 0]) == (175, 237, 255)  # clipped, not wrapped
+
+
+def test_a_dimmed_surface_is_the_surface_at_that_light_with_the_glint_after() -> None:
+    """The line "black felt half light" is "black felt" at half its light; "black felt
+    dim lamp" a quarter, then a lamp's reflection on every die: clipped white on each."""
+    f = np.random.default_rng(1).integers(60, 200, (96, 128, 3), np.uint8)
+    f[30:60, 40:70] = 235  # a white die
+    dice = (LabelledDie(3, (40.0, 30.0, 70.0, 60.0)),)
+    felt, kept = OnSurface("black felt")(f, dice, 2)
+    half, kept_half = ALTERATIONS["black felt half light"](f, dice, 2)
+    assert kept_half == kept
+    assert int(np.abs(half.astype(int) - felt.astype(int) * 0.5).max()) <= 1
+    dim, _ = ALTERATIONS["black felt dim lamp"](f, dice, 2)
+    assert int(dim.max()) >= 245 and float(dim.mean()) < 0.3 * float(felt.mean())
 
 
 def test_every_alteration_keeps_the_frame_an_image() -> None:

@@ -17,7 +17,9 @@ narrower), under a warm lamp (blue 0.7, green 0.95, red 1.2 times), and sharpene
 webcams do (an unsharp mask), with the tray made black felt by colour (a rough cut),
 and with the dice cut out and laid on made tray surfaces (``vision.surfaces``: their own
 tray's colour, green, red and black felt, dark wood, a check cloth, grey rubber; a photo
-whose dice do not cut out cleanly gives the bare surface and no labels).
+whose dice do not cut out cleanly gives the bare surface and no labels); and in the dark:
+at an eighth of the light with a lamp's reflection on every die, and laid on black felt
+at half the light, and at a quarter with the lamp's reflection.
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -334,6 +336,12 @@ def lamp_reflection(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.asarray(np.clip(out, 0, 255), np.uint8), dice
 
 
+def dim_lamp(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """An eighth of the light, then a lamp's reflection on every die (``lamp_reflection``)."""
+    dim = np.asarray(np.clip(frame.astype(np.float32) * 0.125 + 0.5, 0, 255), np.uint8)
+    return lamp_reflection(dim, dice, seed)
+
+
 def leaning(k: float) -> Alteration:
     """A camera leaning over the tray instead of looking straight down: the far (top) edge
     of the picture narrower than the near one by ``k`` of the width, the far dice smaller
@@ -404,10 +412,18 @@ class OnSurface:
     pictures are soft too, so the surface is softened to match)."""
 
     kind: str
+    light: float = 1.0  # then the light cut to this share of it
+    glint: bool = False  # then a lamp's reflection on every die (``lamp_reflection``)
 
     def __call__(
         self, frame: Frame, dice: Dice, seed: int, pip_boxes: bool = False
     ) -> tuple[Frame, Dice]:
+        laid, kept = self._laid(frame, dice, seed, pip_boxes)
+        if self.light != 1.0:
+            laid = np.asarray(np.clip(laid * self.light + 0.5, 0, 255), np.uint8)
+        return lamp_reflection(laid, kept, seed) if self.glint else (laid, kept)
+
+    def _laid(self, frame: Frame, dice: Dice, seed: int, pip_boxes: bool) -> tuple[Frame, Dice]:
         h, w = frame.shape[:2]
         cut = cut_out(frame, [d.bbox for d in dice], pip_boxes, seed=name_seed("cut", seed))
         if self.kind == OWN_TRAY:
@@ -454,8 +470,14 @@ ALTERATIONS: dict[str, Alteration] = {
     "warm lamp": pixels(lambda x, rng: x * np.array([0.7, 0.95, 1.2], np.float32)),
     "sharpened": sharpened,
     "black tray": black_tray,
+    # a dim room (an eighth of the light) and a lamp's glint on every die: the glints
+    # are the brightest things in a frame "too dark" as a whole
+    "dim lamp reflection": dim_lamp,
     OWN_TRAY: OnSurface(OWN_TRAY),
     **{kind: OnSurface(kind) for kind in SURFACES},
+    # a black tray, its dice lit less, and as dim with a lamp's glint on every die
+    "black felt half light": OnSurface("black felt", light=0.5),
+    "black felt dim lamp": OnSurface("black felt", light=0.25, glint=True),
 }
 
 
