@@ -596,7 +596,7 @@ def test_a_check_forbidden_to_lower_its_priority_checks_all_the_same(
 
 
 def test_a_check_that_stands_still_is_given_up_and_the_frames_are_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A check slower than the reads by VIDEO_CHECK_STALL_S is given up: the frames are
     read unchecked, as without it (giving it up once ended the video as "closed")."""
@@ -613,9 +613,12 @@ def test_a_check_that_stands_still_is_given_up_and_the_frames_are_read(
         os.kill(check._proc.pid, signal.SIGSTOP)  # the check stands still
         with check._cond:
             check.passed = -1
-        frames = list(iter_frames(src))
+        with caplog.at_level("WARNING", logger="vision.sources"):
+            frames = list(iter_frames(src))
         assert check.unchecked and check.damaged_at is None
     assert len(frames) == 30
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "(it stood still for 0.3 s)" in said[0], said
 
 
 def test_a_read_waiting_on_the_check_ends_when_the_video_is_interrupted(
@@ -670,15 +673,42 @@ def test_a_whole_video_is_checked_and_given_whole(tmp_path: Path) -> None:
 
 
 def test_a_video_whose_check_cannot_run_is_read_as_before(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """No interpreter to run the check in: the video is read, unchecked, not refused."""
+    """No interpreter to run the check in: the video is read, unchecked, not refused,
+    and the log (the service's journal) says so once."""
     path = tmp_path / "clip.mp4"
     _throw_video(path, "mp4v", frames=3)
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
-    with VideoFileSource(path) as src:
+    with caplog.at_level("WARNING", logger="vision.sources"), VideoFileSource(path) as src:
         assert len(list(iter_frames(src))) == 3
         assert src._check is not None and src._check.unchecked
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1, said
+    assert said[0].startswith(f"video:{path}: not checked for damage (its process could not")
+
+
+def test_a_check_that_ends_early_is_said_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The check's process killed (as a sandbox's system call filter kills one): the
+    frames are read unchecked, and the log says so, once."""
+    import signal
+
+    path = tmp_path / "clip.mp4"
+    _throw_video(path, "mp4v", frames=30)
+    with caplog.at_level("WARNING", logger="vision.sources"), VideoFileSource(path) as src:
+        check = src._check
+        assert check is not None and check._proc is not None
+        os.kill(check._proc.pid, signal.SIGKILL)
+        frames = list(iter_frames(src))
+        assert check.unchecked
+    assert len(frames) == 30
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [
+        f"video:{path}: not checked for damage (its process ended early, exit status -9); "
+        "its frames are read as they decode"
+    ]
 
 
 def test_what_ffmpeg_says_of_a_damaged_video_is_told_from_other_log_lines() -> None:

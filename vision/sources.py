@@ -12,6 +12,7 @@ whose message is one line a person at the table can act on.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import re
@@ -702,6 +703,7 @@ _VIDEO_CHECK = (
     "out.write(f'end {n}\\n')\n"
     "out.flush()\n"
 )
+_log = logging.getLogger(__name__)
 VIDEO_CHECK_AHEAD = 10
 """Frames before the first one the check complains of that are refused too, and how far
 ahead of a read the check must be: a decoder can smear a frame without a word and
@@ -760,7 +762,9 @@ class VideoCheck:
         self.done = False
         """The check ended: the whole video decoded, damage found, or it could not run."""
         self.unchecked = False
-        """The check could not run or was given up (``VIDEO_CHECK_STALL_S``)."""
+        """The check could not run or was given up (``VIDEO_CHECK_STALL_S``); said once
+        as a warning on the log (``logging``: standard error, the service's journal)."""
+        self._path = path
         self._proc: subprocess.Popen[bytes] | None = None
         self._stopped = False  # stopped here, not failed
         try:
@@ -770,8 +774,9 @@ class VideoCheck:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
             )
-        except (OSError, subprocess.SubprocessError):
-            self.done = self.unchecked = True
+        except (OSError, subprocess.SubprocessError) as exc:
+            self._unchecked(f"its process could not start: {exc}")
+            self.done = True
             return
         threading.Thread(target=self._follow, name="video-check", daemon=True).start()
 
@@ -797,14 +802,15 @@ class VideoCheck:
                 elif word == "end":
                     ended = True
                     if number == "0":  # it could not open the video this program reads
-                        self.unchecked = True
+                        self._unchecked("its process could not open the video")
                 self._cond.notify_all()
         self._end()
         with contextlib.suppress(OSError):
             proc.stdout.close()
         with self._cond:
             if not ended and self.damaged_at is None and not self._stopped:
-                self.unchecked = True  # the process failed (no cv2 there, killed)
+                # the process failed (no cv2 there, killed)
+                self._unchecked(f"its process ended early, exit status {proc.returncode}")
             self.done = True
             self._cond.notify_all()
 
@@ -823,13 +829,25 @@ class VideoCheck:
             passed = self.passed
             while not self.done and not self._stopped and self.passed < frame + VIDEO_CHECK_AHEAD:
                 if not self._cond.wait(VIDEO_CHECK_STALL_S) and self.passed == passed:
-                    self.unchecked = self.done = True
+                    self._unchecked(f"it stood still for {VIDEO_CHECK_STALL_S:g} s")
+                    self.done = True
                     self._end()  # given up, not stopped: the video is not being closed
                     break
                 passed = self.passed
             if self.damaged_at is not None and frame + VIDEO_CHECK_AHEAD >= self.damaged_at:
                 return self.said
             return ""
+
+    def _unchecked(self, why: str) -> None:
+        """The check is off: said once, so a table whose replayed frames go unchecked is
+        told why (a sandbox forbidding what the check's process does was silent)."""
+        if not self.unchecked:
+            _log.warning(
+                "video:%s: not checked for damage (%s); its frames are read as they decode",
+                self._path,
+                why,
+            )
+        self.unchecked = True
 
     def stop(self) -> None:
         """End the check's process (it is not needed any more)."""
