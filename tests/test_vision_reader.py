@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from dataclasses import replace
@@ -499,33 +500,35 @@ def test_a_dim_frame_with_a_lamps_glint_is_too_dark_not_read(reader: PipReader) 
     frame, _ = robustness.ALTERATIONS["lamp reflection"](dim, imgs[i].dice, i)
     assert float(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).mean()) < TOO_DARK
     r = reader.read(frame)
-    assert r.status is FrameStatus.REROLL and r.reason.endswith("too dark"), r
-    assert all(d.value is None and d.reason == "too dark" for d in r.dice), r
+    assert r.status is FrameStatus.REROLL and r.reason == "too dark", r
 
 
 @needs_data
-def test_lit_dice_on_a_black_tray_are_read_and_unlit_ones_are_too_dark(
-    reader: PipReader,
+@pytest.mark.parametrize("where", [(45, 0.1, 0.3), (45, 0.2, 0.3), (270, 0.3, 0.3), (0, 0.3, 0.4)])
+def test_a_spot_of_light_on_a_die_in_a_dark_room_is_too_dark_not_read(
+    reader: PipReader, where: tuple[int, float, float]
 ) -> None:
-    """Held-out dice laid on black felt (``robustness`` "black felt"): the frame's mean
-    grey is under TOO_DARK, and every such frame was "too dark" as a whole, so a table
-    with a black tray never read a throw. A lit die is read now; a die in such a frame
-    whose face is not lit (a black die, or dice in a dim room) is "too dark"."""
-    imgs = load_set("byler_d6", "heldout", DATA)
-    (i,) = [n for n, img in enumerate(imgs) if img.name == "IMG_20191208_112609.jpg"]
-    frame, dice = robustness.ALTERATIONS["black felt"](imgs[i].read(), imgs[i].dice, i)
-    assert float(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).mean()) < TOO_DARK
-    (label,) = dice
-    r = reader.read(frame)
-    assert r.is_ok, r
-    (die,) = r.dice
-    x0, y0, x1, y1 = label.bbox
-    assert die.value == label.value and x0 < die.center[0] < x1 and y0 < die.center[1] < y1
-    # The same at half the light: the die's face is dim, and it is not read.
-    dim = np.asarray(frame // 2, np.uint8)
-    r = reader.read(dim)
-    assert r.status is FrameStatus.REROLL and r.reason.endswith("too dark"), r
-    assert all(d.value is None for d in r.dice), r
+    """A held-out 6 in a room at 0.08 of its light, a soft spot of light (``radius``
+    sides across, ``offset`` sides from the die's centre at ``angle``) over part of it.
+    A reader that read a dark frame's dice whose middle was lit (tried, BENCHMARKS.md,
+    "Other tray surfaces") read it "ok" as a 1 or a 2: the lit pips were all it saw."""
+    angle, offset, radius = where
+    imgs = load_set("matteo_webcam", "heldout", DATA)
+    (img,) = [im for im in imgs if im.name == "train_six_5.jpg"]
+    (die,) = img.dice
+    x0, y0, x1, y1 = die.bbox
+    side = max(x1 - x0, y1 - y0)
+    a = math.radians(angle)
+    cx, cy = (
+        (x0 + x1) / 2 + offset * side * math.cos(a),
+        (y0 + y1) / 2 + offset * side * math.sin(a),
+    )
+    frame = img.read().astype(np.float32)
+    yy, xx = np.mgrid[0 : frame.shape[0], 0 : frame.shape[1]]
+    lit = np.clip(1.5 * (1 - np.hypot(xx - cx, yy - cy) / (radius * side)), 0, 1)[..., None]
+    dark = np.clip(frame * (0.08 + 0.92 * lit), 0, 255).astype(np.uint8)
+    r = reader.read(dark)
+    assert r.status is FrameStatus.REROLL and all(d.value is None for d in r.dice), r
 
 
 def test_a_frame_with_no_detail_at_all_is_blurred(reader: PipReader) -> None:

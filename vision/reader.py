@@ -3,8 +3,7 @@
 Steps, all measured from the frame itself (no fixed pixel areas):
 
 1. Frames larger than ``MAX_SIDE`` are shrunk first; a frame that is too dark,
-   too bright or blurred is refused as a whole. In a dark frame (a dim room, a black
-   tray) only lit dice are read: the others are "too dark".
+   too bright or blurred is refused as a whole.
 2. The locator network (vision.locate) finds die centres and sizes.
 3. The crop classifier (vision.classify) reads each die: 1-6 or "not a die". A find
    it is sure is no die and that has no pips, that spans smaller dice, or that lies
@@ -97,16 +96,11 @@ NEAR_EDGE = 0.6
 EDGE_PIP = 2.0
 FACE_AROUND = 0.35
 FACE_FROM_TRAY = 10.0
-# A frame whose mean grey (of its thumbnail) is under TOO_DARK is dark: a dim room, or
-# dice on a black tray. Its dice are read only where lit: a die whose face's brightest
-# channel (its median over the middle of the die) is under LIT_FACE is "too dark". Letting
-# all of a dark frame's dice through when something in it was bright read a lamp's glint
-# on two dim dice in a dim room as two 1s, in an ok frame (BENCHMARKS.md, "Other tray
-# surfaces"). A dark frame with no find, or where nothing reaches TOO_DARK_PEAK in any
-# channel (the light off, a covered lens), is "too dark" as a whole.
+# A frame whose mean grey (of its thumbnail) is under TOO_DARK is "too dark", even with
+# lit dice on a black tray in it: letting such a frame through when something in it is
+# bright (grey 64) read a lamp's glint on two dim dice in a dim room as two 1s, in an ok
+# frame (BENCHMARKS.md, "Other tray surfaces").
 TOO_DARK = 28.0
-TOO_DARK_PEAK = 64
-LIT_FACE = 100.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
 OVERLAPS = "overlapping another find"  # _refuse_overlapping
@@ -454,14 +448,6 @@ def _pip_of_cut_die(frame: npt.NDArray[np.uint8], s: Spot, tray: npt.NDArray[np.
     return int(toward.sum()) < 8 or face_share(toward) >= FACE_AROUND
 
 
-def _face_light(crop_bgr: npt.NDArray[np.uint8]) -> float:
-    """How lit a die is: the median of its brightest channel over the middle 0.3 of its
-    crop (a face's, whatever its colour; its pips are the fewer pixels there)."""
-    side = crop_bgr.shape[0]
-    a, b = round(0.35 * side), round(0.65 * side)
-    return float(np.median(crop_bgr[a:b, a:b].max(axis=2)))
-
-
 def _sharpness(gray: npt.NDArray[np.uint8]) -> float:
     """Laplacian energy relative to image contrast: scale- and exposure-independent-ish."""
     g = gray.astype(np.float32)
@@ -499,8 +485,7 @@ class PipReader:
         small = _thumbnail(half if half is not None else frame)
         gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.uint8)
         mean = float(gray.mean())
-        dark = mean < TOO_DARK
-        if dark and int(small.max()) < TOO_DARK_PEAK:
+        if mean < TOO_DARK:
             return _reroll("too dark")
         if mean > TOO_BRIGHT:
             return _reroll("too bright")
@@ -535,8 +520,6 @@ class PipReader:
         cands = [c for c in cands if not _surely_not_a_die(c, cands)]
         cands = self._look_again(cands)
         cands.sort(key=lambda c: (c.spot.x, c.spot.y))
-        if dark and not cands:
-            return _reroll("too dark")
 
         # The tray's colour, for dice near the frame's edge only (a median costs time).
         tray = (
@@ -547,13 +530,6 @@ class PipReader:
         dice = _refuse_overlapping(
             cands, [self._decide(frame, c, cands, back, tray, full) for c in cands]
         )
-        if dark:
-            dice = [
-                d
-                if _face_light(c.crop) >= LIT_FACE
-                else DieReading(None, d.center, d.box, d.confidence, "too dark")
-                for c, d in zip(cands, dice, strict=True)
-            ]
 
         if not dice:
             if _sharpness(gray) < BLUR_MIN:
