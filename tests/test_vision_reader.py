@@ -508,8 +508,9 @@ def test_a_dim_frame_with_a_lamps_glint_is_too_dark_not_read(reader: PipReader) 
 def test_a_spot_of_light_on_a_die_in_a_dark_room_is_too_dark_not_read(
     reader: PipReader, where: tuple[int, float, float]
 ) -> None:
-    """A held-out 6 in a room at 0.08 of its light, a soft spot of light (``radius``
-    sides across, ``offset`` sides from the die's centre at ``angle``) over part of it.
+    """A held-out 6 in a room at 0.08 of its light, a soft spot of light over part of it
+    (``radius`` and ``offset`` from the middle of its pips at ``angle``, in sides of its
+    label's box, which holds its pips).
     A reader that read a dark frame's dice whose middle was lit (tried, BENCHMARKS.md,
     "Other tray surfaces") read it "ok" as a 1 or a 2: the lit pips were all it saw."""
     angle, offset, radius = where
