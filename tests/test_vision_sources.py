@@ -543,17 +543,24 @@ def test_a_video_damaged_inside_gives_its_whole_frames_then_says_the_damage(
     assert "\n" not in reason
 
 
-def test_a_motion_jpeg_picture_its_jpeg_decoder_refuses_is_damage_too(tmp_path: Path) -> None:
-    """A picture whose scan names a Huffman table that is not there: OpenCV's JPEG decoder
-    refuses it without a word, FFmpeg's draws it smeared. It was passed as whole."""
+def _motion_jpeg_with_picture_21_undecodable(tmp_path: Path) -> tuple[Path, Path]:
+    """A motion JPEG video of 30 pictures, and a copy whose 21st picture's scan names
+    Huffman tables defined nowhere (DC 3, AC 3): (whole, damaged)."""
     clean = tmp_path / "clean.avi"
     _throw_video(clean, "MJPG", frames=30)
     data = bytearray(clean.read_bytes())
     starts = [m.start() for m in re.finditer(rb"\xff\xd8\xff", bytes(data))]
     scan = data.index(b"\xff\xda", starts[20])
-    data[scan + 6] = 0x33  # the first component's tables: DC 3, AC 3, defined nowhere
+    data[scan + 6] = 0x33  # the first component's tables: DC 3, AC 3
     damaged = tmp_path / "damaged.avi"
     damaged.write_bytes(bytes(data))
+    return clean, damaged
+
+
+def test_a_motion_jpeg_picture_its_jpeg_decoder_refuses_is_damage_too(tmp_path: Path) -> None:
+    """A picture whose scan names a Huffman table that is not there: OpenCV's JPEG decoder
+    refuses it without a word, FFmpeg's draws it smeared. It was passed as whole."""
+    clean, damaged = _motion_jpeg_with_picture_21_undecodable(tmp_path)
     whole, smeared = _decoded(clean), _decoded(damaged)
     assert [k for k in range(30) if not np.array_equal(whole[k], smeared[k])] == [20]
     with VideoFileSource(damaged) as src:
@@ -579,14 +586,7 @@ def test_a_check_forbidden_to_lower_its_priority_checks_all_the_same(
         encoding="utf-8",
     )
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(forbid), *sys.path]))
-    clean = tmp_path / "clean.avi"
-    _throw_video(clean, "MJPG", frames=30)
-    data = bytearray(clean.read_bytes())
-    starts = [m.start() for m in re.finditer(rb"\xff\xd8\xff", bytes(data))]
-    scan = data.index(b"\xff\xda", starts[20])
-    data[scan + 6] = 0x33  # as in the test above: picture 21 cannot be decoded
-    damaged = tmp_path / "damaged.avi"
-    damaged.write_bytes(bytes(data))
+    _, damaged = _motion_jpeg_with_picture_21_undecodable(tmp_path)
     with VideoFileSource(damaged) as src:
         for _ in range(20 - VIDEO_CHECK_AHEAD):
             src.read()

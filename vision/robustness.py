@@ -336,10 +336,14 @@ def lamp_reflection(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.asarray(np.clip(out, 0, 255), np.uint8), dice
 
 
+def dimmed(frame: Frame, share: float) -> Frame:
+    """``frame`` at ``share`` of its light (rounded)."""
+    return np.asarray(np.clip(frame.astype(np.float32) * share + 0.5, 0, 255), np.uint8)
+
+
 def dim_lamp(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     """An eighth of the light, then a lamp's reflection on every die (``lamp_reflection``)."""
-    dim = np.asarray(np.clip(frame.astype(np.float32) * 0.125 + 0.5, 0, 255), np.uint8)
-    return lamp_reflection(dim, dice, seed)
+    return lamp_reflection(dimmed(frame, 0.125), dice, seed)
 
 
 def leaning(k: float) -> Alteration:
@@ -420,7 +424,7 @@ class OnSurface:
     ) -> tuple[Frame, Dice]:
         laid, kept = self._laid(frame, dice, seed, pip_boxes)
         if self.light != 1.0:
-            laid = np.asarray(np.clip(laid * self.light + 0.5, 0, 255), np.uint8)
+            laid = dimmed(laid, self.light)
         return lamp_reflection(laid, kept, seed) if self.glint else (laid, kept)
 
     def _laid(self, frame: Frame, dice: Dice, seed: int, pip_boxes: bool) -> tuple[Frame, Dice]:
