@@ -239,6 +239,20 @@ def test_a_dimmed_surface_is_the_surface_at_that_light_with_the_glint_after() ->
     assert int(dim.max()) >= 245 and float(dim.mean()) < 0.3 * float(felt.mean())
 
 
+def test_a_lamp_pool_lights_round_one_die_and_dims_the_rest() -> None:
+    """Lit on one of the dice (the pool's middle at most one sigma off it: 0.6 of the
+    photo's light there at least), the room's 0.15-0.4 of it on the other, 224 px (at
+    least 3.7 of the pool's sigmas) away; the labels stay as they were."""
+    f = np.full((200, 300, 3), 200, np.uint8)
+    dice = (LabelledDie(3, (40.0, 40.0, 60.0, 60.0)), LabelledDie(5, (240.0, 140.0, 260.0, 160.0)))
+    for seed in range(8):
+        g, same = ALTERATIONS["lamp pool"](f, dice, seed)
+        assert same == dice
+        lit, dim = sorted([int(g[50, 50, 0]), int(g[150, 250, 0])], reverse=True)
+        assert lit >= 0.6 * 200 and 0.15 * 200 - 1 <= dim <= 0.4 * 200 + 1, (seed, lit, dim)
+    assert np.array_equal(ALTERATIONS["lamp pool"](f, (), 1)[0], f)  # no die, no lamp
+
+
 def test_every_alteration_keeps_the_frame_an_image() -> None:
     f = np.random.default_rng(0).integers(0, 256, (48, 64, 3), np.uint8)
     dice = (LabelledDie(2, (4.0, 4.0, 20.0, 20.0)),)

@@ -18,8 +18,9 @@ webcams do (an unsharp mask), with the tray made black felt by colour (a rough c
 and with the dice cut out and laid on made tray surfaces (``vision.surfaces``: their own
 tray's colour, green, red and black felt, dark wood, a check cloth, grey rubber; a photo
 whose dice do not cut out cleanly gives the bare surface and no labels); and in the dark:
-at an eighth of the light with a lamp's reflection on every die, and laid on black felt
-at half the light, and at a quarter with the lamp's reflection.
+at an eighth of the light with a lamp's reflection on every die, in a dim room with one
+lamp's pool of light round one die, and laid on black felt at half the light, and at a
+quarter with the lamp's reflection.
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -346,6 +347,30 @@ def dim_lamp(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return lamp_reflection(dimmed(frame, 0.125), dice, seed)
 
 
+def lamp_pool(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """A room lit at 0.15-0.4 of the photo's light and one lamp's pool of light round one
+    die (picked by the seed): a round spot whose light falls off as a Gaussian of sigma
+    0.6-3 of the die's labelled side, up to 1.0-1.6 times the photo's light at its middle,
+    0-0.6 of a side off the die's centre. A pool about the size of a die looks like a big
+    die to the locator, with the real die as its one pip."""
+    if not dice:
+        return frame, dice
+    rng, d = _pick(dice, seed)
+    fill = float(rng.uniform(0.15, 0.4))
+    peak = float(rng.uniform(1.0, 1.6))
+    x0, y0, x1, y1 = d.bbox
+    side = float(max(x1 - x0, y1 - y0))
+    sigma = float(rng.uniform(0.6, 3.0)) * side
+    ang = float(rng.uniform(0, 2 * np.pi))
+    off = float(rng.uniform(0.0, 0.6)) * side
+    cx, cy = (x0 + x1) / 2.0 + off * np.cos(ang), (y0 + y1) / 2.0 + off * np.sin(ang)
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    light = fill + (peak - fill) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma**2))
+    out = frame.astype(np.float32) * light[..., None] + 0.5
+    return np.asarray(np.clip(out, 0, 255), np.uint8), dice
+
+
 def leaning(k: float) -> Alteration:
     """A camera leaning over the tray instead of looking straight down: the far (top) edge
     of the picture narrower than the near one by ``k`` of the width, the far dice smaller
@@ -477,6 +502,8 @@ ALTERATIONS: dict[str, Alteration] = {
     # a dim room (an eighth of the light) and a lamp's glint on every die: the glints
     # are the brightest things in a frame "too dark" as a whole
     "dim lamp reflection": dim_lamp,
+    # a dim room with one lamp's pool of light round one die
+    "lamp pool": lamp_pool,
     OWN_TRAY: OnSurface(OWN_TRAY),
     **{kind: OnSurface(kind) for kind in SURFACES},
     # a black tray, its dice lit less, and as dim with a lamp's glint on every die
