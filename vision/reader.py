@@ -12,7 +12,8 @@ Steps, all measured from the frame itself (no fixed pixel areas):
    the six canonical patterns.
 5. A die is read only when the network is very sure, or sure and the pip count
    agrees; otherwise it is listed with value None and a reason. Two dice read where
-   one lies inside the other are both refused (one of them is no die). One unread die
+   one lies inside the other are both refused (one of them is no die), and so is a die
+   read far bigger than the other dice (a pool of lamp light round a die). One unread die
    (or the wrong number of dice for ``expect``) makes the frame a reroll.
 """
 
@@ -104,6 +105,12 @@ TOO_DARK = 28.0
 TOO_BRIGHT = 240.0
 BLUR_MIN = 0.02  # relative sharpness below which a frame with no readable die is "blurred"
 OVERLAPS = "overlapping another find"  # _refuse_overlapping
+FAR_BIGGER = "unclear (far bigger than the other dice)"  # _refuse_outsized
+# Labelled dice in one photo differ in size by 1.93 times at most from the photo's median
+# (max / median of the label boxes' sides, the tuning photos of both sets; byler mixes
+# dice of several sets). A die read more than this times the median of the other dice
+# read is no die of the throw (_refuse_outsized).
+OUTSIZED = 3.0
 SMALL_DICE = "unclear (dice too small in the picture)"  # _pip_is_a_die
 PIP_AS_DIE = (0.6, 0.8, 1.0)
 # More finds than this and the frame is not read: each costs a crop network call and a pip
@@ -309,6 +316,24 @@ def _refuse_overlapping(cands: list[_Candidate], dice: list[DieReading]) -> list
             if np.hypot(a.spot.x - b.spot.x, a.spot.y - b.spot.y) < 0.5 * big:
                 for k, d in ((i, da), (j, db)):
                     out[k] = DieReading(None, d.center, d.box, d.confidence, OVERLAPS)
+    return out
+
+
+def _refuse_outsized(dice: list[DieReading]) -> list[DieReading]:
+    """Dice of one throw are one size in the picture: a die read more than ``OUTSIZED``
+    times as big as the median of the other dice read is refused. A pool of lamp light
+    about a die's size is found as a big die, with the real die in it as its one pip, and
+    read as a 1 (``vision.robustness``'s ``lamp pool``)."""
+    sizes = [d.box[1][0] for d in dice]
+    out = list(dice)
+    for i, d in enumerate(dice):
+        others = [
+            sz
+            for j, (sz, o) in enumerate(zip(sizes, dice, strict=True))
+            if j != i and o.value is not None
+        ]
+        if d.value is not None and others and sizes[i] > OUTSIZED * float(np.median(others)):
+            out[i] = DieReading(None, d.center, d.box, d.confidence, FAR_BIGGER)
     return out
 
 
@@ -530,6 +555,7 @@ class PipReader:
         dice = _refuse_overlapping(
             cands, [self._decide(frame, c, cands, back, tray, full) for c in cands]
         )
+        dice = _refuse_outsized(dice)
 
         if not dice:
             if _sharpness(gray) < BLUR_MIN:
