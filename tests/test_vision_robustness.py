@@ -253,6 +253,20 @@ def test_a_lamp_pool_lights_round_one_die_and_dims_the_rest() -> None:
     assert np.array_equal(ALTERATIONS["lamp pool"](f, (), 1)[0], f)  # no die, no lamp
 
 
+def test_a_shadow_edge_darkens_one_side_of_a_line_through_a_die() -> None:
+    """One side of a straight line at 0.35 of the light, the other as it was; the line
+    passes within 0.3 of a side of the die's centre, so it crosses the die; the labels
+    stay as they were."""
+    f = np.full((120, 160, 3), 200, np.uint8)
+    dice = (LabelledDie(4, (60.0, 40.0, 100.0, 80.0)),)
+    for seed in range(8):
+        g, same = ALTERATIONS["shadow edge"](f, dice, seed)
+        assert same == dice
+        assert set(np.unique(g[..., 0]).tolist()) == {70, 200}, seed
+        die = g[40:80, 60:100, 0]
+        assert (die == 70).any() and (die == 200).any(), seed  # the edge crosses the die
+
+
 def test_every_alteration_keeps_the_frame_an_image() -> None:
     f = np.random.default_rng(0).integers(0, 256, (48, 64, 3), np.uint8)
     dice = (LabelledDie(2, (4.0, 4.0, 20.0, 20.0)),)

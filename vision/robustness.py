@@ -20,7 +20,7 @@ tray's colour, green, red and black felt, dark wood, a check cloth, grey rubber;
 whose dice do not cut out cleanly gives the bare surface and no labels); and in the dark:
 at an eighth of the light with a lamp's reflection on every die, in a dim room with one
 lamp's pool of light round one die, and laid on black felt at half the light, and at a
-quarter with the lamp's reflection.
+quarter with the lamp's reflection; and with a hard shadow's edge across one die.
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -371,6 +371,26 @@ def lamp_pool(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.asarray(np.clip(out, 0, 255), np.uint8), dice
 
 
+def shadow_edge(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """A hard shadow's edge across one die (picked by the seed), as a lamp casts the
+    camera stand's or an arm's: one side of a straight line at 0.35 of the light, the
+    line at any angle, through a point within 0.3 of a side of the die's centre."""
+    if not dice:
+        return frame, dice
+    rng, d = _pick(dice, seed)
+    x0, y0, x1, y1 = d.bbox
+    side = float(max(x1 - x0, y1 - y0))
+    cx = (x0 + x1) / 2.0 + float(rng.uniform(-0.3, 0.3)) * side
+    cy = (y0 + y1) / 2.0 + float(rng.uniform(-0.3, 0.3)) * side
+    a = float(rng.uniform(0, np.pi))
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    lit = ((xx - cx) * np.cos(a) + (yy - cy) * np.sin(a)) > 0
+    light = np.where(lit, np.float32(1.0), np.float32(0.35))
+    out = frame.astype(np.float32) * light[..., None] + 0.5
+    return np.asarray(np.clip(out, 0, 255), np.uint8), dice
+
+
 def leaning(k: float) -> Alteration:
     """A camera leaning over the tray instead of looking straight down: the far (top) edge
     of the picture narrower than the near one by ``k`` of the width, the far dice smaller
@@ -504,6 +524,8 @@ ALTERATIONS: dict[str, Alteration] = {
     "dim lamp reflection": dim_lamp,
     # a dim room with one lamp's pool of light round one die
     "lamp pool": lamp_pool,
+    # a hard shadow's edge across one die
+    "shadow edge": shadow_edge,
     OWN_TRAY: OnSurface(OWN_TRAY),
     **{kind: OnSurface(kind) for kind in SURFACES},
     # a black tray, its dice lit less, and as dim with a lamp's glint on every die
