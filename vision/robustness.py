@@ -337,14 +337,17 @@ def lamp_reflection(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return np.asarray(np.clip(out, 0, 255), np.uint8), dice
 
 
-def dimmed(frame: Frame, share: float) -> Frame:
-    """``frame`` at ``share`` of its light (rounded)."""
-    return np.asarray(np.clip(frame.astype(np.float32) * share + 0.5, 0, 255), np.uint8)
+def lit(frame: Frame, light: float | npt.NDArray[np.float32]) -> Frame:
+    """``frame`` at ``light`` times its light (rounded, clipped): one share for the whole
+    frame, or one per pixel (an h x w map)."""
+    if isinstance(light, np.ndarray):
+        light = light[..., None]
+    return np.asarray(np.clip(frame.astype(np.float32) * light + 0.5, 0, 255), np.uint8)
 
 
 def dim_lamp(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     """An eighth of the light, then a lamp's reflection on every die (``lamp_reflection``)."""
-    return lamp_reflection(dimmed(frame, 0.125), dice, seed)
+    return lamp_reflection(lit(frame, 0.125), dice, seed)
 
 
 def lamp_pool(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
@@ -367,8 +370,7 @@ def lamp_pool(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     h, w = frame.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     light = fill + (peak - fill) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma**2))
-    out = frame.astype(np.float32) * light[..., None] + 0.5
-    return np.asarray(np.clip(out, 0, 255), np.uint8), dice
+    return lit(frame, light), dice
 
 
 def shadow_edge(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
@@ -385,10 +387,8 @@ def shadow_edge(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     a = float(rng.uniform(0, np.pi))
     h, w = frame.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    lit = ((xx - cx) * np.cos(a) + (yy - cy) * np.sin(a)) > 0
-    light = np.where(lit, np.float32(1.0), np.float32(0.35))
-    out = frame.astype(np.float32) * light[..., None] + 0.5
-    return np.asarray(np.clip(out, 0, 255), np.uint8), dice
+    sunny = ((xx - cx) * np.cos(a) + (yy - cy) * np.sin(a)) > 0
+    return lit(frame, np.where(sunny, np.float32(1.0), np.float32(0.35))), dice
 
 
 def leaning(k: float) -> Alteration:
@@ -469,7 +469,7 @@ class OnSurface:
     ) -> tuple[Frame, Dice]:
         laid, kept = self._laid(frame, dice, seed, pip_boxes)
         if self.light != 1.0:
-            laid = dimmed(laid, self.light)
+            laid = lit(laid, self.light)
         return lamp_reflection(laid, kept, seed) if self.glint else (laid, kept)
 
     def _laid(self, frame: Frame, dice: Dice, seed: int, pip_boxes: bool) -> tuple[Frame, Dice]:
