@@ -324,15 +324,12 @@ def _refuse_outsized(dice: list[DieReading]) -> list[DieReading]:
     times as big as the median of the other dice read is refused. A pool of lamp light
     about a die's size is found as a big die, with the real die in it as its one pip, and
     read as a 1 (``vision.robustness``'s ``lamp pool``)."""
-    sizes = [d.box[1][0] for d in dice]
+    read = {i: d.box[1][0] for i, d in enumerate(dice) if d.value is not None}
     out = list(dice)
-    for i, d in enumerate(dice):
-        others = [
-            sz
-            for j, (sz, o) in enumerate(zip(sizes, dice, strict=True))
-            if j != i and o.value is not None
-        ]
-        if d.value is not None and others and sizes[i] > OUTSIZED * float(np.median(others)):
+    for i, size in read.items():
+        others = [s for j, s in read.items() if j != i]
+        if others and size > OUTSIZED * float(np.median(others)):
+            d = dice[i]
             out[i] = DieReading(None, d.center, d.box, d.confidence, FAR_BIGGER)
     return out
 
