@@ -109,7 +109,8 @@ FAR_BIGGER = "unclear (far bigger than the other dice)"  # _refuse_outsized
 # A die read more than this times the median size of the other dice read is no die of the
 # throw (_refuse_outsized). In the tuning photos as taken, dice read are at most 1.49
 # (byler, dice of several sets mixed) and 2.36 (matteo: a 1 the coarse pass found 131 px
-# wide beside dice found 50-62 px wide, train_dice_46.jpg) times that median.
+# wide beside dice found 50-62 px wide, train_dice_46.jpg) times that median (a one-off
+# script; BENCHMARKS.md, "A pool of lamp light round a die").
 OUTSIZED = 3.0
 SMALL_DICE = "unclear (dice too small in the picture)"  # _pip_is_a_die
 PIP_AS_DIE = (0.6, 0.8, 1.0)
