@@ -267,6 +267,27 @@ def test_a_shadow_edge_darkens_one_side_of_a_line_through_a_die() -> None:
         assert (die == 70).any() and (die == 200).any(), seed  # the edge crosses the die
 
 
+def test_flicker_bands_light_the_rows_from_whole_to_six_tenths_and_back() -> None:
+    """Each row one light, the same across it, from 0.6 to 1 of the photo's; at least
+    three bands in the frame's height (a period of a quarter to a third of it); the
+    labels stay as they were."""
+    f = np.full((240, 100, 3), 200, np.uint8)
+    dice = (LabelledDie(4, (10.0, 10.0, 30.0, 30.0)),)
+    for seed in range(8):
+        g, same = ALTERATIONS["flicker bands"](f, dice, seed)
+        assert same == dice
+        rows = g[:, :, 0].astype(int)
+        assert (rows == rows[:, :1]).all() and (g == g[:, :, :1]).all(), seed
+        assert rows.min() <= 0.6 * 200 + 2 and rows.max() >= 200 - 2, seed
+        assert rows.min() >= 0.6 * 200 - 1, seed
+        darkest = np.flatnonzero(rows[:, 0] <= 0.6 * 200 + 6)
+        bands = 1 + int((np.diff(darkest) > 5).sum())  # separate runs of dark rows
+        assert bands >= 3, (seed, bands)
+    assert not np.array_equal(
+        ALTERATIONS["flicker bands"](f, dice, 1)[0], ALTERATIONS["flicker bands"](f, dice, 2)[0]
+    )  # the bands start where the seed says
+
+
 def test_every_alteration_keeps_the_frame_an_image() -> None:
     f = np.random.default_rng(0).integers(0, 256, (48, 64, 3), np.uint8)
     dice = (LabelledDie(2, (4.0, 4.0, 20.0, 20.0)),)

@@ -20,7 +20,8 @@ tray's colour, green, red and black felt, dark wood, a check cloth, grey rubber;
 whose dice do not cut out cleanly gives the bare surface and no labels); and in the dark:
 at an eighth of the light with a lamp's reflection on every die, in a dim room with one
 lamp's pool of light round one die, and laid on black felt at half the light, and at a
-quarter with the lamp's reflection; and with a hard shadow's edge across one die.
+quarter with the lamp's reflection; with a hard shadow's edge across one die; and in
+bands of light and shade, as a rolling shutter sees a lamp flickering with the mains.
 Scored
 as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
 were in frames read ``ok``: the ones a table would take as a throw (in the others some
@@ -391,6 +392,19 @@ def shadow_edge(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     return lit(frame, np.where(sunny, np.float32(1.0), np.float32(0.35))), dice
 
 
+def flicker_bands(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+    """Bands of light and shade across the frame, as a rolling shutter sees a lamp that
+    flickers with the mains (100 or 120 times a second) when the exposure is shorter than
+    one flicker: the rows' light goes from 1 down to 0.6 and back, a quarter to a third of
+    the frame's height apart, starting anywhere (the seed)."""
+    rng = np.random.default_rng(seed)
+    period = float(rng.uniform(0.25, 1.0 / 3.0)) * frame.shape[0]
+    phase = float(rng.uniform(0, 2 * np.pi))
+    rows = np.arange(frame.shape[0], dtype=np.float32)
+    light = 1.0 - 0.4 * (0.5 + 0.5 * np.sin(2 * np.pi * rows / period + phase))
+    return lit(frame, np.repeat(light[:, None], frame.shape[1], axis=1)), dice
+
+
 def leaning(k: float) -> Alteration:
     """A camera leaning over the tray instead of looking straight down: the far (top) edge
     of the picture narrower than the near one by ``k`` of the width, the far dice smaller
@@ -526,6 +540,8 @@ ALTERATIONS: dict[str, Alteration] = {
     "lamp pool": lamp_pool,
     # a hard shadow's edge across one die
     "shadow edge": shadow_edge,
+    # a lamp flickering with the mains, seen by a rolling shutter at a short exposure
+    "flicker bands": flicker_bands,
     OWN_TRAY: OnSurface(OWN_TRAY),
     **{kind: OnSurface(kind) for kind in SURFACES},
     # a black tray, its dice lit less, and as dim with a lamp's glint on every die
