@@ -34,6 +34,7 @@ def test_defaults_without_any_file(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (d.i2c_port, d.i2c_address, d.rotate) == (1, 0x3C, 0)
     assert cfg.camera.source == "picamera" and cfg.camera.settle_frames == 3
     assert cfg.camera.sharpness == 1.0  # the Pi camera's own amount
+    assert cfg.camera.mains_hz == 50  # most of the world's mains
     assert cfg.table.data_dir == Path("/var/lib/dicetable")
     assert cfg.table.cpu_dice is CpuDice.SOFTWARE
     assert cfg.game.rules == "mexico" and len(cfg.game.players) == 2
@@ -56,7 +57,7 @@ def test_every_key_of_the_defaults_is_in_the_shipped_file() -> None:
     for key in (
         "roll", "hold", "stop", "pull_up", "bounce_ms", "long_press_s", "very_long_press_s",
         "driver", "i2c_port", "i2c_address", "rotate", "source", "width", "height",
-        "settle_frames", "fps", "sharpness", "data_dir", "cpu_dice", "rules", "players",
+        "settle_frames", "fps", "sharpness", "mains_hz", "data_dir", "cpu_dice", "rules", "players",
     ):  # fmt: skip
         assert f"\n{key} = " in text, key
 
@@ -224,6 +225,10 @@ BAD: list[tuple[str, str]] = [
     ("[camera]\nfps = 100", "camera.fps: 100 is out of range (allowed: 1-60)"),
     ("[camera]\nsharpness = -1", "camera.sharpness: -1 is out of range (allowed: 0-16)"),
     ('[camera]\nsharpness = "off"', 'camera.sharpness: "off" is not a number'),
+    ("[camera]\nmains_hz = 55", "camera.mains_hz: 55 is not allowed (allowed: 50 or 60, the mains"),
+    ("[camera]\nmains_hz = 100", "camera.mains_hz: 100 is out of range (allowed: 0-60)"),
+    ('[camera]\nmains_hz = "50Hz"', 'camera.mains_hz: "50Hz" is not an integer'),
+    ("[camera]\nmains_hz = 50.0", "camera.mains_hz: 50.0 is not an integer"),
     ("[camera]\nsharpness = nan", "camera.sharpness: nan is out of range (allowed: 0-16)"),
     ("[table]\ndata_dir = 3", "table.data_dir: 3 is not a string"),
     (
@@ -638,6 +643,11 @@ def test_a_config_that_is_a_device_or_too_big_is_not_read(tmp_path: Path) -> Non
     big.write_text("# " + "x" * (2 << 20) + "\n")
     with pytest.raises(ConfigError, match=r"big\.toml: cannot read \(bigger than"):
         load_config(big, env={})
+
+
+@pytest.mark.parametrize("hz", [0, 50, 60])
+def test_camera_mains_hz_takes_the_two_mains_frequencies_or_none(hz: int) -> None:
+    assert loads_config(f"[camera]\nmains_hz = {hz}").camera.mains_hz == hz
 
 
 def test_camera_sharpness_is_read_as_a_number() -> None:

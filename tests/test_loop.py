@@ -2110,31 +2110,42 @@ def test_a_pi_camera_is_used_off_a_pi_where_picamera2_is_installed_at_the_size_c
     seen_as_pi(monkeypatch, tmp_path, pi=False)
     monkeypatch.setattr(build_module, "_has_picamera", lambda: True)
     cfg = Config(
-        camera=CameraConfig(source="picamera", width=800, height=600, sharpness=0.0),
+        camera=CameraConfig(source="picamera", width=800, height=600, sharpness=0.0, mains_hz=60),
         display=DisplayConfig(driver=DisplayDriver.NONE),
     )
     parts = build_module.build(cfg, keys=True, text_out=io.StringIO())
     try:
         assert isinstance(parts.camera, SourceCamera) and parts.scripted_camera is None
         assert parts.camera.spec == "picamera:800x600" and parts.camera.sharpness == 0.0
+        assert parts.camera.mains_hz == 60
         assert "replays" not in parts.summary and "no camera" not in parts.summary
     finally:
         _close_parts(parts)
 
 
-def test_the_pi_camera_is_opened_with_the_sharpness_configured(
+def test_the_pi_camera_is_opened_with_the_sharpness_and_mains_configured(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """``camera.sharpness`` reaches picamera2's configuration when the table opens the
-    camera for a throw (a fake picamera2 module here)."""
+    """``camera.sharpness`` and ``camera.mains_hz`` reach picamera2's configuration when
+    the table opens the camera for a throw (a fake picamera2 module here)."""
     import sys
+    import types
 
     from table.hw.camera import SourceCamera
-    from tests.conftest import FakePicamera2, fake_picamera2_module
+    from tests.conftest import FakePicamera2
 
-    monkeypatch.setitem(sys.modules, "picamera2", fake_picamera2_module())
+    class Offering(FakePicamera2):
+        camera_controls = {
+            "Sharpness": (0.0, 16.0, 1.0),
+            "AeFlickerMode": (0, 2, 0),
+            "AeFlickerPeriod": (100, 1000000, 0),
+        }
+
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = Offering  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
     FakePicamera2.instances.clear()
-    camera = SourceCamera("picamera:320x240", fps=10, sharpness=0.0)
+    camera = SourceCamera("picamera:320x240", fps=10, sharpness=0.0, mains_hz=60)
     try:
         camera.open()
     finally:
@@ -2142,7 +2153,7 @@ def test_the_pi_camera_is_opened_with_the_sharpness_configured(
     (fake,) = FakePicamera2.instances
     assert fake.calls.count("configure") == 1 and fake.config == {
         "main": {"size": (320, 240), "format": "RGB888"},
-        "controls": {"Sharpness": 0.0},
+        "controls": {"Sharpness": 0.0, "AeFlickerMode": 1, "AeFlickerPeriod": 8333},
     }
 
 

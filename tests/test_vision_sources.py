@@ -894,6 +894,66 @@ def test_picamera_sharpness_is_asked_of_the_camera_within_its_range(
     assert fake.config.get("controls") == (None if sent is None else {"Sharpness": sent})
 
 
+FLICKER = {"AeFlickerMode": (0, 2, 0), "AeFlickerPeriod": (100, 1000000, 0)}
+
+
+@pytest.mark.parametrize(
+    ("mains_hz", "offered", "period"),
+    [
+        (50, FLICKER, 10000),  # lamps flicker 100 times a second
+        (60, FLICKER, 8333),
+        (None, FLICKER, None),  # not asked: the camera's own
+        (0, FLICKER, None),
+        (50, {"AeFlickerMode": (0, 2, 0)}, None),  # a camera without both keeps its own
+        (50, {"AeFlickerPeriod": (100, 1000000, 0)}, None),
+        (50, {}, None),
+        (50, None, None),  # a camera_controls that cannot be asked
+    ],
+)
+def test_picamera_keeps_exposures_to_whole_flickers_of_the_mains(
+    monkeypatch: pytest.MonkeyPatch,
+    mains_hz: int | None,
+    offered: dict[str, Any] | None,
+    period: int | None,
+) -> None:
+    """``camera.mains_hz`` asks libcamera for manual flicker avoidance (``AeFlickerMode``
+    1, its ``FlickerManual``) at half the mains' period, in microseconds, when the camera
+    offers both controls; otherwise the camera opens all the same with its own."""
+
+    class Offering(FakePicamera2):
+        camera_controls = offered  # type: ignore[assignment]
+
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = Offering  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    FakePicamera2.instances.clear()
+    with open_source("picamera:64x48", mains_hz=mains_hz) as cam:
+        assert isinstance(cam, PiCameraSource) and cam.flicker_period == period
+        assert cam.read().shape == (48, 64, 3)
+    (fake,) = FakePicamera2.instances
+    wanted = None if period is None else {"AeFlickerMode": 1, "AeFlickerPeriod": period}
+    assert fake.config.get("controls") == wanted
+
+
+def test_picamera_takes_sharpness_and_flicker_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Offering(FakePicamera2):
+        camera_controls = {"Sharpness": (0.0, 16.0, 1.0), **FLICKER}
+
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = Offering  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    FakePicamera2.instances.clear()
+    with open_source("picamera", sharpness=0.0, mains_hz=50):
+        pass
+    (fake,) = FakePicamera2.instances
+    assert fake.config["main"]["size"] == (1280, 960)
+    assert fake.config["controls"] == {
+        "Sharpness": 0.0,
+        "AeFlickerMode": 1,
+        "AeFlickerPeriod": 10000,
+    }
+
+
 def test_picamera_module_missing_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "picamera2", None)  # makes "import picamera2" fail
     with pytest.raises(CameraError, match="picamera2 module is missing"):

@@ -969,14 +969,27 @@ class PiCameraSource(_Source):
     """The Raspberry Pi camera through ``picamera2`` (Raspberry Pi OS's python3-picamera2)."""
 
     def __init__(
-        self, *, size: tuple[int, int] = (1280, 960), sharpness: float | None = None
+        self,
+        *,
+        size: tuple[int, int] = (1280, 960),
+        sharpness: float | None = None,
+        mains_hz: int | None = None,
     ) -> None:
         """``sharpness``: the camera's own sharpening (libcamera's ``Sharpness``: 0 none,
         1 its normal amount), kept within what the camera offers; ``None``, or a camera
         that offers none, leaves the camera's own. ``self.sharpness`` is the value asked
-        of the camera (within its range), None when none was."""
+        of the camera (within its range), None when none was.
+
+        ``mains_hz``: the mains frequency (50 or 60) whose lamps flicker twice in each of
+        its cycles. A rolling shutter exposed for less than one flicker sees bands of light
+        and shade across the tray, and dice in the dark bands go unseen; the camera is
+        asked to keep its exposures to whole flickers (libcamera's ``AeFlickerMode``
+        manual, ``AeFlickerPeriod`` 10000 us at 50 Hz, 8333 at 60). ``None``, or a camera
+        that offers no flicker control, leaves the camera's own. ``self.flicker_period``
+        is the period asked, in microseconds, None when none was."""
         self.name = "picamera"
         self.sharpness: float | None = None
+        self.flicker_period: int | None = None
         try:
             import picamera2
         except ImportError:
@@ -998,12 +1011,17 @@ class PiCameraSource(_Source):
         try:
             # libcamera's "RGB888" is laid out B, G, R in memory: what OpenCV wants.
             main = {"size": size, "format": "RGB888"}
+            controls: dict[str, float | int] = {}
             limits = None if sharpness is None else _control_limits(cam, "Sharpness")
             if sharpness is not None and limits is not None:
                 self.sharpness = min(max(float(sharpness), limits[0]), limits[1])
-                config = cam.create_preview_configuration(
-                    main=main, controls={"Sharpness": self.sharpness}
-                )
+                controls["Sharpness"] = self.sharpness
+            if mains_hz and _offers(cam, "AeFlickerMode") and _offers(cam, "AeFlickerPeriod"):
+                self.flicker_period = round(1_000_000 / (2 * mains_hz))
+                controls["AeFlickerMode"] = FLICKER_MANUAL
+                controls["AeFlickerPeriod"] = self.flicker_period
+            if controls:
+                config = cam.create_preview_configuration(main=main, controls=controls)
             else:
                 config = cam.create_preview_configuration(main=main)
             cam.configure(config)
@@ -1033,6 +1051,18 @@ class PiCameraSource(_Source):
             cam.close()
 
 
+FLICKER_MANUAL = 1
+"""libcamera's ``AeFlickerModeEnum`` value ``FlickerManual``: avoid ``AeFlickerPeriod``."""
+
+
+def _offers(cam: Any, name: str) -> bool:
+    """The camera takes the control ``name`` (it is in picamera2's ``camera_controls``)."""
+    try:
+        return name in cam.camera_controls
+    except Exception:  # no such table, or not one that answers ``in``
+        return False
+
+
 def _control_limits(cam: Any, name: str) -> tuple[float, float] | None:
     """The lowest and highest value the camera takes for the control ``name``
     (picamera2's ``camera_controls``: name -> (min, max, default)), or None if it takes
@@ -1057,7 +1087,9 @@ def _parse_size(text: str, spec: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-def open_source(spec: str, *, loop: bool = False, sharpness: float | None = None) -> FrameSource:
+def open_source(
+    spec: str, *, loop: bool = False, sharpness: float | None = None, mains_hz: int | None = None
+) -> FrameSource:
     """Open a frame source from a short text spec.
 
     * ``picamera`` or ``picamera:1280x960``: the Raspberry Pi camera;
@@ -1066,7 +1098,8 @@ def open_source(spec: str, *, loop: bool = False, sharpness: float | None = None
     * a bare path: a folder of photos, a single photo, or a video file.
 
     ``loop`` makes video and folder replays start over instead of running out;
-    ``sharpness`` is the Pi camera's (:class:`PiCameraSource`), and only its.
+    ``sharpness`` and ``mains_hz`` are the Pi camera's (:class:`PiCameraSource`), and only
+    its.
     """
     text = spec.strip()
     if not text:
@@ -1074,9 +1107,10 @@ def open_source(spec: str, *, loop: bool = False, sharpness: float | None = None
     kind, sep, rest = text.partition(":")
     kind = kind.lower() if sep else ""
     if text.lower() == "picamera":
-        return PiCameraSource(sharpness=sharpness)
+        return PiCameraSource(sharpness=sharpness, mains_hz=mains_hz)
     if kind == "picamera":
-        return PiCameraSource(size=_parse_size(rest, text), sharpness=sharpness)
+        size = _parse_size(rest, text)
+        return PiCameraSource(size=size, sharpness=sharpness, mains_hz=mains_hz)
     if kind == "usb":
         if not rest:
             raise CameraError(f"camera '{text}': give a device, e.g. usb:0")

@@ -259,7 +259,9 @@ def build(
         spec = cfg.camera.source
         if spec == "picamera":
             spec = f"picamera:{cfg.camera.width}x{cfg.camera.height}"
-        camera = SourceCamera(spec, fps=fps, sharpness=cfg.camera.sharpness)
+        camera = SourceCamera(
+            spec, fps=fps, sharpness=cfg.camera.sharpness, mains_hz=cfg.camera.mains_hz
+        )
     elif cfg.camera.source.startswith("usb:"):
         # A webcam can be plugged in later: like the picamera, it is opened when dice are
         # wanted, a missing one is said on the display ("ROLL: try again") and opened

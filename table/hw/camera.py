@@ -112,6 +112,7 @@ class SourceCamera(_Paced):
         loop: bool = True,
         size: tuple[int, int] | None = None,
         sharpness: float | None = None,
+        mains_hz: int | None = None,
     ) -> None:
         super().__init__(fps)
         self.spec = spec
@@ -120,6 +121,8 @@ class SourceCamera(_Paced):
         """The frame size asked of a webcam (``usb:``); a picamera spec carries its own."""
         self.sharpness = sharpness
         """The Pi camera's own sharpening (``camera.sharpness``); None: the camera's."""
+        self.mains_hz = mains_hz
+        """The mains frequency whose flicker the Pi camera avoids (``camera.mains_hz``)."""
         self.source: Any = None
         self.photos = False
         """The source replays photos (a folder, one image): each is held as a still tray."""
@@ -137,7 +140,9 @@ class SourceCamera(_Paced):
             if kind == "usb" and sep and rest and self.size is not None:
                 self.source = DeviceSource(rest, size=self.size)
             else:
-                self.source = open_source(self.spec, loop=self.loop, sharpness=self.sharpness)
+                self.source = open_source(
+                    self.spec, loop=self.loop, sharpness=self.sharpness, mains_hz=self.mains_hz
+                )
             self.photos = isinstance(self.source, ImageFilesSource)
 
     def rolled(self) -> None:

@@ -97,6 +97,7 @@ class CameraConfig:
     settle_frames: int = 3
     fps: float = 10.0
     sharpness: float = 1.0  # the Pi camera's own sharpening: 0 none, 1 its normal amount
+    mains_hz: int = 50  # the lamps' mains frequency, whose flicker the Pi camera avoids; 0 off
 
 
 @dataclass(frozen=True)
@@ -395,7 +396,11 @@ def _rotate(key: str, value: object) -> int:
 
 def _camera(raw: object) -> CameraConfig:
     d = CameraConfig()
-    s = _Section("camera", raw, ("source", "width", "height", "settle_frames", "fps", "sharpness"))
+    s = _Section(
+        "camera",
+        raw,
+        ("source", "width", "height", "settle_frames", "fps", "sharpness", "mains_hz"),
+    )
     r = s.raw
     return CameraConfig(
         source=_camera_source(s.key("source"), r["source"]) if s.has("source") else d.source,
@@ -412,7 +417,16 @@ def _camera(raw: object) -> CameraConfig:
         sharpness=_float(s.key("sharpness"), r["sharpness"], 0.0, 16.0)
         if s.has("sharpness")
         else d.sharpness,
+        mains_hz=_mains_hz(s.key("mains_hz"), r["mains_hz"]) if s.has("mains_hz") else d.mains_hz,
     )
+
+
+def _mains_hz(key: str, value: object) -> int:
+    """50 or 60 (Hz), or 0: leave the camera's exposure to itself."""
+    hz = _int(key, value, 0, 60)
+    if hz not in (0, 50, 60):
+        raise _bad(key, value, "50 or 60, the mains frequency; 0 for none")
+    return hz
 
 
 def _table(raw: object, env: Mapping[str, str]) -> TableConfig:
