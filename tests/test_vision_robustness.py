@@ -30,6 +30,7 @@ from vision.robustness import (
     run,
     sharpened,
     turned,
+    wide_lens,
 )
 from vision.robustness import as_taken as _same
 from vision.types import DieReading, FrameReading, FrameStatus
@@ -52,7 +53,17 @@ def _white_box(f: np.ndarray) -> tuple[float, float, float, float]:
 
 @pytest.mark.parametrize(
     "alter",
-    [quarter_turn, rescaled(0.6), rescaled(1.6), framed(2.0), closer(2), leaning(0.3), _same],
+    [
+        quarter_turn,
+        rescaled(0.6),
+        rescaled(1.6),
+        framed(2.0),
+        closer(2),
+        leaning(0.3),
+        wide_lens(0.3),
+        wide_lens(0.6),
+        _same,
+    ],
 )
 def test_labels_move_with_the_frame(alter: Alteration) -> None:
     f, dice = _square_frame()

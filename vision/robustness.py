@@ -13,11 +13,12 @@ opposite shade: light pips on dark dice), cut through one die by the frame's edg
 one die partly covered by a dark object, with a finger over part of one die, with a
 lamp's reflection on every die, as seen by a camera four and five times closer (a
 window around one die, enlarged), by a camera leaning over the tray (the far edge 15 %
-narrower), under a warm lamp (blue 0.7, green 0.95, red 1.2 times), and sharpened as
-webcams do (an unsharp mask), with the tray made black felt by colour (a rough cut),
-and with the dice cut out and laid on made tray surfaces (``vision.surfaces``: their own
-tray's colour, green, red and black felt, dark wood, a check cloth, grey rubber; a photo
-whose dice do not cut out cleanly gives the bare surface and no labels); and in the dark:
+narrower), through a wide-angle lens (barrel distortion), under a warm lamp (blue 0.7,
+green 0.95, red 1.2 times), and sharpened as webcams do (an unsharp mask), with the
+tray made black felt by colour (a rough cut), and with the dice cut out and laid on made
+tray surfaces (``vision.surfaces``: their own tray's colour, green, red and black felt,
+dark wood, a check cloth, grey rubber; a photo whose dice do not cut out cleanly gives
+the bare surface and no labels); and in the dark:
 at an eighth of the light with a lamp's reflection on every die, in a dim room with one
 lamp's pool of light round one die, and laid on black felt at half the light, and at a
 quarter with the lamp's reflection; with a hard shadow's edge across one die; and in
@@ -36,6 +37,7 @@ One core.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -439,6 +441,49 @@ def leaning(k: float) -> Alteration:
     return alter
 
 
+def wide_lens(a: float) -> Alteration:
+    """A wide-angle lens's barrel distortion, as a camera close over the tray needs (the
+    Pi's Camera Module 3 Wide, say): a point at ``r`` of the half-diagonal from the middle
+    of the picture shows what the photo has at ``r (1 + a r^2) / (1 + a)``. The corners
+    stay where they were; the middle is enlarged ``1 + a`` times, and dice towards the
+    edges are squeezed towards it, the more the farther out (at ``a`` 0.3, a die in a
+    corner is 1.46 times narrower across the radius than along it). The photo's outermost
+    strips are pushed out of the frame: labels are moved with their dice (the box around
+    25 points of each, moved) and clipped to the frame (``_clipped``)."""
+
+    def alter(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
+        h, w = frame.shape[:2]
+        cx, cy = (w - 1) / 2.0, (h - 1) / 2.0
+        half = math.hypot(cx, cy)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        dx, dy = (xx - cx) / half, (yy - cy) / half
+        out_of = (1.0 + a * (dx * dx + dy * dy)) / (1.0 + a)
+        mx = np.asarray(cx + dx * out_of * half, np.float32)
+        my = np.asarray(cy + dy * out_of * half, np.float32)
+        out = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+        def moved(x: float, y: float) -> tuple[float, float]:
+            """Where the photo's (x, y) shows: r_d with a r_d^3 + r_d = (1 + a) r_u."""
+            ux, uy = (x - cx) / half, (y - cy) / half
+            ru = math.hypot(ux, uy)
+            if ru == 0.0:
+                return cx, cy
+            rd = ru
+            for _ in range(20):  # Newton's method; the cubic rises everywhere
+                rd -= (a * rd**3 + rd - (1.0 + a) * ru) / (3.0 * a * rd * rd + 1.0)
+            return cx + ux * rd / ru * half, cy + uy * rd / ru * half
+
+        boxes = []
+        for d in dice:
+            x0, y0, x1, y1 = d.bbox
+            pts = [moved(x, y) for x in np.linspace(x0, x1, 5) for y in np.linspace(y0, y1, 5)]
+            xs, ys = [float(p[0]) for p in pts], [float(p[1]) for p in pts]
+            boxes.append(LabelledDie(d.value, (min(xs), min(ys), max(xs), max(ys))))
+        return np.asarray(out, np.uint8), _clipped(tuple(boxes), 0, 0, w, h)
+
+    return alter
+
+
 def sharpened(frame: Frame, dice: Dice, seed: int) -> tuple[Frame, Dice]:
     """Sharpened as many webcams sharpen their pictures: an unsharp mask, the frame plus
     once its difference from itself blurred (sigma 2): haloes along every edge."""
@@ -529,6 +574,7 @@ ALTERATIONS: dict[str, Alteration] = {
     "camera 4x closer": closer(4),
     "camera 5x closer": closer(5),
     "camera leaning": leaning(0.15),
+    "wide lens": wide_lens(0.3),
     # a warm lamp's light, the camera's white balance left for daylight
     "warm lamp": pixels(lambda x, rng: x * np.array([0.7, 0.95, 1.2], np.float32)),
     "sharpened": sharpened,
