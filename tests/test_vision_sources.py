@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 import sys
 import types
 import zlib
@@ -16,8 +17,11 @@ import pytest
 from conftest import RunPython
 
 from tests.conftest import FakePicamera2, damaged_inside, fake_picamera2_module
+from vision import sources
 from vision.sources import (
+    V4L2_CID_POWER_LINE_FREQUENCY,
     VIDEO_CHECK_AHEAD,
+    VIDIOC_S_CTRL,
     CameraError,
     DeviceSource,
     FolderSource,
@@ -27,6 +31,7 @@ from vision.sources import (
     SourceExhausted,
     VideoFileSource,
     as_bgr,
+    ask_power_line,
     claimed_size,
     decoded_alone,
     iter_frames,
@@ -820,6 +825,66 @@ def test_usb_source_reads_through_videocapture(capture: type[_Capture]) -> None:
     assert int(src.read()[0, 0, 0]) == 33
     with pytest.raises(CameraError, match="stopped sending frames"):
         src.read()
+
+
+def test_the_power_line_request_is_v4l2s_set_control() -> None:
+    """VIDIOC_S_CTRL is _IOWR('V', 28, struct v4l2_control): read and write (3) in the top
+    two bits, the struct's 8 bytes, 'V', 28; the control is V4L2_CID_BASE (0x00980900) + 24."""
+    assert (3 << 30) | (8 << 16) | (ord("V") << 8) | 28 == VIDIOC_S_CTRL
+    assert V4L2_CID_POWER_LINE_FREQUENCY == 0x00980900 + 24
+
+
+@pytest.mark.parametrize(("hz", "value"), [(50, 1), (60, 2)])
+def test_a_webcam_is_asked_to_filter_the_mains_flicker(
+    monkeypatch: pytest.MonkeyPatch, hz: int, value: int
+) -> None:
+    """``ask_power_line`` sets V4L2's power_line_frequency (1 for 50 Hz, 2 for 60) on the
+    device, as ``v4l2-ctl -c power_line_frequency=N`` does, and lets the device go."""
+    asked: list[tuple[int, int, bytes]] = []
+    closed: list[int] = []
+    monkeypatch.setattr(sources.os, "open", lambda path, flags: 41)
+    monkeypatch.setattr(sources.os, "close", closed.append)
+    monkeypatch.setattr(
+        sources.fcntl, "ioctl", lambda fd, request, arg: asked.append((fd, request, arg))
+    )
+    assert ask_power_line("/dev/video0", hz)
+    assert asked == [(41, 0xC008561C, struct.pack("=Ii", 0x00980918, value))]
+    assert closed == [41]
+
+
+def test_a_device_without_the_flicker_control_keeps_its_own(tmp_path: Path) -> None:
+    """A file that is no V4L2 device (the ioctl fails: ENOTTY), a missing one, and a
+    frequency that is no mains's: nothing set, nothing raised."""
+    plain = tmp_path / "video9"
+    plain.write_bytes(b"")
+    assert not ask_power_line(str(plain), 50)
+    assert not ask_power_line(str(tmp_path / "absent"), 50)
+    assert not ask_power_line(str(plain), 55)
+
+
+@pytest.mark.parametrize(
+    ("spec", "mains_hz", "path"),
+    [("usb:2", 60, "/dev/video2"), ("usb:/dev/video0", 50, "/dev/video0"), ("usb:2", None, None)],
+)
+def test_a_webcam_opened_with_the_mains_asks_its_device(
+    capture: type[_Capture],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    spec: str,
+    mains_hz: int | None,
+    path: str | None,
+) -> None:
+    asked: list[tuple[str, int]] = []
+
+    def ask(where: str, hz: int) -> bool:
+        asked.append((where, hz))
+        return True
+
+    monkeypatch.setattr(sources, "ask_power_line", ask)
+    monkeypatch.setattr(sources.Path, "exists", lambda self: True)  # /dev/video0 here or not
+    with open_source(spec, mains_hz=mains_hz) as src:
+        assert isinstance(src, DeviceSource) and src.power_line is (path is not None)
+    assert asked == ([] if path is None or mains_hz is None else [(path, mains_hz)])
 
 
 # -- picamera -------------------------------------------------------------

@@ -12,11 +12,13 @@ whose message is one line a person at the table can act on.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import math
 import os
 import re
 import stat
+import struct
 import subprocess
 import sys
 import threading
@@ -607,13 +609,51 @@ STALE_FRAMES = 5
 
 MAX_DEVICE_INDEX = 9999  # no machine has more cameras; OpenCV takes the index as a C int
 
+# V4L2's control of a webcam's mains flicker filter (linux/videodev2.h, v4l2-controls.h):
+# VIDIOC_S_CTRL = _IOWR('V', 28, struct v4l2_control {__u32 id; __s32 value;}), and
+# V4L2_CID_POWER_LINE_FREQUENCY = V4L2_CID_BASE + 24, 1 for 50 Hz, 2 for 60 Hz.
+VIDIOC_S_CTRL = 0xC008561C
+V4L2_CID_POWER_LINE_FREQUENCY = 0x00980918
+POWER_LINE = {50: 1, 60: 2}
+
+
+def ask_power_line(path: str, mains_hz: int) -> bool:
+    """Ask the V4L2 device at ``path`` to filter the flicker of lamps on ``mains_hz``
+    (50 or 60) mains, as ``v4l2-ctl -c power_line_frequency=N`` does; whether it took it.
+    A device without the control, or one that cannot be opened for it, keeps its own."""
+    value = POWER_LINE.get(mains_hz)
+    if value is None:
+        return False
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        arg = struct.pack("=Ii", V4L2_CID_POWER_LINE_FREQUENCY, value)
+        fcntl.ioctl(fd, VIDIOC_S_CTRL, arg)
+    except OSError:  # EINVAL: no such control; ENOTTY: not a V4L2 device
+        return False
+    finally:
+        os.close(fd)
+    return True
+
 
 class DeviceSource(_CaptureSource):
     """A USB webcam (any V4L2 device) through OpenCV, by index or ``/dev/videoN``."""
 
-    def __init__(self, device: int | str, *, size: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self,
+        device: int | str,
+        *,
+        size: tuple[int, int] | None = None,
+        mains_hz: int | None = None,
+    ) -> None:
+        """``mains_hz`` (50 or 60): the webcam is asked to filter the flicker of lamps on
+        that mains (``ask_power_line``); ``self.power_line`` says whether it took it.
+        ``None`` leaves the webcam's own."""
         super().__init__()
         self.name = f"usb:{device}"
+        self.power_line = False
         if isinstance(device, str):
             if device.isdecimal():  # what int() takes: "²" passes isdigit, not int()
                 device = int(device)
@@ -632,6 +672,9 @@ class DeviceSource(_CaptureSource):
         if size is not None:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        if mains_hz:
+            path = f"/dev/video{device}" if isinstance(device, int) else device
+            self.power_line = ask_power_line(path, mains_hz)
         self._cap = cap
 
     def drop_stale(self) -> None:
@@ -1098,8 +1141,8 @@ def open_source(
     * a bare path: a folder of photos, a single photo, or a video file.
 
     ``loop`` makes video and folder replays start over instead of running out;
-    ``sharpness`` and ``mains_hz`` are the Pi camera's (:class:`PiCameraSource`), and only
-    its.
+    ``sharpness`` is the Pi camera's (:class:`PiCameraSource`), and only its; ``mains_hz``
+    is the Pi camera's and a webcam's (:class:`DeviceSource`).
     """
     text = spec.strip()
     if not text:
@@ -1114,7 +1157,7 @@ def open_source(
     if kind == "usb":
         if not rest:
             raise CameraError(f"camera '{text}': give a device, e.g. usb:0")
-        return DeviceSource(rest)
+        return DeviceSource(rest, mains_hz=mains_hz)
     if kind in ("video", "folder"):
         # "folder: ~/throws" as a person writes it: the space is no part of the path.
         where = rest.strip()
@@ -1133,7 +1176,7 @@ def open_source(
             return VideoFileSource(path, loop=loop)
         return FolderSource(path, loop=loop)
     if text.isdecimal() or text.startswith("/dev/video"):
-        return DeviceSource(text)
+        return DeviceSource(text, mains_hz=mains_hz)
     path = Path(text)
     with _looking_at(f"camera '{text}'"):
         is_dir, is_file = path.is_dir(), path.is_file()

@@ -268,7 +268,7 @@ def build(
         # again at the next ROLL. Stopping the service instead would leave the display
         # blank, and systemd gives up on a unit that keeps stopping.
         size = (cfg.camera.width, cfg.camera.height)
-        camera = SourceCamera(cfg.camera.source, fps=fps, size=size)
+        camera = SourceCamera(cfg.camera.source, fps=fps, size=size, mains_hz=cfg.camera.mains_hz)
     else:
         camera = _open_camera(cfg, fps)
     if scripted is None and throws:

@@ -122,7 +122,7 @@ class SourceCamera(_Paced):
         self.sharpness = sharpness
         """The Pi camera's own sharpening (``camera.sharpness``); None: the camera's."""
         self.mains_hz = mains_hz
-        """The mains frequency whose flicker the Pi camera avoids (``camera.mains_hz``)."""
+        """The mains frequency whose flicker the camera avoids (``camera.mains_hz``)."""
         self.source: Any = None
         self.photos = False
         """The source replays photos (a folder, one image): each is held as a still tray."""
@@ -138,7 +138,7 @@ class SourceCamera(_Paced):
         if self.source is None:
             kind, sep, rest = self.spec.strip().partition(":")
             if kind == "usb" and sep and rest and self.size is not None:
-                self.source = DeviceSource(rest, size=self.size)
+                self.source = DeviceSource(rest, size=self.size, mains_hz=self.mains_hz)
             else:
                 self.source = open_source(
                     self.spec, loop=self.loop, sharpness=self.sharpness, mains_hz=self.mains_hz

@@ -97,7 +97,7 @@ class CameraConfig:
     settle_frames: int = 3
     fps: float = 10.0
     sharpness: float = 1.0  # the Pi camera's own sharpening: 0 none, 1 its normal amount
-    mains_hz: int = 50  # the lamps' mains frequency, whose flicker the Pi camera avoids; 0 off
+    mains_hz: int = 50  # the lamps' mains frequency, whose flicker the camera avoids; 0 off
 
 
 @dataclass(frozen=True)
