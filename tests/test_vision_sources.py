@@ -844,9 +844,7 @@ def test_a_webcam_is_asked_to_filter_the_mains_flicker(
     closed: list[int] = []
     monkeypatch.setattr(sources.os, "open", lambda path, flags: 41)
     monkeypatch.setattr(sources.os, "close", closed.append)
-    monkeypatch.setattr(
-        sources.fcntl, "ioctl", lambda fd, request, arg: asked.append((fd, request, arg))
-    )
+    monkeypatch.setattr("fcntl.ioctl", lambda fd, request, arg: asked.append((fd, request, arg)))
     assert ask_power_line("/dev/video0", hz)
     assert asked == [(41, 0xC008561C, struct.pack("=Ii", 0x00980918, value))]
     assert closed == [41]

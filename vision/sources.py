@@ -12,7 +12,6 @@ whose message is one line a person at the table can act on.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import math
 import os
@@ -625,8 +624,10 @@ def ask_power_line(path: str, mains_hz: int) -> bool:
     if value is None:
         return False
     try:
+        import fcntl  # here: a POSIX module, and the rest of the sources run without it
+
         fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
-    except OSError:
+    except (ImportError, OSError):
         return False
     try:
         arg = struct.pack("=Ii", V4L2_CID_POWER_LINE_FREQUENCY, value)
