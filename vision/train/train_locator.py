@@ -25,6 +25,7 @@ except ImportError as exc:  # the train extra is not installed
     raise SystemExit(missing(exc)) from None
 
 from vision.locate import MEAN, SCALE, STRIDE
+from vision.robustness import lit
 from vision.train.common import (
     SEED,
     Photo,
@@ -36,6 +37,7 @@ from vision.train.common import (
     surfaced_for,
     write_record,
 )
+from vision.train.light import uneven_light
 
 PATCH = 256
 MIN_SIZE, MAX_SIZE = 7.0, 42.0
@@ -76,14 +78,20 @@ class LocatorNet(nn.Module):
 
 
 def make_sample(
-    rng: np.random.Generator, photo: Photo, max_size: float = MAX_SIZE, big_share: float = 0.0
+    rng: np.random.Generator,
+    photo: Photo,
+    max_size: float = MAX_SIZE,
+    big_share: float = 0.0,
+    light_share: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One augmented 256x256 patch and its target (5 x 64 x 64: heat, ox, oy, logsize, mask).
 
     With probability ``big_share``, if the photo's dice are big enough, they are drawn
     BIG_MIN-BIG_MAX pixels across (at most BIG_UPSCALE times their size) and the target is
-    empty (no random number is drawn for it when ``big_share`` is 0, so the
-    samples are then those of a run without it)."""
+    empty. With probability ``light_share`` the patch is lit unevenly
+    (``vision.train.light``: a shadow's edge, flicker bands or a ramp). No random number is
+    drawn for either when its share is 0, so the samples are then those of a run without
+    it."""
     med = float(np.median(photo.sizes))
     big = big_share > 0 and rng.random() < big_share and med * BIG_UPSCALE > BIG_MIN
     lo, hi = (BIG_MIN, min(BIG_MAX, med * BIG_UPSCALE)) if big else (MIN_SIZE, max_size)
@@ -112,6 +120,8 @@ def make_sample(
         borderMode=cv2.BORDER_CONSTANT,
         borderValue=border,
     )
+    if light_share > 0 and rng.random() < light_share:
+        patch = lit(patch, uneven_light(rng, PATCH))
     patch = colour_jitter(rng, patch)
     patch = blur_noise(rng, patch, 1.2)
     g = PATCH // STRIDE
@@ -166,6 +176,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help=f"share of patches with dice {BIG_MIN:g}-{BIG_MAX:g} px and nothing to find",
     )
+    ap.add_argument(
+        "--light-share",
+        type=float,
+        default=0.0,
+        help="share of patches lit unevenly (a shadow's edge, flicker bands, a ramp: "
+        "vision.train.light); the shipped locator was trained with none",
+    )
     add_surface_options(
         ap,
         "share of patches cut from the photos with their dice laid on random surfaces "
@@ -198,7 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     run = 0.0
     for it in range(args.iters):
         xs, ts = zip(
-            *(make_sample(rng, pick(), args.max_size, args.big_share) for _ in range(args.batch)),
+            *(
+                make_sample(rng, pick(), args.max_size, args.big_share, args.light_share)
+                for _ in range(args.batch)
+            ),
             strict=True,
         )
         x = torch.from_numpy(np.stack(xs))
@@ -241,6 +261,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{args.big_share:g} of the patches with dice {BIG_MIN:g}-{BIG_MAX:g} px and "
                 "nothing to find, "
                 if args.big_share
+                else ""
+            )
+            + (
+                f"{args.light_share:g} of the patches lit unevenly (a shadow's edge, flicker "
+                "bands or a ramp: vision.train.light), "
+                if args.light_share
                 else ""
             )
             + (
