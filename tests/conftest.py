@@ -193,6 +193,20 @@ class FakePicamera2:
         self.calls.append("close")
 
 
+def offer_picamera2(monkeypatch: pytest.MonkeyPatch, offered: Any) -> None:
+    """Make ``import picamera2`` give a fake whose camera offers the controls ``offered``
+    (picamera2's ``camera_controls``: name -> (min, max, default)), with no camera made
+    yet (``FakePicamera2.instances`` emptied)."""
+
+    class Offering(FakePicamera2):
+        camera_controls = offered
+
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = Offering  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    FakePicamera2.instances.clear()
+
+
 def fake_picamera2_module() -> types.ModuleType:
     """A ``picamera2`` module whose Picamera2 is :class:`FakePicamera2`."""
     module = types.ModuleType("picamera2")

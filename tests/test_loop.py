@@ -2163,23 +2163,17 @@ def test_the_pi_camera_is_opened_with_the_sharpness_and_mains_configured(
 ) -> None:
     """``camera.sharpness`` and ``camera.mains_hz`` reach picamera2's configuration when
     the table opens the camera for a throw (a fake picamera2 module here)."""
-    import sys
-    import types
-
     from table.hw.camera import SourceCamera
-    from tests.conftest import FakePicamera2
+    from tests.conftest import FakePicamera2, offer_picamera2
 
-    class Offering(FakePicamera2):
-        camera_controls = {
+    offer_picamera2(
+        monkeypatch,
+        {
             "Sharpness": (0.0, 16.0, 1.0),
             "AeFlickerMode": (0, 2, 0),
             "AeFlickerPeriod": (100, 1000000, 0),
-        }
-
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = Offering  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    FakePicamera2.instances.clear()
+        },
+    )
     camera = SourceCamera("picamera:320x240", fps=10, sharpness=0.0, mains_hz=60)
     try:
         camera.open()

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from conftest import RunPython
 
-from tests.conftest import FakePicamera2, damaged_inside, fake_picamera2_module
+from tests.conftest import FakePicamera2, damaged_inside, fake_picamera2_module, offer_picamera2
 from vision import sources
 from vision.sources import (
     V4L2_CID_POWER_LINE_FREQUENCY,
@@ -943,13 +943,7 @@ def test_picamera_sharpness_is_asked_of_the_camera_within_its_range(
     camera is configured; a camera that does not offer it, or offers it in a way not
     understood, opens all the same with its own."""
 
-    class Offering(FakePicamera2):
-        camera_controls = offered
-
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = Offering  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    FakePicamera2.instances.clear()
+    offer_picamera2(monkeypatch, offered)
     with open_source("picamera:64x48", sharpness=asked) as cam:
         assert isinstance(cam, PiCameraSource) and cam.sharpness == sent
         assert cam.read().shape == (48, 64, 3)
@@ -983,13 +977,7 @@ def test_picamera_keeps_exposures_to_whole_flickers_of_the_mains(
     1, its ``FlickerManual``) at half the mains' period, in microseconds, when the camera
     offers both controls; otherwise the camera opens all the same with its own."""
 
-    class Offering(FakePicamera2):
-        camera_controls = offered  # type: ignore[assignment]
-
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = Offering  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    FakePicamera2.instances.clear()
+    offer_picamera2(monkeypatch, offered)
     with open_source("picamera:64x48", mains_hz=mains_hz) as cam:
         assert isinstance(cam, PiCameraSource) and cam.flicker_period == period
         assert cam.read().shape == (48, 64, 3)
@@ -999,13 +987,7 @@ def test_picamera_keeps_exposures_to_whole_flickers_of_the_mains(
 
 
 def test_picamera_takes_sharpness_and_flicker_together(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Offering(FakePicamera2):
-        camera_controls = {"Sharpness": (0.0, 16.0, 1.0), **FLICKER}
-
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = Offering  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    FakePicamera2.instances.clear()
+    offer_picamera2(monkeypatch, {"Sharpness": (0.0, 16.0, 1.0), **FLICKER})
     with open_source("picamera", sharpness=0.0, mains_hz=50):
         pass
     (fake,) = FakePicamera2.instances
