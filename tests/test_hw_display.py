@@ -428,7 +428,7 @@ def test_a_webcam_that_is_not_there_is_said_at_the_throw_and_tried_again(
     plugged = [False]
 
     class Webcam:
-        def __init__(self, device: str, *, size: tuple[int, int] | None = None) -> None:
+        def __init__(self, device: str, **kw: Any) -> None:  # size=, mains_hz=
             if not plugged[0]:
                 raise CameraError(f"usb:{device}: cannot open camera")
 
@@ -455,7 +455,7 @@ def test_a_camera_fault_that_is_no_camera_error_is_said_and_tried_again(
     reads = [0]
 
     class Webcam:
-        def __init__(self, device: str, *, size: tuple[int, int] | None = None) -> None:
+        def __init__(self, device: str, **kw: Any) -> None:  # size=, mains_hz=
             pass
 
         def read(self) -> Any:
@@ -471,18 +471,20 @@ def test_a_camera_fault_that_is_no_camera_error_is_said_and_tried_again(
     assert reason == "usb:9: OverflowError: Python int too large to convert to C int"
 
 
-def test_a_webcam_is_asked_for_the_frame_size_in_the_config(
+def test_a_webcam_is_asked_for_the_frame_size_and_mains_in_the_config(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from table.hw.build import build
     from table.hw.camera import SourceCamera
     from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
 
-    opened: list[tuple[str, tuple[int, int] | None]] = []
+    opened: list[tuple[str, tuple[int, int] | None, int | None]] = []
 
     class Webcam:
-        def __init__(self, device: str, *, size: tuple[int, int] | None = None) -> None:
-            opened.append((device, size))
+        def __init__(
+            self, device: str, *, size: tuple[int, int] | None = None, mains_hz: int | None = None
+        ) -> None:
+            opened.append((device, size, mains_hz))
 
         def close(self) -> None:
             pass
@@ -490,7 +492,7 @@ def test_a_webcam_is_asked_for_the_frame_size_in_the_config(
     monkeypatch.setattr("vision.sources.DeviceSource", Webcam)
     _no_pi(monkeypatch)
     cfg = Config(
-        camera=CameraConfig(source="usb:2", width=640, height=480),
+        camera=CameraConfig(source="usb:2", width=640, height=480, mains_hz=60),
         display=DisplayConfig(driver=DisplayDriver.NONE),
     )
     parts = build(cfg, text_out=io.StringIO())
@@ -498,7 +500,7 @@ def test_a_webcam_is_asked_for_the_frame_size_in_the_config(
         assert isinstance(parts.camera, SourceCamera)
         assert opened == []  # opened when dice are first wanted
         parts.camera.open()
-        assert opened == [("2", (640, 480))]
+        assert opened == [("2", (640, 480), 60)]
     finally:
         parts.display.close()
         if parts.camera is not None:

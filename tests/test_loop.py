@@ -2096,41 +2096,6 @@ def test_stand_ins_show_replayed_photos_in_place_of_a_webcam_the_config_names(
         _close_parts(parts)
 
 
-def test_a_webcam_is_opened_at_the_size_and_mains_configured(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """``camera.width`` x ``camera.height`` and ``camera.mains_hz`` reach the webcam when
-    the table opens it for a throw."""
-    from table.hw.build import build
-    from table.hw.camera import SourceCamera
-    from table.service.config import CameraConfig, Config, DisplayConfig, DisplayDriver
-
-    opened: list[tuple[str, dict[str, Any]]] = []
-
-    class Webcam:
-        name = "usb:3"
-
-        def __init__(self, device: str, **kw: Any) -> None:
-            opened.append((device, kw))
-
-        def close(self) -> None:
-            pass
-
-    monkeypatch.setattr("vision.sources.DeviceSource", Webcam)
-    seen_as_pi(monkeypatch, tmp_path, pi=False)
-    cfg = Config(
-        camera=CameraConfig(source="usb:3", width=800, height=600, mains_hz=60),
-        display=DisplayConfig(driver=DisplayDriver.NONE),
-    )
-    parts = build(cfg, keys=True, text_out=io.StringIO())
-    try:
-        assert isinstance(parts.camera, SourceCamera) and opened == []  # opened at a throw
-        parts.camera.open()
-        assert opened == [("3", {"size": (800, 600), "mains_hz": 60})]
-    finally:
-        _close_parts(parts)
-
-
 def test_a_pi_camera_is_used_off_a_pi_where_picamera2_is_installed_at_the_size_configured(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
