@@ -18,19 +18,18 @@ green 0.95, red 1.2 times), and sharpened as webcams do (an unsharp mask), with 
 tray made black felt by colour (a rough cut), and with the dice cut out and laid on made
 tray surfaces (``vision.surfaces``: their own tray's colour, green, red and black felt,
 dark wood, a check cloth, grey rubber; a photo whose dice do not cut out cleanly gives
-the bare surface and no labels); and in the dark:
-at an eighth of the light with a lamp's reflection on every die, in a dim room with one
-lamp's pool of light round one die, and laid on black felt at half the light, and at a
-quarter with the lamp's reflection; with a hard shadow's edge across one die; and in
-bands of light and shade, as a rolling shutter sees a lamp flickering with the mains.
-Scored
-as ``vision.bench`` scores (same matching, same words), plus how many wrong readings
-were in frames read ``ok``: the ones a table would take as a throw (in the others some
-die was refused, so the table asks for a re-roll); and how many frames read ``ok`` had
-a die missed or one too many (the table, knowing how many dice were thrown, asks for
-a re-roll on those; ``dicetable read`` without ``--expect`` would give them as read).
-A wrong reading under any of them is what this is for: a reader that is right on the
-photos as taken and wrong on the same dice a little darker is not safe at a table.
+the bare surface and no labels); and in the dark: at an eighth of the light with a
+lamp's reflection on every die, in a dim room with one lamp's pool of light round one
+die, and laid on black felt at half the light, and at a quarter with the lamp's
+reflection; with a hard shadow's edge across one die; and in bands of light and shade,
+as a rolling shutter sees a lamp flickering with the mains. Scored as ``vision.bench``
+scores (same matching, same words), plus how many wrong readings were in frames read
+``ok``: the ones a table would take as a throw (in the others some die was refused, so
+the table asks for a re-roll); and how many frames read ``ok`` had a die missed or one
+too many (the table, knowing how many dice were thrown, asks for a re-roll on those;
+``dicetable read`` without ``--expect`` would give them as read). A wrong reading under
+any of them is what this is for: a reader that is right on the photos as taken and wrong
+on the same dice a little darker is not safe at a table.
 One core.
 """
 
