@@ -885,6 +885,27 @@ def test_a_webcam_opened_with_the_mains_asks_its_device(
     assert asked == ([] if path is None or mains_hz is None else [(path, mains_hz)])
 
 
+@pytest.mark.parametrize(
+    ("mains_hz", "took", "said"),
+    [
+        (50, True, "flicker filter for 50 Hz mains"),
+        (60, False, "its own flicker filter (it took no 60 Hz setting)"),
+        (None, False, "its own flicker filter"),
+    ],
+)
+def test_a_webcam_says_how_its_flicker_filter_was_set(
+    capture: type[_Capture],
+    monkeypatch: pytest.MonkeyPatch,
+    mains_hz: int | None,
+    took: bool,
+    said: str,
+) -> None:
+    """What the journal is told of a webcam opened: whether it took the mains' filter."""
+    monkeypatch.setattr(sources, "ask_power_line", lambda where, hz: took)
+    with open_source("usb:1", mains_hz=mains_hz) as src:
+        assert isinstance(src, DeviceSource) and src.settings() == said
+
+
 # -- picamera -------------------------------------------------------------
 
 
@@ -984,6 +1005,37 @@ def test_picamera_keeps_exposures_to_whole_flickers_of_the_mains(
     (fake,) = FakePicamera2.instances
     wanted = None if period is None else {"AeFlickerMode": 1, "AeFlickerPeriod": period}
     assert fake.config.get("controls") == wanted
+
+
+@pytest.mark.parametrize(
+    ("offered", "mains_hz", "sharpness", "said"),
+    [
+        (
+            {"Sharpness": (0.0, 16.0, 1.0), **FLICKER},
+            50,
+            0.0,
+            "exposure in whole flickers of 10000 us (50 Hz mains); sharpness 0",
+        ),
+        (
+            {},
+            60,
+            0.0,
+            "its own exposure (it offers no flicker control for 60 Hz); its own sharpening",
+        ),
+        (FLICKER, None, None, "its own exposure; its own sharpening"),
+    ],
+)
+def test_the_pi_camera_says_how_it_was_set_up(
+    monkeypatch: pytest.MonkeyPatch,
+    offered: dict[str, Any],
+    mains_hz: int | None,
+    sharpness: float | None,
+    said: str,
+) -> None:
+    """What the journal is told of the Pi camera opened: the controls it took."""
+    offer_picamera2(monkeypatch, offered)
+    with open_source("picamera", sharpness=sharpness, mains_hz=mains_hz) as cam:
+        assert isinstance(cam, PiCameraSource) and cam.settings() == said
 
 
 def test_picamera_takes_sharpness_and_flicker_together(monkeypatch: pytest.MonkeyPatch) -> None:

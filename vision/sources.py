@@ -654,6 +654,9 @@ class DeviceSource(_CaptureSource):
         ``None`` leaves the webcam's own."""
         super().__init__()
         self.name = f"usb:{device}"
+        self.size = size
+        """The frame size asked of the webcam, None for its own."""
+        self.mains_hz = mains_hz
         self.power_line = False
         if isinstance(device, str):
             if device.isdecimal():  # what int() takes: "²" passes isdigit, not int()
@@ -677,6 +680,14 @@ class DeviceSource(_CaptureSource):
             path = f"/dev/video{device}" if isinstance(device, int) else device
             self.power_line = ask_power_line(path, mains_hz)
         self._cap = cap
+
+    def settings(self) -> str:
+        """How the webcam was set up, for a person reading the journal."""
+        if not self.mains_hz:
+            return "its own flicker filter"
+        if self.power_line:
+            return f"flicker filter for {self.mains_hz} Hz mains"
+        return f"its own flicker filter (it took no {self.mains_hz} Hz setting)"
 
     def drop_stale(self) -> None:
         """Throw away the frames the driver kept while nobody read (V4L2 keeps several,
@@ -1032,6 +1043,9 @@ class PiCameraSource(_Source):
         that offers no flicker control, leaves the camera's own. ``self.flicker_period``
         is the period asked, in microseconds, None when none was."""
         self.name = "picamera"
+        self.size: tuple[int, int] | None = size
+        """The frame size asked of the camera."""
+        self.mains_hz = mains_hz
         self.sharpness: float | None = None
         self.flicker_period: int | None = None
         try:
@@ -1075,6 +1089,18 @@ class PiCameraSource(_Source):
                 cam.close()
             raise CameraError(f"picamera: cannot start camera [{_short(err)}]") from None
         self._cam: Any = cam
+
+    def settings(self) -> str:
+        """How the camera was set up, for a person reading the journal."""
+        if self.flicker_period is not None:
+            period, hz = self.flicker_period, self.mains_hz
+            flicker = f"exposure in whole flickers of {period} us ({hz} Hz mains)"
+        elif self.mains_hz:
+            flicker = f"its own exposure (it offers no flicker control for {self.mains_hz} Hz)"
+        else:
+            flicker = "its own exposure"
+        sharp = "its own sharpening" if self.sharpness is None else f"sharpness {self.sharpness:g}"
+        return f"{flicker}; {sharp}"
 
     def read(self) -> Frame:
         if self._cam is None:
