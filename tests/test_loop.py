@@ -24,7 +24,15 @@ from table.hw.script import ScriptButtons, parse_script
 from table.service import screens
 from table.service.demo import DEMO_PLAYS, DEMO_SETTINGS, menu_presses, script_for
 from table.service.loop import TableLoop, vision_parts
-from table.service.ports import Button, ButtonPress, CameraFailed, Frame, Put, Quit
+from table.service.ports import (
+    Button,
+    ButtonPress,
+    CameraFailed,
+    CameraReady,
+    Frame,
+    Put,
+    Quit,
+)
 from table.service.referee import Settings
 from table.service.resume import DataDir
 from tests.conftest import damaged_inside, seen_as_pi
@@ -962,6 +970,90 @@ def test_a_live_camera_drops_its_old_frames_when_dice_are_wanted_again() -> None
         cam.close()
 
 
+class _SetUpSource:
+    """A live camera that gives frames of ``size`` (w, h), the first ``good`` of them and
+    then none, and says how it was set up, as a webcam does (``settings``)."""
+
+    def __init__(self, size: tuple[int, int], good: int = 1000) -> None:
+        self.shape = (size[1], size[0], 3)
+        self.good = good
+        self.size = (640, 480)  # what was asked of it
+
+    def settings(self) -> str:
+        return "flicker filter for 50 Hz mains"
+
+    def read(self) -> Any:
+        from vision.sources import CameraError
+
+        if self.good <= 0:
+            raise CameraError("usb:0: camera stopped sending frames (unplugged?)")
+        self.good -= 1
+        return np.random.default_rng().integers(0, 255, self.shape, np.uint8)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_live_camera_opened_tells_the_journal_what_it_gives_each_time() -> None:
+    """The journal says once per opening what a live camera gives and how it was set up:
+    a webcam may give another size than the one asked, or not take the mains' flicker
+    filter, and after a fault it says the camera works again. Before, nothing was said
+    of a camera that worked."""
+    from table.hw.camera import SourceCamera
+
+    opened = [_SetUpSource((1280, 720), good=2), _SetUpSource((640, 480))]
+
+    class Reopening(SourceCamera):
+        def open(self) -> None:
+            if self.source is None:
+                self.source = opened.pop(0)
+
+    cam = Reopening("usb:0", fps=50, size=(640, 480))
+    q = _started(cam)
+    try:
+        events: list[Any] = []
+
+        def take(n: int) -> None:
+            for _ in range(n):
+                events.append(q.get(timeout=10))
+                if isinstance(events[-1], Frame):
+                    cam.frame_done()  # as the loop does
+
+        cam.want(True)
+        take(4)
+        cam.want(True)  # ROLL: try again
+        take(2)
+    finally:
+        cam.close()
+    kinds = [type(e).__name__ for e in events]
+    assert kinds == ["CameraReady", "Frame", "Frame", "CameraFailed", "CameraReady", "Frame"]
+    assert events[0] == CameraReady(
+        "usb:0 open: 1280x720 frames (640x480 asked); flicker filter for 50 Hz mains"
+    )
+    assert events[4] == CameraReady("usb:0 open: 640x480 frames; flicker filter for 50 Hz mains")
+
+
+def test_photos_and_videos_tell_the_journal_nothing_when_opened() -> None:
+    from table.hw.camera import SourceCamera
+
+    cam = SourceCamera(f"folder:{FRAMES}", fps=50)
+    try:
+        cam.open()
+        assert cam.ready(cam.source.read()) == ""
+    finally:
+        cam.close()
+
+
+def test_the_loop_says_a_camera_opened_in_the_journal(tmp_path: Path) -> None:
+    loop, _, _ = make_loop(tmp_path, "mex", [], None)
+    loop.boot()
+    loop.handle(CameraReady("usb:0 open: 640x480 frames; its own flicker filter"))
+    said = loop.errors.getvalue()  # type: ignore[union-attr]
+    assert said.splitlines() == [
+        "dicetable: camera: usb:0 open: 640x480 frames; its own flicker filter"
+    ]
+
+
 def test_a_reader_slower_than_the_camera_gets_no_backlog_of_old_frames() -> None:
     """Frames the loop has not dealt with yet are at most two: a reader taking more than
     a second a frame had the camera go on anyway, and frames seconds old queued up ahead
@@ -1005,6 +1097,7 @@ def test_a_live_camera_whose_picture_froze_is_a_camera_fault(
     class Webcam(DeviceSource):
         def __init__(self, kind: str) -> None:
             self.kind, self.n = kind, 0
+            self.size, self.mains_hz, self.power_line = None, None, False
 
         def read(self) -> Any:
             self.n += 1
@@ -1026,6 +1119,8 @@ def test_a_live_camera_whose_picture_froze_is_a_camera_fault(
         frames, event = 0, None
         while frames < most:
             event = q.get(timeout=10)
+            if isinstance(event, CameraReady):  # the journal told of a camera opened
+                continue
             if not isinstance(event, Frame):
                 break
             frames += 1
@@ -1845,6 +1940,8 @@ def _still_camera(kind: str, picture: Any) -> Any:
     class Still(base):  # type: ignore[misc, valid-type]
         def __init__(self) -> None:
             self.name = kind
+            self.size, self.mains_hz = None, None
+            self.power_line, self.flicker_period, self.sharpness = False, None, None
 
         def read(self) -> Any:
             return picture.copy()
@@ -1866,6 +1963,8 @@ def _first_fault(camera: Any, most: int = 20) -> Any:
         cam.want(True)
         for _ in range(most):
             event = q.get(timeout=10)
+            if isinstance(event, CameraReady):  # the journal told of a camera opened
+                continue
             if not isinstance(event, Frame):
                 return event
             cam.frame_done()

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from table.service.ports import CameraFailed, Frame, Put
+from table.service.ports import CameraFailed, CameraReady, Frame, Put
 
 IN_FLIGHT = 2
 SLOT_WAIT_S = 30.0
@@ -130,6 +130,7 @@ class SourceCamera(_Paced):
         self._rolled = threading.Event()  # thrown again while read: the folder's next photo
         self._last_image: Any = None  # a live camera's last frame, and since when the same
         self._same_since = 0.0
+        self._told = False  # the journal was told of the source open now (``ready``)
 
     def open(self) -> None:
         """Open the source now (raises ``vision.sources.CameraError``)."""
@@ -186,6 +187,11 @@ class SourceCamera(_Paced):
                             raise CameraError(
                                 f"the picture has not changed for {FROZEN_S:g} s (camera stuck?)"
                             )
+                        if not self._told:
+                            self._told = True
+                            told = self.ready(image)
+                            if told:
+                                put(CameraReady(told))
                 except SourceExhausted as exc:
                     self._failed()
                     put(CameraFailed(str(exc)))
@@ -211,6 +217,20 @@ class SourceCamera(_Paced):
         finally:
             self._close_source()
 
+    def ready(self, image: Any) -> str:
+        """What a live camera just opened gives (``image``, its first frame) and how it
+        was set up, for the journal: a webcam may give another size than the one asked,
+        and may not take the mains' flicker filter. Nothing ("") for photos and videos."""
+        settings = getattr(self.source, "settings", None)
+        if not callable(settings):
+            return ""
+        h, w = np.asarray(image).shape[:2]
+        size = f"{w}x{h} frames"
+        asked = getattr(self.source, "size", None)
+        if asked is not None and tuple(asked) != (w, h):
+            size += f" ({asked[0]}x{asked[1]} asked)"
+        return f"{self.spec} open: {size}; {settings()}"
+
     def _frozen(self, image: Any) -> bool:
         """A live camera's frames, bit for bit the same for ``FROZEN_S``: its driver
         hands out its last picture again (a sensor's noise changes every frame), and the
@@ -234,6 +254,7 @@ class SourceCamera(_Paced):
 
     def _close_source(self) -> None:
         src, self.source = self.source, None
+        self._told = False
         if src is not None:
             with contextlib.suppress(Exception):
                 src.close()

@@ -42,6 +42,7 @@ from table.service.ports import (
     Buttons,
     Camera,
     CameraFailed,
+    CameraReady,
     Display,
     Frame,
     Notifier,
@@ -493,6 +494,8 @@ class TableLoop:
         elif isinstance(event, CameraFailed):
             self._error(f"camera: {event.reason}")
             self._take(*ref.on_camera_failed(event.reason))
+        elif isinstance(event, CameraReady):
+            self._error(f"camera: {event.text}")
         elif isinstance(event, Tick):
             if self.display_fault is not None and self.shown is not None:
                 self.show(self.shown.screen)  # it may answer again (a wire pushed back)

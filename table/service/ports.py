@@ -57,6 +57,14 @@ class CameraFailed:
 
 
 @dataclass(frozen=True)
+class CameraReady:
+    """A live camera, just opened (at the start, or again after a fault), gave its first
+    frame; ``text`` says what it gives and how it was set up, for the journal."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Tick:
     """A timer tick (the loop's clock; also feeds the watchdog)."""
 
@@ -70,7 +78,7 @@ class Quit:
     reason: str = ""
 
 
-TableEvent = ButtonPress | Frame | CameraFailed | Tick | Quit
+TableEvent = ButtonPress | Frame | CameraFailed | CameraReady | Tick | Quit
 Put = Callable[[TableEvent], None]
 
 
