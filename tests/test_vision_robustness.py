@@ -361,6 +361,25 @@ def test_half_as_bright_tuning_photos_are_never_read_wrong(
 
 
 @needs_data
+def test_bands_counts_the_frames_in_a_flickering_lamps_bands(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--bands`` says of each line how many frames ``vision.bands`` finds in bands:
+    none of the photos as taken, nearly all under the flickering lamp."""
+    monkeypatch.setenv("DICETABLE_SHARED", str(DATA))
+    assert main(["matteo_webcam", "--only", "as taken,flicker bands", "--bands"]) == 0
+    out = capsys.readouterr().out
+    counts = {
+        ln.split(" in bands ")[0].strip(): ln.split(" in bands ")[1]
+        for ln in out.splitlines()
+        if " in bands " in ln
+    }
+    assert counts["as taken"].split() == ["0", "of", "154"], out
+    flagged = int(counts["flicker bands"].split()[0])
+    assert flagged >= 150, out
+
+
+@needs_data
 def test_negatives_of_the_tuning_photos_dark_tray_light_pips_are_read(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,6 +1,7 @@
 """Measure the pip reader on the labelled photos altered as a camera might alter them.
 
     python -m vision.robustness [SETS...] [--tune] [--only NAME,...] [-v] [--classifier ONNX...]
+    python -m vision.robustness [SETS...] [--tune] [--only NAME,...] --bands
 
 Every image of the part (held-out unless ``--tune``) is read as it is and again after
 each alteration: turned a quarter and by 17 degrees, shrunk to 0.6 and enlarged to 1.6
@@ -606,6 +607,16 @@ def in_view(dice: Dice, frame: Frame) -> Dice:
     )
 
 
+def altered(
+    alteration: Alteration, img: LabelledImage, frame: Frame, seed: int
+) -> tuple[Frame, Dice]:
+    """``img``'s ``frame`` and labels under ``alteration`` (with ``seed``); a tray surface
+    is told whether the labels box the pips only."""
+    if isinstance(alteration, OnSurface):
+        return alteration(frame, img.dice, seed, img.pip_boxes)
+    return alteration(frame, img.dice, seed)
+
+
 def run(
     reader: PipReader,
     images: list[LabelledImage],
@@ -621,10 +632,7 @@ def run(
     sc = Score()
     accepted_wrong = accepted_miscounted = 0
     for i, img in enumerate(images):
-        if isinstance(alteration, OnSurface):
-            frame, dice = alteration(img.read(), img.dice, i, img.pip_boxes)
-        else:
-            frame, dice = alteration(img.read(), img.dice, i)
+        frame, dice = altered(alteration, img, img.read(), i)
         reading = reader.read(frame)
         wrong, astray = sc.wrong, sc.missed + sc.extra
         score_image(replace(img, dice=dice), reading.dice, sc)
@@ -650,6 +658,12 @@ def _main(argv: list[str] | None) -> int:
         "--only", default=None, help=f"comma-separated alterations: {', '.join(ALTERATIONS)}"
     )
     ap.add_argument("-v", "--verbose", action="store_true", help="list wrong and extra readings")
+    ap.add_argument(
+        "--bands",
+        action="store_true",
+        help="count the frames said to be in a flickering lamp's bands (vision.bands), "
+        "instead of reading them",
+    )
     add_classifier_option(ap)
     args = ap.parse_args(argv)
     names = list(ALTERATIONS) if args.only is None else [n.strip() for n in args.only.split(",")]
@@ -662,6 +676,8 @@ def _main(argv: list[str] | None) -> int:
         return 2
     cv2.setNumThreads(1)
     part: Part = "tune" if args.tune else "heldout"
+    if args.bands:
+        return _count_bands(args.sets, part, names)
     reader = reader_with(args.classifier, args.locator)
     if reader is None:
         return 2
@@ -689,6 +705,25 @@ def _main(argv: list[str] | None) -> int:
                 for n in sc.wrong_notes:
                     if "stray" not in n:
                         print("     ", n)
+    return 0
+
+
+def _count_bands(sets: list[str], part: Part, names: list[str]) -> int:
+    """Per set and line, how many frames ``vision.bands`` says are in bands: the
+    ``flicker bands`` line's should be, no other's."""
+    from vision.bands import is_banded
+
+    for s in sets:
+        images = load_set(s, part)
+        frames = [img.read() for img in images]
+        print(f"{s} [{part}]: {len(images)} images")
+        for name in names:
+            alter = ALTERATIONS[name]
+            banded = sum(
+                is_banded(altered(alter, img, frame, seed)[0])
+                for seed, (frame, img) in enumerate(zip(frames, images, strict=True))
+            )
+            print(f"  {name:17s} in bands {banded:3d} of {len(images)}", flush=True)
     return 0
 
 
