@@ -1,4 +1,5 @@
-"""Bands of a flickering lamp (``vision.bands``)."""
+"""Bands of a flickering lamp (``vision.bands``), and the reader saying so when dice go
+unseen in them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from vision import robustness
 from vision.bands import BANDED, REGULAR, banding, is_banded
 from vision.dataset import LabelledImage, default_data_dir, load_set
+from vision.reader import PipReader
 
 DATA = default_data_dir()  # ../shared/data/dice, or $DICETABLE_SHARED
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
@@ -66,3 +68,22 @@ def test_tiny_and_flat_frames_have_no_bands() -> None:
     assert banding(np.zeros((20, 640, 3), np.uint8)).amplitude == 0.0
     assert not is_banded(np.full((480, 640, 3), 128, np.uint8))
     assert not is_banded(np.zeros((480, 640), np.uint8))
+
+
+@needs_data
+def test_the_reader_says_dice_went_unseen_in_bands() -> None:
+    """A throw read short of the dice expected says why when the frame is in bands: the
+    player sees that throwing again will not help while the lamp flickers. A frame with
+    no bands says only what it saw."""
+    reader = PipReader()
+    img = _photos(2)[3]  # matteo's: its dice are all read as taken
+    frame = img.read()
+    n = len(img.dice)
+    plain = reader.read(frame, expect=n + 1)
+    assert plain.reason == f"saw {n} dice, expected {n + 1}"
+    flickering, _ = robustness.flicker_bands(frame, img.dice, 3)
+    banded = reader.read(flickering, expect=n + 9)
+    assert not banded.is_ok
+    assert banded.reason.endswith(", expected " + str(n + 9) + ": light in bands (a lamp flickers)")
+    # more dice than expected: not for want of light
+    assert "bands" not in reader.read(flickering, expect=1).reason

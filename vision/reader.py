@@ -14,7 +14,9 @@ Steps, all measured from the frame itself (no fixed pixel areas):
    agrees; otherwise it is listed with value None and a reason. Two dice read where
    one lies inside the other are both refused (one of them is no die), and so is a die
    read far bigger than the other dice (a pool of lamp light round a die). One unread die
-   (or the wrong number of dice for ``expect``) makes the frame a reroll.
+   (or the wrong number of dice for ``expect``) makes the frame a reroll. Fewer dice
+   than expected, or none, in a frame in a flickering lamp's bands (vision.bands) says
+   so: throwing again does not help while the lamp flickers.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.bands import is_banded
 from vision.classify import CROP_K, Classifier, crop
 from vision.frames import checked_frame
 from vision.glare import is_reflection
@@ -558,12 +561,12 @@ class PipReader:
         if not dice:
             if _sharpness(gray) < BLUR_MIN:
                 return _reroll("blurred")
-            return _reroll("no dice seen")
+            return _reroll(_why_unseen("no dice seen", frame))
         if expect is not None and len(dice) != expect:
-            return _reroll(
-                f"saw {len(dice)} {'die' if len(dice) == 1 else 'dice'}, expected {expect}",
-                tuple(dice),
-            )
+            said = f"saw {len(dice)} {'die' if len(dice) == 1 else 'dice'}, expected {expect}"
+            if len(dice) < expect:
+                said = _why_unseen(said, frame)
+            return _reroll(said, tuple(dice))
         for i, d in enumerate(dice, start=1):
             if d.value is None:
                 return _reroll(f"die {i} is {d.reason}", tuple(dice))
@@ -928,6 +931,14 @@ def _as_bgr(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     if a.shape[2] == 4:
         return np.asarray(cv2.cvtColor(a, cv2.COLOR_BGRA2BGR), np.uint8)
     return a
+
+
+def _why_unseen(said: str, frame: npt.NDArray[np.uint8]) -> str:
+    """``said`` of dice not seen, and why if the frame tells: dice in the dark bands of a
+    flickering lamp go unseen, and throwing again does not help while it flickers."""
+    if is_banded(frame):
+        return f"{said}: light in bands (a lamp flickers)"
+    return said
 
 
 def _reroll(reason: str, dice: tuple[DieReading, ...] = ()) -> FrameReading:
