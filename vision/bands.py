@@ -48,7 +48,8 @@ PHASE_SLIP = np.pi / 3  # the thirds' waves this far out of phase are no one wav
 FLOOR = 8.0  # grey added before the log: black rows' noise is no band
 BANDED = 0.08
 """The least amplitude of a flicker's wave, in log units (0.08: the light going up and
-down by about 8 %). Under the ``flicker bands`` line it is 0.09 to 0.3."""
+down by about 8 %). Under the ``flicker bands`` line, on the tuning photos, it was 0.09
+to 0.3 (a one-off look)."""
 REGULAR = 0.5
 """The least share of each third's variation that the wave must explain."""
 
