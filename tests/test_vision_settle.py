@@ -424,6 +424,56 @@ def test_a_flickering_lamp_is_no_motion(which: str, request: pytest.FixtureReque
     assert max(e.motion for e in events) < 0.002
 
 
+def rolling_bands(frame: np.ndarray, k: int, depth: float = 0.3) -> np.ndarray:
+    """``frame`` under a lamp flickering faster than a rolling shutter's exposure: rows lit
+    from 1 down to ``1 - depth`` and back, 3.3 bands to the frame (100 flickers a second
+    at 30 frames), moved on by a third of a band at each frame ``k``."""
+    rows = np.arange(frame.shape[0], dtype=np.float32)
+    phase = 2 * np.pi * (3.3 * rows / frame.shape[0] + k / 3)
+    light = 1.0 - depth * (0.5 + 0.5 * np.sin(phase))
+    return np.asarray(np.clip(frame * light[:, None, None] + 0.5, 0, 255), np.uint8)
+
+
+@needs_photos
+@pytest.mark.parametrize("which", ["byler", "matteo"])
+def test_bands_of_a_flickering_lamp_moving_down_the_tray_are_no_motion(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    """A lamp flickering 100 times a second, a camera taking 30 frames: the bands of light
+    and shade move down the picture from frame to frame. Every pixel changes, but each row
+    only in its light: the dice lying still settle. Before, the moving bands were a hand
+    in the tray, or motion, for as long as the lamp was on, and no throw was counted."""
+    scene: Scene = request.getfixturevalue(which)
+    dice = resting(scene)
+    reading = scene.reading(dice)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    events = [
+        settler.update(rolling_bands(scene.render(dice, seed=k), k), reading) for k in range(10)
+    ]
+    assert states(events) == [MOVING, MOVING] + [SETTLED] * 8, states(events)
+
+
+@needs_photos
+def test_bands_of_a_flickering_lamp_do_not_hide_a_rolling_die_or_a_hand(byler: Scene) -> None:
+    """Under the moving bands a die still rolling is motion, and a hand reaching in is a
+    hand: only changes of whole rows' light are forgiven."""
+    start = resting(byler)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    rolling = []
+    for k in range(10):
+        dice = [replace(d, x=d.x + (6.0 * k if d.crop == 0 else 0.0)) for d in start]
+        frame = rolling_bands(byler.render(dice, seed=k), k)
+        rolling.append(settler.update(frame, byler.reading(dice)))
+    assert SETTLED not in states(rolling), states(rolling)
+    settler = Settler(SettleConfig(consistent_frames=3))
+    reading = byler.reading(start)
+    tip = (byler.width * 0.5, byler.height * 0.55)
+    frames = [byler.render(start, seed=k) for k in range(4)]
+    frames += [byler.render(start, hand=tip, seed=k) for k in range(4, 8)]
+    events = [settler.update(rolling_bands(f, k), reading) for k, f in enumerate(frames)]
+    assert HAND in states(events[4:]), states(events)
+
+
 @needs_photos
 def test_a_trembling_camera_does_not_hide_a_creeping_die(byler: Scene) -> None:
     """Only a shift of the whole picture is forgiven: one die sliding 2 px a frame while

@@ -35,7 +35,9 @@ Motion is measured cheaply: the frame is shrunk to ``SettleConfig.work_side``
 pixels on its long side and slightly blurred, and compared with the previous one,
 channel by channel (a hand can be as bright as a wooden table, not as blue). Two
 things that change every pixel are no motion: the light (a lamp flickering, the
-camera's exposure: the levels are matched first) and the camera trembling by a pixel
+camera's exposure: the levels are matched first; a lamp flickering faster than a
+rolling shutter's exposure, whose bands of light move down the picture: each row's
+light is matched) and the camera trembling by a pixel
 or two (a fan, a knocked table: the shift of the tray around the dice is measured and
 undone; on a tray too plain for that, the shift of the dice read, when all of them
 moved alike). Only a shift of the whole picture is undone, so a die sliding across it
@@ -215,6 +217,27 @@ def _match_levels(b: Frame, qa: npt.NDArray[np.float64], qb: npt.NDArray[np.floa
     levels[[0, 1, 2], [0, 1, 2]] = gain
     levels[:, 3] = offset
     return np.asarray(cv2.transform(b, levels), dtype=np.uint8)
+
+
+ROWS_CHANGED = 0.05
+"""The changed share of a picture from which bands of light are looked for, and under
+which the rows' light taken to the other picture's must bring it (``_match_rows``):
+moving bands change most of a picture, a die rolling a little of it. A hand over most
+of some rows changes what is left of them when their light is matched."""
+
+
+def _match_rows(a: Frame, b: Frame) -> Frame:
+    """``b`` with each row's light taken to ``a``'s: each row of each channel times the
+    ratio of the two rows' means (within 0.6-1.6, smoothed over 5 rows). A lamp that
+    flickers faster than the exposure lights the rows of a rolling shutter's picture
+    unevenly, in bands that move from frame to frame. Where nothing else changed, the
+    ratio is the bands' alone; a die that moved, or a hand, is left changed."""
+    ma = cv2.reduce(a, 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)  # rows x 1 x channels
+    mb = cv2.reduce(b, 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)
+    gain = np.clip((ma + 1.0) / (mb + 1.0), 0.6, 1.6)
+    gain = cv2.blur(gain, (1, 5), borderType=cv2.BORDER_REPLICATE)
+    whole = cv2.resize(gain, (b.shape[1], b.shape[0]), interpolation=cv2.INTER_NEAREST)
+    return np.asarray(cv2.convertScaleAbs(cv2.multiply(b.astype(np.float32), whole)), np.uint8)
 
 
 def _differing(a: npt.NDArray[Any], b: npt.NDArray[Any], threshold: float) -> Frame:
@@ -510,9 +533,17 @@ class Settler:
 
     def _changed(self, a: Frame, b: Frame) -> Frame:
         """0/1 mask of working pixels that differ in any channel, forgiving an overall
-        change of exposure or white balance (``b``'s levels are first taken to ``a``'s)."""
+        change of exposure or white balance (``b``'s levels are first taken to ``a``'s),
+        and bands of light that moved between the two: when many pixels changed, and
+        taking each row of ``b``'s light to ``a``'s instead (``_match_rows``) leaves few
+        changed, those few are the change."""
         matched = _match_levels(b, self._quartiles(a), self._quartiles(b))
-        return _differing(a, matched, self.config.pixel_threshold)
+        mask = _differing(a, matched, self.config.pixel_threshold)
+        few = ROWS_CHANGED * mask.size
+        if cv2.countNonZero(mask) < few:
+            return mask
+        rows = _differing(a, _match_rows(a, b), self.config.pixel_threshold)
+        return rows if cv2.countNonZero(rows) < few else mask
 
     def _unshaken(
         self,
