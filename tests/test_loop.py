@@ -2707,6 +2707,34 @@ def _thrown(loop: TableLoop) -> list[tuple[int, ...]]:
     return [tuple(e.dice) for e in events if e.kind.value == "throw"]  # type: ignore[attr-defined]
 
 
+def test_dice_read_differently_frame_after_frame_are_refused_once_not_waited_on(
+    tmp_path: Path,
+) -> None:
+    """Dice lying still whose reading never agrees from one frame to the next (a die in
+    a flickering lamp's dark band, read in some frames and not in others): the table
+    said "reading..." for as long as it lasted. After a while it now shows the last
+    refusal's reason, once, and counts nothing; the player throws again."""
+    from vision.types import FrameReading, FrameStatus
+
+    die = _die_at
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    loop.handle(ButtonPress(Button.ROLL))
+    both = FrameReading(FrameStatus.OK, "read 2 dice", (die(6, 120.0), die(5, 320.0)))
+    short = FrameReading(
+        FrameStatus.REROLL,
+        "saw 1 die, expected 2: light in bands (a lamp flickers)",
+        (die(6, 120.0),),
+    )
+    shown = len(texts)
+    for k in range(40):
+        reader.reading = short if k % 3 == 0 else both
+        loop.handle(Frame(_two_dice_tray(), float(k)))
+    told = [t for t in texts[shown:] if "light in bands" in t]
+    assert len(told) == 1 and "roll again" in told[0], texts[shown:]
+    assert _thrown(loop) == []
+    assert loop.want_dice  # still reading: the throw again is read as ever
+
+
 @pytest.mark.parametrize("moved_while_stopped", [False, True])
 def test_a_refused_throw_is_not_counted_after_stop_and_roll_unless_rolled(
     tmp_path: Path, moved_while_stopped: bool

@@ -424,6 +424,61 @@ def test_a_flickering_lamp_is_no_motion(which: str, request: pytest.FixtureReque
     assert max(e.motion for e in events) < 0.002
 
 
+@needs_photos
+def test_still_dice_read_differently_frame_after_frame_are_refused_once(byler: Scene) -> None:
+    """Readings that never agree on a still tray (a die read in some frames, refused in
+    others) never settle; after ``waver_after`` still frames the event says so, once,
+    with the last refused reading: something for a table to show instead of waiting
+    without a word. After motion, a new still stretch may say so again."""
+    dice = resting(byler)
+    whole = byler.reading(dice)
+    short = replace(whole, status=FrameStatus.REROLL, reason="die 2 is unclear")
+    settler = Settler(SettleConfig(consistent_frames=3, waver_after=10))
+    frame = byler.render(dice)
+    events = [settler.update(frame, short if k % 3 == 1 else whole) for k in range(30)]
+    assert SETTLED not in states(events)
+    told = [k for k, e in enumerate(events) if e.wavered is not None]
+    assert told == [10], told  # the tenth still frame after the first
+    assert events[10].wavered == short
+    moved = [replace(d, x=d.x + 30) for d in dice]
+    settler.update(byler.render(moved, previous=dice, blur_steps=5), whole)
+    again = [settler.update(byler.render(moved), short if k % 3 else whole) for k in range(15)]
+    assert [e.wavered for e in again if e.wavered is not None] == [short]
+
+
+@needs_photos
+def test_values_that_waver_are_refused_and_agreeing_ones_never(byler: Scene) -> None:
+    """Every reading ok but the values differ from frame to frame: the refusal says the
+    dice read differently. Readings that agree settle, and nothing is said of wavering;
+    nor of an empty tray, which is said to be empty."""
+    dice = resting(byler)
+    one = byler.reading(dice)
+    other = replace(
+        one, dice=(replace(one.dice[0], value=one.dice[0].value % 6 + 1), *one.dice[1:])
+    )
+    frame = byler.render(dice)
+    settler = Settler(SettleConfig(consistent_frames=3, waver_after=8))
+    events = [settler.update(frame, one if k % 2 else other) for k in range(20)]
+    told = [k for k, e in enumerate(events) if e.wavered is not None]
+    assert told == [9], told  # waver_after 8 is taken as 9: three times consistent_frames
+    said = events[9].wavered
+    assert said is not None and not said.is_ok
+    assert said.reason == "the dice read differently from frame to frame"
+    assert said.dice == events[9].reading.dice
+    settler = Settler(SettleConfig(consistent_frames=3, waver_after=8))
+    agreeing = [settler.update(frame, one) for _ in range(30)]
+    assert SETTLED in states(agreeing) and all(e.wavered is None for e in agreeing)
+    settler = Settler(SettleConfig(consistent_frames=3, waver_after=8))
+    empty = FrameReading(FrameStatus.REROLL, "no dice seen", ())
+    bare = [settler.update(byler.render([]), empty) for _ in range(30)]
+    assert any(e.empty_settled for e in bare) and all(e.wavered is None for e in bare)
+
+
+def test_waver_after_is_at_least_three_readings_agreeing() -> None:
+    with pytest.raises(ValueError, match="waver_after"):
+        SettleConfig(waver_after=0)
+
+
 def rolling_bands(frame: np.ndarray, k: int, depth: float = 0.3) -> np.ndarray:
     """``frame`` under a lamp flickering faster than a rolling shutter's exposure: rows lit
     from 1 down to ``1 - depth`` and back, 3.3 bands to the frame (100 flickers a second

@@ -31,6 +31,11 @@ made of that frame, and it answers with a small frozen :class:`SettleEvent`.
   read the same, for ``consistent_frames`` frames, the event says ``empty_settled``
   (once per still stretch), so a table can say why no throw comes ("too dark").
 
+A still picture whose readings never agree (a die read in some frames and refused in
+others) never settles. After ``waver_after`` such frames the event gives ``wavered``,
+once per still stretch: a refusal (the last reading refused, or "the dice read
+differently from frame to frame") for a table to show instead of waiting without a word.
+
 Motion is measured cheaply: the frame is shrunk to ``SettleConfig.work_side``
 pixels on its long side and slightly blurred, and compared with the previous one,
 channel by channel (a hand can be as bright as a wooden table, not as blue). Two
@@ -58,7 +63,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.frames import checked_frame
-from vision.types import DieReading, FrameReading
+from vision.types import DieReading, FrameReading, FrameStatus
 
 Frame = npt.NDArray[np.uint8]
 
@@ -98,6 +103,10 @@ class SettleConfig:
     """... and at least this many die areas (when dice have been seen) is a hand."""
     adopt_after: int = 30
     """Still frames in HAND after which the scene becomes the new base picture."""
+    waver_after: int = 15
+    """Still frames whose readings have not agreed (nor settled, nor read empty) after
+    which the event gives ``wavered``: a refusal to show (1.5 s at 10 frames a second).
+    At least three times ``consistent_frames``, whatever is given here."""
     shake_px: float = 2.0
     """A shift of the whole picture up to this many working pixels is the camera shaking
     (a table knocked, a fan), not motion: the picture is held against its shifted copy."""
@@ -109,6 +118,8 @@ class SettleConfig:
             raise ValueError("center_tolerance must be positive")
         if self.adopt_after < 1:
             raise ValueError("adopt_after must be at least 1")
+        if self.waver_after < 1:
+            raise ValueError("waver_after must be at least 1")
         if self.work_side < 16:
             raise ValueError("work_side must be at least 16")
         if self.shake_px < 0:
@@ -149,6 +160,13 @@ class SettleEvent:
     the same (no dice, too dark, blurred) for ``consistent_frames`` frames after a first
     one: the moment to say why no throw comes. Dice in flight may blur a frame or two
     to "no dice"; they do not keep a still tray empty that long."""
+    wavered: FrameReading | None = None
+    """Given once per still stretch, when the tray has been still for ``waver_after``
+    frames and the readings never agreed (a die read in some frames and refused in
+    others: a dark band of a flickering lamp over it, a die on the edge of being read):
+    a refusal for a table to show, so that it does not wait without a word. It is the
+    stretch's last reading refused, or one saying the dice read differently from frame
+    to frame; never a reading to count."""
 
     @property
     def settled(self) -> bool:
@@ -375,6 +393,9 @@ class Settler:
         self._still_reading: FrameReading | None = None  # and what was read on it
         self._streak = 0
         self._hand_still = 0
+        self._wavering = 0  # still frames of this stretch whose readings did not agree
+        self._waver_refused: FrameReading | None = None  # the last of them refused
+        self._stretch_told = False  # this still stretch settled, read empty or wavered
         # the last shifts of the camera measured on the dice (a plain tray), while they
         # read alike: dice sliding together add up, a trembling camera's do not
         self._shakes: deque[tuple[float, float]] = deque(maxlen=_DRIFT_FRAMES)
@@ -878,6 +899,9 @@ class Settler:
         # The streak grows by one a frame and a first frame (prev None) holds only its
         # first: equal to the threshold once per still stretch, never on a first frame.
         empty_settled = state is SettleState.EMPTY and self._streak == max(cfg.consistent_frames, 2)
+        wavered = self._waver(state, reading, changed_px <= motion_px and prev is not None)
+        if empty_settled or state is SettleState.SETTLED:
+            self._stretch_told = True
 
         if self._moved and not self._adopted:
             # seen to change since the pause (motion, a hand, another size): its picture
@@ -903,6 +927,29 @@ class Settler:
             again=again,
             adopted=under_adopted,
             empty_settled=empty_settled,
+            wavered=wavered,
+        )
+
+    def _waver(self, state: SettleState, reading: FrameReading, still: bool) -> FrameReading | None:
+        """Count a still frame whose reading has not (yet) agreed with the ones before it;
+        after ``waver_after`` of them in one still stretch with nothing said of it (no
+        rest, no empty tray), the refusal to show (``SettleEvent.wavered``), once."""
+        if not still or state in (SettleState.HAND, SettleState.SETTLED):
+            self._wavering, self._waver_refused = 0, None
+            if not still or state is SettleState.HAND:
+                self._stretch_told = False  # moved: a new stretch to tell of
+            return None
+        self._wavering += 1
+        if not reading.is_ok:
+            self._waver_refused = reading
+        after = max(self.config.waver_after, 3 * self.config.consistent_frames)
+        if self._wavering != after or self._stretch_told:
+            return None
+        self._stretch_told = True
+        if self._waver_refused is not None:
+            return self._waver_refused
+        return FrameReading(
+            FrameStatus.REROLL, "the dice read differently from frame to frame", reading.dice
         )
 
 

@@ -565,6 +565,12 @@ class TableLoop:
             if verdict.adopted:  # at rest under a hand kept still
                 self._take(*ref.on_obstructed())
                 return
+            # Still, and read differently frame after frame for a while: why not, said
+            # once (a refusal, never a throw), rather than "reading..." without end.
+            wavered = getattr(verdict, "wavered", None)
+            if wavered is not None:
+                self._take(*ref.on_reading(wavered))
+                return
         if (settled and entered) or empty:
             self._take(*ref.on_reading(reading))
 
