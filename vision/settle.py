@@ -899,9 +899,8 @@ class Settler:
         # The streak grows by one a frame and a first frame (prev None) holds only its
         # first: equal to the threshold once per still stretch, never on a first frame.
         empty_settled = state is SettleState.EMPTY and self._streak == max(cfg.consistent_frames, 2)
-        wavered = self._waver(state, reading, changed_px <= motion_px and prev is not None)
-        if empty_settled or state is SettleState.SETTLED:
-            self._stretch_told = True
+        still = changed_px <= motion_px and prev is not None
+        wavered = self._waver(state, reading, still, empty_settled)
 
         if self._moved and not self._adopted:
             # seen to change since the pause (motion, a hand, another size): its picture
@@ -930,15 +929,19 @@ class Settler:
             wavered=wavered,
         )
 
-    def _waver(self, state: SettleState, reading: FrameReading, still: bool) -> FrameReading | None:
+    def _waver(
+        self, state: SettleState, reading: FrameReading, still: bool, empty_settled: bool
+    ) -> FrameReading | None:
         """Count a still frame whose reading has not (yet) agreed with the ones before it;
         after ``waver_after`` of them in one still stretch with nothing said of it (no
         rest, no empty tray), the refusal to show (``SettleEvent.wavered``), once."""
         if not still or state in (SettleState.HAND, SettleState.SETTLED):
             self._wavering, self._waver_refused = 0, None
-            if not still or state is SettleState.HAND:
-                self._stretch_told = False  # moved: a new stretch to tell of
+            # moved: a new stretch to tell of; at rest: this one is told
+            self._stretch_told = still and state is SettleState.SETTLED
             return None
+        if empty_settled:
+            self._stretch_told = True
         self._wavering += 1
         if not reading.is_ok:
             self._waver_refused = reading
