@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from vision.dataset import default_data_dir, load_set
+from vision.robustness import lit
 from vision.settle import (
     SettleConfig,
     SettleEvent,
@@ -486,7 +487,7 @@ def rolling_bands(frame: np.ndarray, k: int, depth: float = 0.3) -> np.ndarray:
     rows = np.arange(frame.shape[0], dtype=np.float32)
     phase = 2 * np.pi * (3.3 * rows / frame.shape[0] + k / 3)
     light = 1.0 - depth * (0.5 + 0.5 * np.sin(phase))
-    return np.asarray(np.clip(frame * light[:, None, None] + 0.5, 0, 255), np.uint8)
+    return lit(frame, np.repeat(light[:, None], frame.shape[1], axis=1))
 
 
 @needs_photos
