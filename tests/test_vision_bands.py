@@ -87,3 +87,29 @@ def test_the_reader_says_dice_went_unseen_in_bands() -> None:
     assert banded.reason.endswith(", expected " + str(n + 9) + ": light in bands (a lamp flickers)")
     # more dice than expected: not for want of light
     assert "bands" not in reader.read(flickering, expect=1).reason
+
+
+def _held_out(set_name: str, name: str) -> LabelledImage:
+    return next(i for i in load_set(set_name, "heldout", DATA) if i.name == name)
+
+
+@needs_data
+def test_the_reader_says_a_die_too_dim_to_read_lies_in_bands() -> None:
+    """A die read as taken, refused as unreadable in a flickering lamp's dark band: the
+    reason says the light is in bands, as it does for dice unseen. A die refused in
+    bands for its shape (tilted) is not the light's doing, and one refused as unclear in
+    a frame with no bands says only that."""
+    reader = PipReader()
+    dim = _held_out("matteo_webcam", "train_dice_4.jpg")
+    assert reader.read(dim.read(), expect=1).is_ok
+    flickering, _ = robustness.flicker_bands(dim.read(), dim.dice, 3)
+    reading = reader.read(flickering, expect=1)
+    assert reading.reason == "die 1 is unreadable: light in bands (a lamp flickers)"
+    assert [d.value for d in reading.dice] == [None]
+
+    leaning = _held_out("matteo_webcam", "train_dice_9.jpg")
+    flickering, _ = robustness.flicker_bands(leaning.read(), leaning.dice, 3)
+    assert reader.read(flickering, expect=1).reason == "die 1 is tilted"
+
+    unclear = _held_out("byler_d6", "IMG_20191208_112648.jpg")
+    assert reader.read(unclear.read(), expect=2).reason == "die 1 is unclear"

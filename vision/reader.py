@@ -15,8 +15,8 @@ Steps, all measured from the frame itself (no fixed pixel areas):
    one lies inside the other are both refused (one of them is no die), and so is a die
    read far bigger than the other dice (a pool of lamp light round a die). One unread die
    (or the wrong number of dice for ``expect``) makes the frame a reroll. Fewer dice
-   than expected, or none, in a frame in a flickering lamp's bands (vision.bands) says
-   so: throwing again does not help while the lamp flickers.
+   than expected, or none, or a die too dim to read, in a frame in a flickering lamp's
+   bands (vision.bands) says so: throwing again does not help while the lamp flickers.
 """
 
 from __future__ import annotations
@@ -116,6 +116,10 @@ FAR_BIGGER = "unclear (far bigger than the other dice)"  # _refuse_outsized
 # script; BENCHMARKS.md, "A pool of lamp light round a die").
 OUTSIZED = 3.0
 SMALL_DICE = "unclear (dice too small in the picture)"  # _pip_is_a_die
+# A die refused for one of these may lie in a flickering lamp's dark band: the frame's
+# reason then says so (_with_bands). Not one refused for its place or shape (tilted,
+# touching, cut off, too big), which the light does not make.
+DIMMED = frozenset({"unclear", "unclear (pips and shape disagree)", "unreadable", "blurred"})
 PIP_AS_DIE = (0.6, 0.8, 1.0)
 # More finds than this and the frame is not read: each costs a crop network call and a pip
 # count (a 1280 x 960 checkerboard gave hundreds: 6 s a frame and a listing of 95 kB). The
@@ -561,15 +565,18 @@ class PipReader:
         if not dice:
             if _sharpness(gray) < BLUR_MIN:
                 return _reroll("blurred")
-            return _reroll(_why_unseen("no dice seen", frame))
+            return _reroll(_with_bands("no dice seen", frame))
         if expect is not None and len(dice) != expect:
             said = f"saw {len(dice)} {'die' if len(dice) == 1 else 'dice'}, expected {expect}"
             if len(dice) < expect:
-                said = _why_unseen(said, frame)
+                said = _with_bands(said, frame)
             return _reroll(said, tuple(dice))
         for i, d in enumerate(dice, start=1):
             if d.value is None:
-                return _reroll(f"die {i} is {d.reason}", tuple(dice))
+                said = f"die {i} is {d.reason}"
+                if d.reason in DIMMED:
+                    said = _with_bands(said, frame)
+                return _reroll(said, tuple(dice))
         noun = "die" if len(dice) == 1 else "dice"
         return FrameReading(FrameStatus.OK, f"read {len(dice)} {noun}", tuple(dice))
 
@@ -933,9 +940,10 @@ def _as_bgr(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     return a
 
 
-def _why_unseen(said: str, frame: npt.NDArray[np.uint8]) -> str:
-    """``said`` of dice not seen, and why if the frame tells: dice in the dark bands of a
-    flickering lamp go unseen, and throwing again does not help while it flickers."""
+def _with_bands(said: str, frame: npt.NDArray[np.uint8]) -> str:
+    """``said`` of dice not seen or too dim to read, and why if the frame tells: dice in
+    the dark bands of a flickering lamp go unseen or unread, and throwing again does not
+    help while it flickers."""
     if is_banded(frame):
         return f"{said}: light in bands (a lamp flickers)"
     return said
