@@ -35,7 +35,7 @@ from vision.frames import checked_frame
 from vision.glare import is_reflection
 from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place, suppress
 from vision.pips import PipCount, count_pips
-from vision.types import DieReading, FrameReading, FrameStatus
+from vision.types import IN_BANDS, DieReading, FrameReading, FrameStatus
 
 MAX_SIDE = 1280
 # A frame (once shrunk) whose short side is below this holds no die worth reading: a
@@ -945,7 +945,7 @@ def _with_bands(said: str, frame: npt.NDArray[np.uint8]) -> str:
     the dark bands of a flickering lamp go unseen or unread, and throwing again does not
     help while it flickers."""
     if is_banded(frame):
-        return f"{said}: light in bands (a lamp flickers)"
+        return f"{said}: {IN_BANDS}"
     return said
 
 

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+# How the reader's reason ends when dice went unseen or unread in a frame in a
+# flickering lamp's bands (vision.bands): throwing again does not help while it flickers.
+IN_BANDS = "light in bands (a lamp flickers)"
+
 
 class FrameStatus(StrEnum):
     """The frame's verdict: the table counts a throw only on ``OK``."""
@@ -55,6 +59,12 @@ class FrameReading:
     @property
     def is_ok(self) -> bool:
         return self.status is FrameStatus.OK
+
+    @property
+    def in_bands(self) -> bool:
+        """The reader found dice unseen or unread in a flickering lamp's bands, and its
+        reason says so (``IN_BANDS``)."""
+        return self.reason.endswith(IN_BANDS)
 
     @property
     def values(self) -> tuple[int, ...]:
