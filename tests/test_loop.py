@@ -2735,6 +2735,48 @@ def test_dice_read_differently_frame_after_frame_are_refused_once_not_waited_on(
     assert loop.want_dice  # still reading: the throw again is read as ever
 
 
+def test_the_journal_is_told_of_a_lamps_bands_once_each_time_the_camera_opens(
+    tmp_path: Path,
+) -> None:
+    """Dice unseen in a flickering lamp's bands: the display says so at every throw, and
+    the journal once after the camera opened, with what to mend (the player cannot: the
+    mains frequency in the config, or the lamp). After the camera opens again it is told
+    again; a throw refused for another reason tells it nothing."""
+    from vision.types import FrameReading, FrameStatus
+
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    journal = loop.errors
+    assert isinstance(journal, io.StringIO)
+    banded = "saw 1 die, expected 2: light in bands (a lamp flickers)"
+    t = 0.0
+
+    def thrown(reason: str, at: int) -> None:
+        nonlocal t
+        loop.handle(ButtonPress(Button.ROLL))
+        reader.reading = FrameReading(FrameStatus.REROLL, reason, (_die_at(6, 120.0 + at),))
+        for image in [_two_dice_tray(at + 40), *[_two_dice_tray(at)] * 4]:
+            loop.handle(Frame(image, t))
+            t += 1
+        assert reason in texts[-1], texts[-3:]
+
+    def told() -> list[str]:
+        return [line for line in journal.getvalue().splitlines() if "light in bands" in line]
+
+    loop.handle(CameraReady("usb:0 open: 640x480 frames; its own flicker filter"))
+    thrown("saw 1 die, expected 2", 0)
+    assert told() == []
+    thrown(banded, 60)
+    thrown(banded, 120)
+    assert told() == [
+        "dicetable: camera: dice not read, light in bands (a lamp flickers): set mains_hz "
+        "under [camera] to the mains' frequency (50 or 60), or light the tray with another lamp"
+    ]
+    loop.handle(CameraReady("usb:0 open: 640x480 frames; its own flicker filter"))
+    thrown(banded, 180)
+    assert len(told()) == 2
+    assert _thrown(loop) == []
+
+
 @pytest.mark.parametrize("moved_while_stopped", [False, True])
 def test_a_refused_throw_is_not_counted_after_stop_and_roll_unless_rolled(
     tmp_path: Path, moved_while_stopped: bool

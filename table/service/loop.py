@@ -52,7 +52,7 @@ from table.service.ports import (
 )
 from table.service.referee import DiceWanted, Output, Referee, Settings
 from table.service.resume import DataDir, Tray, Unfinished, Unusable, scaled_tray
-from vision.types import FrameReading
+from vision.types import IN_BANDS, FrameReading
 
 
 class FrameReader(Protocol):
@@ -128,6 +128,7 @@ class TableLoop:
         self.frames_read = 0
         self.faults = 0
         self._fault_said = ""  # the last fault said in the journal, and how often it came
+        self._bands_said = False  # the journal told of a lamp's bands since the camera opened
         self._fault_count = 0
         self.display_fault: str | None = None  # why the display last failed, until it works
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the last read
@@ -496,6 +497,7 @@ class TableLoop:
             self._take(*ref.on_camera_failed(event.reason))
         elif isinstance(event, CameraReady):
             self._error(f"camera: {event.text}")
+            self._bands_said = False
         elif isinstance(event, Tick):
             if self.display_fault is not None and self.shown is not None:
                 self.show(self.shown.screen)  # it may answer again (a wire pushed back)
@@ -569,10 +571,23 @@ class TableLoop:
             # once (a refusal, never a throw), rather than "reading..." without end.
             wavered = getattr(verdict, "wavered", None)
             if wavered is not None:
-                self._take(*ref.on_reading(wavered))
+                self._read_out(ref, wavered)
                 return
         if (settled and entered) or empty:
-            self._take(*ref.on_reading(reading))
+            self._read_out(ref, reading)
+
+    def _read_out(self, ref: Referee, reading: FrameReading) -> None:
+        """A reading for the referee to count or refuse. One that says dice went unseen
+        in a flickering lamp's bands is told to the journal too, once a camera opening:
+        the one who set the table up can mend it (the mains frequency in the config, or
+        the lamp), which throwing again does not."""
+        if reading.in_bands and not self._bands_said:
+            self._bands_said = True
+            self._error(
+                f"camera: dice not read, {IN_BANDS}: set mains_hz under [camera] to the "
+                "mains' frequency (50 or 60), or light the tray with another lamp"
+            )
+        self._take(*ref.on_reading(reading))
 
     def _done_one(self) -> None:
         with self._lock:
