@@ -35,7 +35,14 @@ from vision.frames import checked_frame
 from vision.glare import is_reflection
 from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place, suppress
 from vision.pips import PipCount, count_pips
-from vision.types import IN_BANDS, DieReading, FrameReading, FrameStatus
+from vision.types import (
+    IN_BANDS,
+    SAID_TOO_BRIGHT,
+    SAID_TOO_DARK,
+    DieReading,
+    FrameReading,
+    FrameStatus,
+)
 
 MAX_SIDE = 1280
 # A frame (once shrunk) whose short side is below this holds no die worth reading: a
@@ -516,9 +523,9 @@ class PipReader:
         gray = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.uint8)
         mean = float(gray.mean())
         if mean < TOO_DARK:
-            return _reroll("too dark")
+            return _reroll(SAID_TOO_DARK)
         if mean > TOO_BRIGHT:
-            return _reroll("too bright")
+            return _reroll(SAID_TOO_BRIGHT)
 
         seen: dict[Spot, npt.NDArray[np.float32]] = {}  # crop probabilities already known
         spots = self.locator.find(frame, SPOT_THRESHOLD, half)

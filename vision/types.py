@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+# The reader's reasons for a frame whose light keeps it from reading any die: the dice
+# lying in it may be read as they lie once the light is mended.
+SAID_TOO_DARK = "too dark"
+SAID_TOO_BRIGHT = "too bright"
+
 # How the reader's reason ends when dice went unseen or unread in a frame in a
 # flickering lamp's bands (vision.bands): throwing again does not help while it flickers.
 IN_BANDS = "light in bands (a lamp flickers)"
