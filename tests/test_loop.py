@@ -655,7 +655,7 @@ def test_a_still_tray_that_cannot_be_read_is_said_not_waited_on(
         loop.put(ButtonPress(Button.ROLL))
     assert loop.run() == "done"
     assert isinstance(loop.referee.screen, screens.Refusal)  # type: ignore[union-attr]
-    assert "too dark" in display.texts[-1] and "roll again" in display.texts[-1]
+    assert "too dark" in display.texts[-1] and "light the tray" in display.texts[-1]
     assert sum("too dark" in t for t in display.texts) == 1  # once per still stretch
     assert loop.want_dice
     loaded = load(loop.data.logs()[-1])
@@ -2733,6 +2733,33 @@ def test_dice_read_differently_frame_after_frame_are_refused_once_not_waited_on(
     assert len(told) == 1 and "roll again" in told[0], texts[shown:]
     assert _thrown(loop) == []
     assert loop.want_dice  # still reading: the throw again is read as ever
+
+
+def test_dice_thrown_in_the_dark_are_read_where_they_lie_once_the_tray_is_lit(
+    tmp_path: Path,
+) -> None:
+    """The lamp off: the still tray is "too dark" and the table asks for light, not a
+    throw. Switched on, the dice are read as they lie and the throw is counted, with no
+    ROLL pressed again."""
+    from vision.types import FrameReading, FrameStatus
+
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    loop.handle(ButtonPress(Button.ROLL))
+    reader.reading = FrameReading(FrameStatus.REROLL, "too dark")
+    dark = np.zeros((480, 640, 3), np.uint8)
+    t = 0.0
+    for _ in range(8):
+        loop.handle(Frame(dark, t))
+        t += 1
+    assert "too dark" in texts[-1] and "light the tray" in texts[-1], texts[-3:]
+    assert _thrown(loop) == []
+    reader.reading = FrameReading(
+        FrameStatus.OK, "read 2 dice", (_die_at(6, 120.0), _die_at(3, 320.0))
+    )
+    for _ in range(6):
+        loop.handle(Frame(_two_dice_tray(), t))
+        t += 1
+    assert _thrown(loop) == [(6, 3)], texts[-3:]
 
 
 def test_the_journal_is_told_of_a_lamps_bands_once_each_time_the_camera_opens(

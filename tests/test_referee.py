@@ -2987,6 +2987,25 @@ def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() 
     assert out.log == () and "a die was not thrown" in render_text(out.screen)
 
 
+@pytest.mark.parametrize(
+    ("reason", "hint"), [("too dark", "light the tray"), ("too bright", "shade the tray")]
+)
+def test_a_frame_refused_for_its_light_asks_for_light_and_the_dice_are_read_as_they_lie(
+    reason: str, hint: str
+) -> None:
+    """A tray too dark (or too bright) to read any die: the screen said "roll again",
+    which no throw mends. It now says what does; the dice, once lit, are read where they
+    lie and counted, as a throw again would be."""
+    t = start(Settings("mexico", 2))
+    t.throw(5, 2, xs=(100.0, 300.0))
+    t.press(ROLL)
+    out = t.read(FrameReading(FrameStatus.REROLL, reason))
+    text = render_text(out.screen)
+    assert out.log == () and reason in text and hint in text, text
+    assert "roll again" not in text
+    assert t.read(dice(6, 3, xs=(160.0, 470.0), y=100.0)).log == (Throw((6, 3)),)
+
+
 @pytest.mark.parametrize("nothing", ["too dark", "too bright", "blurred", "no dice seen"])
 def test_a_reading_that_sees_no_dice_keeps_the_places_of_those_refused(nothing: str) -> None:
     """A refused reading saw the 6 where it lay ("saw 1 die, expected 2"); then a frame
