@@ -128,8 +128,8 @@ class TableLoop:
         self.frames_read = 0
         self.faults = 0
         self._fault_said = ""  # the last fault said in the journal, and how often it came
-        self._bands_said = False  # the journal told of a lamp's bands since the camera opened
         self._fault_count = 0
+        self._bands_said = False  # the journal told of a lamp's bands since the camera opened
         self.display_fault: str | None = None  # why the display last failed, until it works
         self._frame_size: tuple[int, int] | None = None  # (width, height) of the last read
         self._entry_saved: tuple[int, ...] = ()  # the mythical bids entry.json holds
