@@ -655,7 +655,7 @@ def test_a_still_tray_that_cannot_be_read_is_said_not_waited_on(
         loop.put(ButtonPress(Button.ROLL))
     assert loop.run() == "done"
     assert isinstance(loop.referee.screen, screens.Refusal)  # type: ignore[union-attr]
-    assert "too dark" in display.texts[-1] and "light the tray" in display.texts[-1]
+    assert "too dark" in display.texts[-1] and "more light" in display.texts[-1]
     assert sum("too dark" in t for t in display.texts) == 1  # once per still stretch
     assert loop.want_dice
     loaded = load(loop.data.logs()[-1])
@@ -2751,7 +2751,7 @@ def test_dice_thrown_in_the_dark_are_read_where_they_lie_once_the_tray_is_lit(
     for _ in range(8):
         loop.handle(Frame(dark, t))
         t += 1
-    assert "too dark" in texts[-1] and "light the tray" in texts[-1], texts[-3:]
+    assert "too dark" in texts[-1] and "more light" in texts[-1], texts[-3:]
     assert _thrown(loop) == []
     reader.reading = FrameReading(
         FrameStatus.OK, "read 2 dice", (_die_at(6, 120.0), _die_at(3, 320.0))

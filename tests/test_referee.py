@@ -2988,15 +2988,15 @@ def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() 
 
 
 @pytest.mark.parametrize(
-    ("reason", "hint"), [("too dark", "light the tray"), ("too bright", "shade the tray")]
+    ("reason", "hint"), [("too dark", "more light"), ("too bright", "less light")]
 )
 def test_a_frame_refused_for_its_light_asks_for_light_and_the_dice_are_read_as_they_lie(
     reason: str, hint: str
 ) -> None:
     """A tray too dark (or too bright) to read any die: the screen said "roll again",
-    which no throw mends. It now says what does; the dice, once lit, are read where they
-    lie and counted, as a throw again would be."""
-    t = start(Settings("mexico", 2))
+    which no throw mends. It now says what does, whole beside the longest names; the
+    dice, once lit, are read where they lie and counted, as a throw again would be."""
+    t = start(Settings("mexico", 2, names=("Maximilianus", "Bartholomew")))
     t.throw(5, 2, xs=(100.0, 300.0))
     t.press(ROLL)
     out = t.read(FrameReading(FrameStatus.REROLL, reason))

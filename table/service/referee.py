@@ -104,7 +104,7 @@ UNROLLED_TOLERANCE = 0.2
 # What to do about a frame the reader could not read for its light, rather than "roll
 # again": once the light is mended the dice are read where they lie (the frame saw no
 # die, so none of them must be thrown again), and a throw again is read as ever.
-_LIGHT_HINTS = {SAID_TOO_DARK: "light the tray", SAID_TOO_BRIGHT: "shade the tray"}
+_LIGHT_HINTS = {SAID_TOO_DARK: "more light", SAID_TOO_BRIGHT: "less light"}
 
 # ---------------------------------------------------------------------------
 # Settings
