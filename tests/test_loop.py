@@ -2911,3 +2911,60 @@ def test_the_loop_tells_the_replay_camera_which_throw_it_read(tmp_path: Path) ->
         loop.handle(Frame(image, t))
         t += 1
     assert _thrown(loop) == [(6, 5)] and camera.reads == 1
+
+
+def test_settings_that_cannot_be_saved_are_said_and_the_game_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The menu's choices cannot be remembered (a card gone read-only): the journal says
+    so, the game starts as chosen and its throws are logged."""
+    import errno
+
+    from vision.types import FrameReading, FrameStatus
+
+    real = DataDir.save_settings
+    calls: list[object] = []
+
+    def failing(self: DataDir, obj: dict[str, Any]) -> None:
+        calls.append(obj)
+        if len(calls) > 1:  # the first is the test's own, before the table starts
+            raise OSError(errno.EROFS, "Read-only file system")
+        real(self, obj)
+
+    monkeypatch.setattr(DataDir, "save_settings", failing)
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    assert len(calls) > 1
+    assert isinstance(loop.errors, io.StringIO)
+    assert "cannot save the settings: [Errno 30] Read-only file system" in loop.errors.getvalue()
+    assert "roll, then press ROLL" in texts[-1]
+    loop.handle(ButtonPress(Button.ROLL))
+    reader.reading = FrameReading(
+        FrameStatus.OK, "read 2 dice", (_die_at(6, 120.0), _die_at(3, 320.0))
+    )
+    for k, image in enumerate([_two_dice_tray(40), *[_two_dice_tray()] * 5]):
+        loop.handle(Frame(image, float(k)))
+    assert _thrown(loop) == [(6, 3)]
+
+
+def test_a_fault_in_handling_a_press_is_shown_and_the_table_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever goes wrong with one press (a fault of the table's own) is said in the
+    journal and on the display, and the loop takes the next press as ever: no stack
+    trace for the players, no table stopped."""
+    from table.service.referee import Referee
+
+    loop, _, texts = _synthetic_loop(tmp_path)
+    real = Referee.on_press
+
+    def broken(self: Referee, press: ButtonPress) -> Any:
+        raise KeyError("lost")
+
+    monkeypatch.setattr(Referee, "on_press", broken)
+    assert loop.handle(ButtonPress(Button.ROLL))
+    assert texts[-1] == "[table error]\nKeyError\npress a button"
+    assert isinstance(loop.errors, io.StringIO)
+    assert "ButtonPress: KeyError: 'lost'" in loop.errors.getvalue()
+    monkeypatch.setattr(Referee, "on_press", real)
+    assert loop.handle(ButtonPress(Button.ROLL))
+    assert loop.want_dice and "reading" in texts[-1]
