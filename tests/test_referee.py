@@ -1242,6 +1242,26 @@ def test_each_cpu_strength_is_asked_under_the_name_its_seat_gets() -> None:
 
 @pytest.mark.parametrize("rules", ["mexico", "mex", "mexen"])
 def test_cpu_players_play_by_roll_presses(rules: str) -> None:
+    _played_against_a_cpu(rules)
+
+
+@pytest.mark.parametrize("rules", ["mexico", "mex", "mexen"])
+def test_a_cpu_whose_strategy_fails_still_plays_its_turns(
+    rules: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault in a CPU player's strategy must never stop the table: the CPU throws
+    software dice (or stands, or gives) and the game goes on to its end by the rules."""
+    from table.service import referee
+
+    def broken(*args: object) -> object:
+        raise RuntimeError("no decision")
+
+    monkeypatch.setattr(referee.cpu_players, "next_event", broken)
+    _played_against_a_cpu(rules)
+
+
+def _played_against_a_cpu(rules: str) -> None:
+    """P1 against a hard CPU, by presses and throws, to the game's end."""
     t = start(
         Settings(rules, 2, cpus=("hard",), options=opts(rounds=1) if rules == "mexen" else ())
     )
