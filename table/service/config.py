@@ -111,12 +111,6 @@ class PlayerConfig:
     name: str
     cpu: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name}
-        if self.cpu is not None:
-            out["cpu"] = self.cpu
-        return out
-
 
 def _default_players() -> tuple[PlayerConfig, ...]:
     return (PlayerConfig("Ann"), PlayerConfig("Bob"))
@@ -129,13 +123,6 @@ class GameConfig:
     rules: str = "mexico"
     players: tuple[PlayerConfig, ...] = field(default_factory=_default_players)
     options: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rules": self.rules,
-            "players": [p.to_json() for p in self.players],
-            "options": dict(self.options),
-        }
 
 
 @dataclass(frozen=True)
