@@ -120,9 +120,6 @@ class Bids:
     bids: tuple[tuple[str, int], ...]
     kind: ClassVar[EventKind] = EventKind.BIDS
 
-    def as_dict(self) -> dict[str, int]:
-        return dict(self.bids)
-
     def to_json(self) -> dict[str, Any]:
         return {"bids": dict(self.bids)}
 

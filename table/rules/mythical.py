@@ -117,10 +117,6 @@ class DieKind:
     def distinct_faces(self) -> tuple[Face, ...]:
         return tuple(dict.fromkeys(self.faces))
 
-    @property
-    def is_special(self) -> bool:
-        return any(isinstance(f, str) and f != FLAG for f in self.faces)
-
 
 @dataclass(frozen=True)
 class Bag:

@@ -66,8 +66,3 @@ class Pair:
 _PAIRS: dict[tuple[int, int], Pair] = {
     (a, b): Pair(max(a, b), min(a, b)) for a in range(1, 7) for b in range(1, 7)
 }
-
-
-def pair_rank(a: int, b: int) -> int:
-    """Rank of the throw (a, b) in R-2; a convenience for strategies and tests."""
-    return Pair.of(a, b).rank
