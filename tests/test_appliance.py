@@ -1481,3 +1481,19 @@ def test_the_readme_script_example_plays_the_throw_it_shows(
     assert [p.name for p in played.header.players] == ["Ann", "Bob"]
     assert played.header.rules == "mexico"
     assert [e.to_json() for e in played.events] == [{"throw": [6, 3]}, {"stand": True}]
+
+
+def test_a_missing_network_file_stops_the_start_with_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broken install without the locator's file: the start said OpenCV's error, two
+    lines with its source file's path, in the journal and on the display. It is one
+    line naming the file, exit 2 (starting again mends nothing)."""
+    from vision import locate
+
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    gone = tmp_path / "models" / "locator.onnx"
+    monkeypatch.setattr(locate, "MODEL_PATH", gone)
+    err = _run_fails(tmp_path, capsys, "--seconds", "1")
+    assert f"the pip reader cannot start (NetworkError: {gone}: no such file)" in err, err
+    assert "OpenCV" not in err

@@ -28,6 +28,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.nets import NetworkError, read_onnx
+
 CROP_SIDE = 40
 CROP_K = 1.3
 MEAN = 128.0
@@ -106,7 +108,11 @@ def _meta(model_path: Path) -> dict[str, object]:
     meta = model_path.with_suffix(".json")
     if not meta.is_file():
         return {}
-    data = json.loads(meta.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not valid JSON"
+        raise NetworkError(f"{meta}: {why}") from None
     return data if isinstance(data, dict) else {}
 
 
@@ -142,13 +148,18 @@ def network_input(crops: npt.NDArray[np.uint8], norm: str, stem: str) -> npt.NDA
 class Classifier:
     """One or more crop networks; ``probabilities`` averages theirs."""
 
-    def __init__(self, model_paths: Path | Sequence[Path] = MODEL_PATHS) -> None:
+    def __init__(self, model_paths: Path | Sequence[Path] | None = None) -> None:
+        """The crop networks at ``model_paths`` (every shipped one, ``MODEL_PATHS``, if
+        None); ``NetworkError`` (a ``ValueError``) if one cannot be read, or is
+        parted from its ``.json``."""
+        if model_paths is None:
+            model_paths = MODEL_PATHS
+            if not model_paths:
+                raise NetworkError(f"{MODELS_DIR}: no crop network (classifier*.onnx)")
         paths = [model_paths] if isinstance(model_paths, Path) else list(model_paths)
         if not paths:
             raise ValueError("no classifier network given")
-        self.members = [
-            (cv2.dnn.readNetFromONNX(str(p)), input_norm(p), input_stem(p)) for p in paths
-        ]
+        self.members = [(read_onnx(p), input_norm(p), input_stem(p)) for p in paths]
 
     def probabilities(self, crops: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
         """(n, 7) class probabilities: column 0 "not a die", columns 1-6 the values."""

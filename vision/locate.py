@@ -18,6 +18,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.nets import read_onnx
+
 WORK_SIDE = 256
 COARSE_SIDE = 64
 STRIDE = 4
@@ -136,8 +138,10 @@ def decode(
 
 
 class Locator:
-    def __init__(self, model_path: Path = MODEL_PATH) -> None:
-        self.net = cv2.dnn.readNetFromONNX(str(model_path))
+    def __init__(self, model_path: Path | None = None) -> None:
+        """The locator network at ``model_path`` (the shipped one, ``MODEL_PATH``, if
+        None); ``NetworkError`` if it cannot be read."""
+        self.net = read_onnx(MODEL_PATH if model_path is None else model_path)
 
     def _run(
         self,
