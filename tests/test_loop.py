@@ -2968,3 +2968,26 @@ def test_a_fault_in_handling_a_press_is_shown_and_the_table_goes_on(
     monkeypatch.setattr(Referee, "on_press", real)
     assert loop.handle(ButtonPress(Button.ROLL))
     assert loop.want_dice and "reading" in texts[-1]
+
+
+def test_a_fault_of_several_lines_is_one_line_in_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader failing with an error of several lines (OpenCV's ends in a line break
+    after naming its source file): each journal line is the table's, whole."""
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    loop.handle(ButtonPress(Button.ROLL))
+
+    def broken(image: Any, expect: int | None = None) -> Any:
+        raise RuntimeError("OpenCV(5.1.0) dnn.cpp:392: error: (-5:Bad argument) no net\n\tin 'x'\n")
+
+    monkeypatch.setattr(reader, "read", broken)
+    loop.handle(Frame(_two_dice_tray(), 0.0))
+    assert isinstance(loop.errors, io.StringIO)
+    lines = loop.errors.getvalue().splitlines()
+    assert lines and all(line.startswith("dicetable: ") for line in lines), lines
+    assert any(
+        line.endswith(r"(-5:Bad argument) no net\n\tin 'x'") and "RuntimeError" in line
+        for line in lines
+    ), lines
+    assert "could not read the dice" in texts[-1]

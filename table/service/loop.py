@@ -687,5 +687,8 @@ class TableLoop:
                 self.writer = None
 
     def _error(self, text: str) -> None:
+        """One line in the journal, whatever ``text`` holds: a library's error of several
+        lines (OpenCV's names its source file on one and ends in a line break) was split
+        into lines that no longer said whose they were."""
         if self.errors is not None:
-            print(f"dicetable: {text}", file=self.errors, flush=True)
+            print(f"dicetable: {screens.escaped(text.strip())}", file=self.errors, flush=True)
