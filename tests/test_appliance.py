@@ -1497,3 +1497,22 @@ def test_a_missing_network_file_stops_the_start_with_one_line_naming_it(
     err = _run_fails(tmp_path, capsys, "--seconds", "1")
     assert f"the pip reader cannot start (NetworkError: {gone}: no such file)" in err, err
     assert "OpenCV" not in err
+
+
+def test_a_start_fault_of_several_lines_is_said_on_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Any library's error that stops the start is one journal line, its line breaks
+    written as \\n, so the next line of the journal is not taken for the table's."""
+    from table.service import loop
+
+    def broken(settle_frames: int) -> Any:
+        raise RuntimeError("OpenCV(5.1.0) net.cpp:7:\n error: (-2) no backend\n")
+
+    monkeypatch.setenv("DICETABLE_CONFIG", os.devnull)
+    monkeypatch.setattr(loop, "vision_parts", broken)
+    err = _run_fails(tmp_path, capsys, "--seconds", "1")
+    assert err == (
+        "dicetable run: the pip reader cannot start "
+        "(RuntimeError: OpenCV(5.1.0) net.cpp:7:\\n error: (-2) no backend)\n"
+    ), err

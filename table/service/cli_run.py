@@ -176,7 +176,11 @@ def _cut(text: str) -> str:
 
 
 def _fail(text: str, status: int = 2) -> int:
-    print(f"dicetable run: {_cut(text)}", file=sys.stderr)
+    """Say why the table does not start, on one line (a library's error may hold line
+    breaks); ``status`` to exit with."""
+    from table.service.screens import escaped
+
+    print(f"dicetable run: {_cut(escaped(text.strip()))}", file=sys.stderr)
     return status
 
 
@@ -434,10 +438,10 @@ def _run_table(
 
         reader, settler = vision_parts(cfg.camera.settle_frames)
     except ImportError as exc:
-        text = f"the pip reader cannot be loaded ({exc})"
+        text = f"the pip reader cannot be loaded ({str(exc).strip()})"
         return _start_fault(args, text, text)
     except Exception as exc:  # e.g. a model file missing or unreadable
-        text = f"the pip reader cannot start ({type(exc).__name__}: {exc})"
+        text = f"the pip reader cannot start ({type(exc).__name__}: {str(exc).strip()})"
         return _start_fault(args, text, text)
 
     from table.hw.build import GpioUnavailable, RandomThrows, build
