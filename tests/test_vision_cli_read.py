@@ -338,6 +338,15 @@ def test_reader_that_cannot_start_is_one_line(tmp_path: Path) -> None:
         "dicetable read: cannot start the pip reader (vision/models/dice.onnx is missing)\n"
     )
 
+    def several_lines() -> FakeReader:
+        raise RuntimeError("OpenCV(5.1.0) dnn.cpp:9:\n error: no net\n")
+
+    err = io.StringIO()
+    assert cli_read.run(parse([a]), make_reader=several_lines, out=out, err=err) == 1
+    assert err.getvalue() == (
+        "dicetable read: cannot start the pip reader (OpenCV(5.1.0) dnn.cpp:9:\\n error: no net)\n"
+    )
+
 
 @pytest.mark.parametrize(
     "argv",

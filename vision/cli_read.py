@@ -229,7 +229,8 @@ def run(
         try:
             reader = make_reader()
         except Exception as exc:  # a missing model file, a broken install: one line, no trace
-            _emit(stderr, f"dicetable read: cannot start the pip reader ({exc})")
+            why = _one_line(str(exc).strip())
+            _emit(stderr, f"dicetable read: cannot start the pip reader ({why})")
             return 1
 
     failed = False
