@@ -150,8 +150,9 @@ class Classifier:
 
     def __init__(self, model_paths: Path | Sequence[Path] | None = None) -> None:
         """The crop networks at ``model_paths`` (every shipped one, ``MODEL_PATHS``, if
-        None); ``NetworkError`` (a ``ValueError``) if one cannot be read, or is
-        parted from its ``.json``."""
+        None); ``NetworkError`` if one cannot be read or its ``.json`` is not JSON, and
+        a ``ValueError`` (which ``NetworkError`` also is) if it is parted from its own
+        ``.json``."""
         if model_paths is None:
             model_paths = MODEL_PATHS
             if not model_paths:

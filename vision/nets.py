@@ -1,9 +1,9 @@
 """The shipped networks' files (``vision/models``), read by ``cv2.dnn``.
 
 A file missing, unreadable or damaged (a broken install, a card going bad) is a
-``NetworkError`` that says which file and why in one line: OpenCV's own error is several
-lines of its source code, and the table shows the reason on a 128 x 64 display and in the
-journal."""
+``NetworkError`` that says which file and why in one line. OpenCV's own error names the
+line of its source that raised it and ends in a line break, and the table shows the reason
+on a 128 x 64 display and in the journal."""
 
 from __future__ import annotations
 
