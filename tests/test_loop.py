@@ -2685,20 +2685,29 @@ def _synthetic_loop(
     return loop, reader, texts
 
 
+def _rolled(
+    loop: TableLoop, reader: _SetReader, reading: Any, at: int = 0, t: float = 0.0
+) -> float:
+    """ROLL, and the dice come to rest ``at`` pixels right of the first place, read as
+    ``reading``: a frame of them moving, then four still, from time ``t``; the time of
+    the next frame."""
+    loop.handle(ButtonPress(Button.ROLL))
+    reader.reading = reading
+    for image in [_two_dice_tray(at + 40), *[_two_dice_tray(at)] * 4]:
+        loop.handle(Frame(image, t))
+        t += 1
+    return t
+
+
 def _thrown_tilted(loop: TableLoop, reader: _SetReader) -> float:
     """ROLL, and the dice come to rest read with die 2 tilted (refused); the time of
     the next frame."""
     from vision.types import FrameReading, FrameStatus
 
-    loop.handle(ButtonPress(Button.ROLL))
-    reader.reading = FrameReading(
+    tilted = FrameReading(
         FrameStatus.REROLL, "die 2 is tilted", (_die_at(6, 120.0), _die_at(None, 320.0, "tilted"))
     )
-    t = 0.0
-    for image in [_two_dice_tray(40), *[_two_dice_tray()] * 4]:
-        loop.handle(Frame(image, t))
-        t += 1
-    return t
+    return _rolled(loop, reader, tilted)
 
 
 def _thrown(loop: TableLoop) -> list[tuple[int, ...]]:
@@ -2779,11 +2788,8 @@ def test_the_journal_is_told_of_a_lamps_bands_once_each_time_the_camera_opens(
 
     def thrown(reason: str, at: int) -> None:
         nonlocal t
-        loop.handle(ButtonPress(Button.ROLL))
-        reader.reading = FrameReading(FrameStatus.REROLL, reason, (_die_at(6, 120.0 + at),))
-        for image in [_two_dice_tray(at + 40), *[_two_dice_tray(at)] * 4]:
-            loop.handle(Frame(image, t))
-            t += 1
+        refused = FrameReading(FrameStatus.REROLL, reason, (_die_at(6, 120.0 + at),))
+        t = _rolled(loop, reader, refused, at, t)
         assert reason in texts[-1], texts[-3:]
 
     def told() -> list[str]:
@@ -2937,12 +2943,8 @@ def test_settings_that_cannot_be_saved_are_said_and_the_game_goes_on(
     assert isinstance(loop.errors, io.StringIO)
     assert "cannot save the settings: [Errno 30] Read-only file system" in loop.errors.getvalue()
     assert "roll, then press ROLL" in texts[-1]
-    loop.handle(ButtonPress(Button.ROLL))
-    reader.reading = FrameReading(
-        FrameStatus.OK, "read 2 dice", (_die_at(6, 120.0), _die_at(3, 320.0))
-    )
-    for k, image in enumerate([_two_dice_tray(40), *[_two_dice_tray()] * 5]):
-        loop.handle(Frame(image, float(k)))
+    read = FrameReading(FrameStatus.OK, "read 2 dice", (_die_at(6, 120.0), _die_at(3, 320.0)))
+    _rolled(loop, reader, read)
     assert _thrown(loop) == [(6, 3)]
 
 
