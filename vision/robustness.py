@@ -46,6 +46,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.bands import is_banded
 from vision.bench import (
     Score,
     add_classifier_option,
@@ -711,8 +712,6 @@ def _main(argv: list[str] | None) -> int:
 def _count_bands(sets: list[str], part: Part, names: list[str]) -> int:
     """Per set and line, how many frames ``vision.bands`` says are in bands: the
     ``flicker bands`` line's should be, no other's."""
-    from vision.bands import is_banded
-
     for s in sets:
         images = load_set(s, part)
         frames = [img.read() for img in images]
