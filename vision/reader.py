@@ -37,7 +37,9 @@ from vision.locate import Locator, Spot, by_factor, halve, is_pip_of, same_place
 from vision.pips import PipCount, count_pips
 from vision.types import (
     IN_BANDS,
+    SAID_BLURRED,
     SAID_TOO_BRIGHT,
+    SAID_TOO_BUSY,
     SAID_TOO_DARK,
     DieReading,
     FrameReading,
@@ -530,7 +532,7 @@ class PipReader:
         seen: dict[Spot, npt.NDArray[np.float32]] = {}  # crop probabilities already known
         spots = self.locator.find(frame, SPOT_THRESHOLD, half)
         if len(spots) > MAX_FINDS:  # a patterned cloth, a checkerboard: no throw to read
-            return _reroll(f"too busy: {len(spots)} places look like dice")
+            return _reroll(f"{SAID_TOO_BUSY}: {len(spots)} places look like dice")
         spots = self._one_per_place(frame, spots, seen)
         spots = self._big_over_its_pips(frame, spots, seen)
         spots = self._drop_reference_like(frame, spots)
@@ -571,7 +573,7 @@ class PipReader:
 
         if not dice:
             if _sharpness(gray) < BLUR_MIN:
-                return _reroll("blurred")
+                return _reroll(SAID_BLURRED)
             return _reroll(_with_bands("no dice seen", frame))
         if expect is not None and len(dice) != expect:
             said = f"saw {len(dice)} {'die' if len(dice) == 1 else 'dice'}, expected {expect}"

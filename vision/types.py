@@ -10,6 +10,11 @@ from typing import Any
 # lying in it may be read as they lie once the light is mended.
 SAID_TOO_DARK = "too dark"
 SAID_TOO_BRIGHT = "too bright"
+# Two more no throw mends: a still picture with nothing sharp in it and no die found (a
+# lens smeared, fogged or out of focus), and one where too many places look like dice
+# (a patterned cloth, a tray full of things); the second goes on with how many.
+SAID_BLURRED = "blurred"
+SAID_TOO_BUSY = "too busy"
 
 # How the reader's reason ends when dice went unseen or unread in a frame in a
 # flickering lamp's bands (vision.bands): throwing again does not help while it flickers.
