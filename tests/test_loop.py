@@ -632,13 +632,27 @@ def test_the_same_fault_again_and_again_is_said_with_its_count_not_each_time(
 class DarkCamera(FailingCamera):
     """A tray with the lamp off: the same black frame, still, five times."""
 
+    def picture(self) -> Any:
+        import numpy as np
+
+        return np.zeros((480, 640, 3), np.uint8)
+
     def want(self, flag: bool) -> None:
         if flag and self.put is not None:
-            import numpy as np
-
             for i in range(5):
-                self.put(Frame(np.zeros((480, 640, 3), np.uint8), float(i)))
+                self.put(Frame(self.picture(), float(i)))
             self.put(Quit("done"))
+
+
+class FoggedCamera(DarkCamera):
+    """A lens fogged by a hot drink: a still picture with nothing sharp in it."""
+
+    def picture(self) -> Any:
+        import cv2
+        import numpy as np
+
+        ramp = np.tile(np.linspace(60, 200, 640, dtype=np.float32), (480, 1))
+        return cv2.cvtColor(ramp.astype(np.uint8), cv2.COLOR_GRAY2BGR)
 
 
 def test_a_still_tray_that_cannot_be_read_is_said_not_waited_on(
@@ -660,6 +674,23 @@ def test_a_still_tray_that_cannot_be_read_is_said_not_waited_on(
     assert loop.want_dice
     loaded = load(loop.data.logs()[-1])
     assert loaded.events == ()
+
+
+def test_a_still_tray_seen_through_a_fogged_lens_asks_for_the_lens_to_be_cleaned(
+    tmp_path: Path, vision: Any
+) -> None:
+    """The real reader finds nothing sharp in a still picture: "blurred", and the hint
+    is to clean the lens (the screen said "roll again", which no throw mends)."""
+    loop, display, _ = make_loop(tmp_path, "mexico", [], vision)
+    loop.camera = FoggedCamera()
+    loop.buttons = None
+    loop.boot()
+    for _ in range(menu_presses(DEMO_SETTINGS["mexico"]) + 1):  # start, then ROLL: a throw
+        loop.put(ButtonPress(Button.ROLL))
+    assert loop.run() == "done"
+    assert "blurred" in display.texts[-1] and "clean lens" in display.texts[-1]
+    assert "roll again" not in display.texts[-1]
+    assert loop.want_dice and load(loop.data.logs()[-1]).events == ()
 
 
 def test_every_shipped_frame_is_read_right(vision: Any) -> None:

@@ -3008,14 +3008,22 @@ def test_MN_5_a_die_left_lying_without_hold_or_for_a_second_throw_is_no_throw() 
 
 
 @pytest.mark.parametrize(
-    ("reason", "hint"), [("too dark", "more light"), ("too bright", "less light")]
+    ("reason", "hint"),
+    [
+        ("too dark", "more light"),
+        ("too bright", "less light"),
+        ("blurred", "clean lens"),
+        ("too busy: 65 places look like dice", "clear tray"),
+    ],
 )
-def test_a_frame_refused_for_its_light_asks_for_light_and_the_dice_are_read_as_they_lie(
+def test_a_frame_no_throw_mends_says_what_does_and_the_dice_are_read_as_they_lie(
     reason: str, hint: str
 ) -> None:
-    """A tray too dark (or too bright) to read any die: the screen said "roll again",
-    which no throw mends. It now says what does, whole beside the longest names; the
-    dice, once lit, are read where they lie and counted, as a throw again would be."""
+    """A tray too dark (or too bright) to read any die, a still picture with nothing
+    sharp in it (a fogged lens), or one too busy to find dice in (a patterned cloth):
+    the screen said "roll again", which no throw mends. It now says what does, whole
+    beside the longest names; the dice, once it is mended, are read where they lie and
+    counted, as a throw again would be."""
     t = start(Settings("mexico", 2, names=("Maximilianus", "Bartholomew")))
     t.throw(5, 2, xs=(100.0, 300.0))
     t.press(ROLL)

@@ -87,7 +87,14 @@ from table.service.screens import (
     shown_whole,
     single_spaced,
 )
-from vision.types import SAID_TOO_BRIGHT, SAID_TOO_DARK, DieReading, FrameReading
+from vision.types import (
+    SAID_BLURRED,
+    SAID_TOO_BRIGHT,
+    SAID_TOO_BUSY,
+    SAID_TOO_DARK,
+    DieReading,
+    FrameReading,
+)
 
 # The rule sets the table referees, in the order HOLD shows them in the menu.
 # ``mythical``'s special dice are not read by the camera: they are entered with the
@@ -101,10 +108,11 @@ HOLD_TOLERANCE = 0.5  # a held die may shift by this fraction of its size
 # one thrown: the replay camera's shifts (table.hw.camera.SHIFTS), which must lie
 # between this and HOLD_TOLERANCE on every shipped frame, come as close as 0.227.
 UNROLLED_TOLERANCE = 0.2
-# What to do about a frame the reader could not read for its light, rather than "roll
-# again": once the light is mended the dice are read where they lie (the frame saw no
-# die, so none of them must be thrown again), and a throw again is read as ever.
-_LIGHT_HINTS = {SAID_TOO_DARK: "more light", SAID_TOO_BRIGHT: "less light"}
+# What to do about a frame the reader could not read for its light, its lens or a tray
+# too busy to find the dice in, rather than "roll again", which mends none of these:
+# once mended the dice are read where they lie (the frame saw no die, so none of them
+# must be thrown again), and a throw again is read as ever.
+_HINTS = {SAID_TOO_DARK: "more light", SAID_TOO_BRIGHT: "less light", SAID_BLURRED: "clean lens"}
 
 # ---------------------------------------------------------------------------
 # Settings
@@ -677,7 +685,8 @@ class Referee:
         later = replace(self, refused_roll=_refused_since(self.refused_roll, reading.dice))
         if not reading.is_ok:
             reason = reading.reason or "the dice could not be read"
-            hint = _LIGHT_HINTS.get(reason, "roll again")
+            busy = reason.startswith(f"{SAID_TOO_BUSY}:")
+            hint = "clear tray" if busy else _HINTS.get(reason, "roll again")
             return later._not_counted(Refusal(reason, f"{player}: {hint}"))
         want = _dice_wanted(game)
         values = reading.values
