@@ -102,6 +102,14 @@ def test_MX_4_first_player_sets_throw_limit() -> None:
     assert turn(game) == ("Bob", 0, 3)
 
 
+def test_MX_4_the_view_gives_each_new_round_the_full_limit_again() -> None:
+    """Round 1's first player stood after one throw (the limit 1); round 2's view says
+    max_throws again until its first player sets it, not round 1's limit."""
+    game = play([T(6, 5), S, T(4, 3), T(3, 2)])
+    assert game.view()["round"] == 2 and turn(game) == ("Cid", 0, 3)
+    assert game.view()["limit"] == 3
+
+
 @pytest.mark.parametrize(
     ("events", "loss"),
     [

@@ -366,6 +366,13 @@ def test_MN_8_multiplier_and_taking_over() -> None:
     assert scores(g) == {"Ann": 0, "Bob": 1, "Cid": 0}
 
 
+def test_MN_8_each_double_1_of_the_pirate_adds_one_to_the_multiplier() -> None:
+    """A third double 1 makes the pirate take three for a double, not four."""
+    g = play([[1, 1], [1, 1], [1, 1], [2, 2]], players=NAMES3)
+    assert g.view()["pirate"] == {"name": "Ann", "multiplier": 3}
+    assert scores(g) == {"Ann": 3, "Bob": 0, "Cid": 0}
+
+
 def test_MN_8_pirate_stays_across_rounds() -> None:
     g = play([[1, 1], [5, 4], [5, 4], [6, 4], [6, 4], [6, 4], [5, 5]])
     # round 1: Ann 54 < Bob 64, Ann takes 1; Ann starts round 2 and throws 55

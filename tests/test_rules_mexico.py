@@ -256,6 +256,16 @@ def test_MC_3_a_21_on_the_last_throw_of_the_round_doubles_the_loss() -> None:
     assert view["double"] is False and turn(game) == ("Bob", 0, 1)
 
 
+def test_MC_3_a_game_ended_by_a_doubled_loss_is_not_doubled_any_more() -> None:
+    """The 21's doubling belongs to the round in progress: once the doubled loss has
+    ended the game, the view no longer says the round is doubled."""
+    game = play([T(2, 1), T(3, 1)], players=("Ann", "Bob"), lives=2, max_throws=1)
+    view = game.view()
+    assert view["over"] is True and view["winner"] == "Ann"
+    assert view["last_round"]["loss"] == 2 and view["last_round"]["saw_21"] is True
+    assert view["double"] is False
+
+
 def test_MC_4_several_out_in_one_round_leave_the_last_one_the_winner() -> None:
     """Ann and Bob tie lowest in a doubled round and both go out at once: Cid,
     the one left, wins; nobody else has a turn."""
