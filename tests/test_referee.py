@@ -449,6 +449,26 @@ def test_turn_screen_says_what_to_beat() -> None:
     assert out.screen.standings == (("P1", "3"), ("P2", "3"), ("P3", "3"))
 
 
+def test_turn_screen_names_the_first_of_two_kept_alike_as_the_one_to_beat() -> None:
+    """63 and 36 are one pair: the first to keep it is named, as the rules rank them."""
+    t = start(Settings("mexico", 3))
+    t.throw(6, 3)
+    t.press(STOP)
+    t.throw(3, 6)
+    out = t.press(STOP)
+    assert isinstance(out.screen, Turn) and out.screen.player == "P3"
+    assert out.screen.info == "to beat: 63 P1"
+
+
+def test_turn_screen_in_mex_says_a_kept_double_1_is_what_to_beat() -> None:
+    """R-3, MX-6: a double 1 is shown as 100 and is still the throw to beat."""
+    t = start(Settings("mex", 3))
+    t.throw(1, 1)
+    out = t.press(STOP)
+    assert isinstance(out.screen, Turn) and out.screen.player == "P2"
+    assert out.screen.info == "to beat: 100 P1"
+
+
 def test_mexico_everyone_lowest_loses_together() -> None:
     t = start(Settings("mexico", 3, options=opts(lives=3, max_throws=1, double_on_21=False)))
     t.throw(4, 2)
@@ -880,6 +900,27 @@ def test_mex_long_stop_ends_the_round() -> None:
     assert t.game.refused == ()
 
 
+def test_MX_7_a_long_stop_by_the_round_s_first_player_is_logged_as_refused() -> None:
+    """The round's first player has thrown once and asks to end the round: the rules
+    refuse it (nobody else has thrown, MX-7), and the refusal is logged as theirs."""
+    t = start(Settings("mex", 3))
+    t.throw(6, 3)
+    out = t.press(STOP_LONG)
+    assert out.log == (EndRound(),) and len(t.game.refused) == 1
+
+
+def test_a_long_stop_in_mexen_is_logged_as_refused_for_who_threw_last() -> None:
+    """MN-3: a mexen round is not ended by a player. P1's turn is over and P2 has not
+    thrown: the long STOP is P1's end_round, logged and refused."""
+    t = mexen()
+    for a, b in ((6, 3), (6, 4), (6, 5)):
+        t.throw(a, b, xs=(100.0, 300.0))
+    turn = t.game.view()["turn"]
+    assert isinstance(turn, dict) and (turn["player"], turn["throw"]) == ("P2", 0)
+    out = t.press(STOP_LONG)
+    assert out.log == (EndRound(),) and len(t.game.refused) == 1
+
+
 def test_mex_hold_outside_tie_break_is_a_message() -> None:
     t = start(Settings("mex", 2))
     out = t.press(HOLD)
@@ -1074,6 +1115,15 @@ def test_mexen_hold_of_the_only_die_that_may_stay() -> None:
     assert isinstance(out.screen, Turn) and "the 4 stays" in out.screen.header
 
 
+def test_MN_5_hold_after_a_double_holds_at_once() -> None:
+    """Two 4s: whichever stays, a 4 stays. HOLD holds it, with no choice between them."""
+    t = mexen()
+    t.throw(4, 4, xs=(100.0, 300.0))
+    out = t.press(HOLD)
+    assert out.log == (Hold(4),)
+    assert isinstance(out.screen, Turn) and "the 4 stays" in out.screen.header
+
+
 def test_mexen_pot_and_pirate_are_on_the_screens() -> None:
     t = mexen(rounds=2)
     out = t.throw(1, 1)  # P1 becomes the pirate (MN-8)
@@ -1258,6 +1308,45 @@ def test_a_cpu_whose_strategy_fails_still_plays_its_turns(
 
     monkeypatch.setattr(referee.cpu_players, "next_event", broken)
     _played_against_a_cpu(rules)
+
+
+def test_MN_6_a_cpu_whose_strategy_fails_on_a_31_gives_it_to_another_player() -> None:
+    """The fallback's give goes to a player other than the CPU (the rules refuse a give
+    to oneself, and the turn would wait on a decision nobody makes)."""
+    from table.service.referee import _cpu_fallback
+
+    header = GameHeader("mexen", (Player("P1"), Player("CPU1", "easy")), {})
+    game = replay(header, [Throw((6, 3)), Throw((6, 4)), Throw((6, 5)), Throw((3, 1))])
+    assert game.view()["phase"] == "give" and game.turn is not None
+    assert game.turn.player == "CPU1"
+    assert _cpu_fallback(game) == Give("P1")
+
+
+def test_MX_7_MX_9_every_cpu_decision_owed_after_a_throw_is_taken_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The CPU players' module (stubbed here) owes two decisions after a throw: ending
+    the round (MX-7), then the count of the tie-break that opens (MX-9). Both are taken
+    with the throw, before the next press, not one a press with a throw between."""
+    from table.rules import get_rules
+    from table.rules.mex import CountMode, MexState
+    from table.service import referee
+
+    def decides(
+        rules: str, state: MexState, players: object, seed: int, accepted: int
+    ) -> Event | None:
+        allowed = get_rules("mex").allowed(state)
+        if accepted == 3 and EventKind.END_ROUND in allowed:
+            return EndRound()
+        if EventKind.COUNT in allowed and state.tiebreaks[-1].count is CountMode.MEX:
+            return Count("pips")  # once: counted by pips from then on
+        return None
+
+    monkeypatch.setattr(referee.cpu_players, "next_event", decides)
+    t = start(Settings("mex", 4, options=opts(max_throws=1)))
+    t.throw(6, 3)
+    t.throw(6, 3)
+    assert t.throw(6, 5).log == (Throw((6, 5)), EndRound(), Count("pips"))
 
 
 def _played_against_a_cpu(rules: str) -> None:
@@ -2364,6 +2453,12 @@ def test_an_option_value_off_the_menu_s_presets_is_kept_and_offered() -> None:
     shown as the current choice, and played."""
     s = Settings(rules="mex", players=2, options=opts(lives=7))
     assert dict(normalize(s).options) == {"lives": 7}
+    # A null is left to the rules only where they choose by the table (mythical's
+    # rounds, MY-2); lives have a default, so a null there is dropped and it is played.
+    assert normalize(Settings("mex", 2, options=opts(lives=None))).options == ()
+    assert normalize(Settings("mythical", 2, options=opts(rounds=None))).options == (
+        ("rounds", None),
+    )
     t = Table.boot(s)
     while not (isinstance(t.out.screen, Menu) and t.out.screen.title == "lives"):
         t.press(ROLL)
