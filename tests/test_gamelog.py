@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from table import gamelog
-from table.game import Game, GameHeader, replay
+from table.game import Game, GameHeader, SetupError, replay
 from table.gamelog import LogError, LogWriter, load, loads, parse_event
 from table.rules.base import (
     Bids,
@@ -1035,3 +1035,41 @@ def test_read_small_refuses_a_pipe_at_once_unless_pipes_are_read(tmp_path: Path)
         pytest.fail("read_small waited on the pipe")
     assert len(raised) == 1 and isinstance(raised[0], OSError), raised
     assert "not a regular file (a pipe or a device)" in str(raised[0])
+
+
+def test_reopen_never_cuts_a_log_whose_only_line_is_not_json(tmp_path: Path) -> None:
+    """A cut while the header itself was written: the one line is no JSON, but it is
+    the game's header, not a torn event after it. Reopening keeps it (loading then says
+    the log is broken) rather than cutting the whole file away to ``.torn``."""
+    path = tmp_path / "g.jsonl"
+    head = b'{"rules": "mexico", "players": [{"na'
+    path.write_bytes(head)
+    assert gamelog.torn_tail(head) is None
+    LogWriter.reopen(path).close()
+    assert path.read_bytes().startswith(head)
+    assert not (tmp_path / "g.jsonl.torn").exists()
+
+
+def test_accepted_counts_events_after_every_refusal() -> None:
+    """``Game.accepted`` (the CPU players' dice are seeded by it) is the events
+    applied less every one refused, however many were refused."""
+    header = GameHeader("mexico", (Player("Ann"), Player("Bob")))
+    game = replay(header, [Throw((7, 1)), Throw((0, 3)), Throw((9, 9)), Throw((6, 3))])
+    assert (game.count, len(game.refused), game.accepted) == (4, 3, 1)
+
+
+def test_a_game_with_exactly_the_most_players_the_rules_allow_starts() -> None:
+    players = tuple(Player(n) for n in "ABCDEF")
+    assert Game.start(GameHeader("mexico", players)).header.names == tuple("ABCDEF")
+    with pytest.raises(SetupError):
+        Game.start(GameHeader("mexico", (*players, Player("G"))))
+
+
+def test_games_with_as_many_but_other_refusals_are_not_equal() -> None:
+    """Two games alike but for what was refused are two games: the refusals are part
+    of a game (its replay lists them), and the chain that keeps them compares them."""
+    game = Game.start(GameHeader("mexico", (Player("Ann"), Player("Bob"))))
+    a, _ = game.apply(Throw((7, 1)))
+    b, _ = game.apply(Throw((0, 3)))
+    assert (a.state, a.count) == (b.state, b.count)
+    assert a != b

@@ -579,6 +579,21 @@ def test_bids_remembered_at_another_moment_of_the_same_game_are_not_restored(
     assert data.load_entry("20261203-120000.jsonl", 1) == ()
 
 
+@pytest.mark.parametrize(("bids", "restored"), [([99, 0], (99, 0)), ([100, 0], ()), ([-1, 0], ())])
+def test_remembered_bids_out_of_a_bid_s_range_are_not_restored(
+    tmp_path: Path, bids: list[int], restored: tuple[int, ...]
+) -> None:
+    """entry.json is a file on a card: a bid of 100 or -1 in it is no bid entered at the
+    table (0-99) and is not restored."""
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.entry_path.write_text(
+        json.dumps({"log": "20261203-120000.jsonl", "events": 1, "bids": bids}),
+        encoding="utf-8",
+    )
+    assert data.load_entry("20261203-120000.jsonl", 1) == restored
+
+
 def test_a_pointer_naming_no_log_that_cannot_be_set_aside_is_said_to_be_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
