@@ -1431,3 +1431,52 @@ def test_a_whole_1_near_the_frames_edge_is_still_read(
     box = grown((d.bbox[0] - ox, d.bbox[1] - oy, d.bbox[2] - ox, d.bbox[3] - oy))
     r = reader.read(np.ascontiguousarray(cut))
     assert [dr.value for dr in r.dice if holds(box, *dr.center)] == [1], r
+
+
+def _doubtful(x: float, y: float, pips: int = 0, value: int | None = None) -> _Candidate:
+    """A sharp 40 px find the crop network doubts (0.6 for a 1): never read, so refused,
+    with the pip count given."""
+    yy, xx = np.mgrid[0:40, 0:40]
+    board = (((xx // 4) + (yy // 4)) % 2 * 200 + 20).astype(np.uint8)
+    return _Candidate(
+        Spot(x, y, 40.0, 0.9),
+        np.repeat(board[:, :, None], 3, axis=2),
+        np.array([0.1, 0.6, 0.3, 0, 0, 0, 0], np.float32),
+        PipCount(tuple((x + 0.1 * i, y) for i in range(pips)), value, 50.0),
+    )
+
+
+def _refused_as(reader: PipReader, c: _Candidate, cands: list[_Candidate]) -> str:
+    grey = np.full((480, 640, 3), 128, np.uint8)
+    d = reader._decide(grey, c, cands, 1.0, None, grey)
+    assert d.value is None
+    return d.reason
+
+
+def test_a_doubtful_die_is_touching_only_when_another_find_lies_against_it(
+    reader: PipReader,
+) -> None:
+    """ "touching another die" sends the players to move dice apart: it is said only of a
+    die another find lies against (boxes grown 15 % meet), not of one lying alone."""
+    alone = _doubtful(200, 200)
+    assert _refused_as(reader, alone, [alone]) == "unclear"
+    against = _doubtful(242, 200)
+    assert _refused_as(reader, alone, [alone, against]) == "touching another die"
+    apart = _doubtful(280, 200)
+    assert _refused_as(reader, alone, [alone, apart]) == "unclear"
+
+
+def test_a_doubtful_die_whose_pips_name_another_value_is_said_to_disagree(
+    reader: PipReader,
+) -> None:
+    plain = _doubtful(200, 200)
+    assert _refused_as(reader, plain, [plain]) == "unclear"
+    three = _doubtful(200, 200, pips=3, value=3)  # the network leans to a 1
+    assert _refused_as(reader, three, [three]) == "unclear (pips and shape disagree)"
+
+
+def test_a_doubtful_place_the_network_calls_no_die_is_unreadable(reader: PipReader) -> None:
+    c = _doubtful(200, 200)
+    blank = replace(c, probs=np.array([0.7, 0.2, 0.1, 0, 0, 0, 0], np.float32))
+    assert _refused_as(reader, blank, [blank]) == "unreadable"
+    assert _refused_as(reader, c, [c]) == "unclear"
