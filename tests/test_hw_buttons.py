@@ -13,6 +13,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from table.hw.buttons import GpioButtons, PressTiming, PressTracker
+from table.hw.keys import HeldKeys, KeyDecoder
 from table.service.config import ButtonsConfig
 from table.service.ports import Button, ButtonPress, Press, TableEvent
 
@@ -1224,3 +1225,57 @@ def test_closing_the_keys_while_their_thread_checks_the_terminal_ends_it_cleanly
     os.close(master)
     assert raised == []
     assert modes & termios.ICANON and modes & termios.ECHO
+
+
+def test_a_contact_rests_in_what_is_left_of_its_bounce_window() -> None:
+    """The resting thread sleeps until the contact will have rested: not 0 (a busy
+    wait every millisecond while a button chatters)."""
+    tracker = PressTracker(PressTiming(bounce_s=0.5))
+    tracker.edge(True, 10.0)
+    assert tracker.rests_in(10.0) == 0.5
+    assert tracker.rests_in(10.25) == 0.25
+    assert tracker.rests_in(11.0) == 0.0
+
+
+def test_a_csi_sequence_with_a_space_intermediate_is_skipped_whole() -> None:
+    """ECMA-48 intermediates run from 0x20 (space) to 0x2F: in ESC [ 2 SP q the q is the
+    final character, not the q key (quit)."""
+    decoder = KeyDecoder()
+    assert decoder.feed("\x1b[2 q") == []
+    assert decoder.feed("r") == [ButtonPress(Button.ROLL)]
+
+
+R, R_LONG = ButtonPress(Button.ROLL), ButtonPress(Button.ROLL, Press.LONG)
+R_VERY = ButtonPress(Button.ROLL, Press.VERY_LONG)
+
+
+def test_the_same_key_again_just_at_the_gap_is_a_second_press() -> None:
+    """A repeat must come within less than ``gap``; at ``gap`` exactly it is a new press."""
+    keys = HeldKeys(gap=0.5, hold=1.0)
+    assert keys.feed([R], 0.0) == []
+    assert keys.feed([R], 0.5) == [R]
+    assert keys.due(1.0) == [R]
+
+
+def test_a_press_is_given_out_once_gap_has_passed_exactly() -> None:
+    keys = HeldKeys(gap=0.5, hold=1.0)
+    assert keys.feed([R], 0.0) == []
+    assert keys.due(0.5) == [R]
+
+
+def test_repeats_that_start_hold_seconds_after_the_last_press_are_a_new_press() -> None:
+    """A key still held is one whose repeats began less than ``hold`` after it was last
+    seen; at ``hold`` exactly it is pressed anew (and held)."""
+    keys = HeldKeys(gap=0.5, hold=1.0)
+    assert keys.feed([R], 0.0) == [] and keys.due(0.5) == [R]
+    assert keys.feed([R, R], 1.0) == []
+    assert keys.due(1.5) == [R]
+
+
+def test_a_very_long_key_after_a_held_long_one_is_its_own_press() -> None:
+    """Only a short press after a long one of the same button is Shift let go: R held
+    and then 1 (a very long ROLL) right after it are two presses."""
+    keys = HeldKeys(gap=0.5, hold=1.0)
+    assert keys.feed([R_LONG, R_LONG], 0.0) == []
+    assert keys.feed([R_VERY], 0.01) == [R_LONG]
+    assert keys.due(0.6) == [R_VERY]
