@@ -654,3 +654,13 @@ def test_camera_sharpness_is_read_as_a_number() -> None:
     """0 turns the Pi camera's own sharpening off; a whole number is as good as 0.0."""
     assert loads_config("[camera]\nsharpness = 0").camera.sharpness == 0.0
     assert loads_config("[camera]\nsharpness = 2.5").camera.sharpness == 2.5
+
+
+def test_a_value_of_the_longest_length_shown_is_shown_whole() -> None:
+    """Up to 120 characters a value is shown whole in the error; only beyond it is it cut."""
+    from table.service.config import ConfigError, loads_config
+
+    with pytest.raises(ConfigError) as err:
+        loads_config('[display]\ndriver = "' + "x" * 120 + '"', env={})
+    assert '"' + "x" * 120 + '" is not allowed' in str(err.value)
+    assert "characters)" not in str(err.value)
