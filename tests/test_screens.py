@@ -764,9 +764,7 @@ def test_a_name_cut_between_its_start_and_end_never_stands_for_two_players(
 
 def test_a_hint_cut_keeps_every_letter_whose_dots_still_fit() -> None:
     """Cut, a text keeps as much as fits with its "..": here exactly the width."""
-    from PIL import ImageChops
-
-    from table.service.screens import Turn, _width, render
+    from table.service.screens import _width
 
     long = "stand the HOLD of a again HOLD again dice next STOP then"
     cut = "stand the HOLD of a aga.."
@@ -776,7 +774,5 @@ def test_a_hint_cut_keeps_every_letter_whose_dots_still_fit() -> None:
 
 
 def test_six_lives_are_six_hearts_and_seven_a_heart_and_a_number() -> None:
-    from table.service.screens import Turn, shown_whole
-
     assert "6" not in shown_whole(Turn("P1", "round 1", "roll", lives=6))
     assert "7" in shown_whole(Turn("P1", "round 1", "roll", lives=7))
