@@ -3024,3 +3024,96 @@ def test_a_fault_of_several_lines_is_one_line_in_the_journal(
         for line in lines
     ), lines
     assert "could not read the dice" in texts[-1]
+
+
+def test_a_tick_shows_the_same_screen_again_after_a_display_fault(tmp_path: Path) -> None:
+    """The display failed (a loose I2C cable) while showing a screen: the next tick
+    draws that same screen again and the fault is cleared; a working display is not
+    drawn again for a screen it already shows."""
+    import errno
+
+    from table.service.ports import Tick
+
+    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
+    loop.camera = None
+    loop.settler = None
+    loop.boot()
+    real_show = display.show
+    fail = [True]
+
+    def flaky(image: Image.Image) -> None:
+        if fail[0]:
+            raise OSError(errno.EREMOTEIO, "Remote I/O error")
+        real_show(image)
+
+    display.show = flaky  # type: ignore[method-assign]
+    loop.show(screens.Message("one", "two", "three"))
+    assert loop.display_fault is not None
+    fail[0] = False
+    shown = len(display.images)
+    loop.handle(Tick(0.0))
+    assert loop.display_fault is None
+    assert len(display.images) == shown + 1
+    assert loop.shown is not None
+    loop.show(loop.shown.screen)  # the same screen on a working display: not drawn again
+    assert len(display.images) == shown + 1
+
+
+def test_dice_remembered_in_a_bigger_frame_are_scaled_at_the_first_frame(tmp_path: Path) -> None:
+    """tray.json holds dice read in 1280 x 960 frames; the camera now gives 640 x 480:
+    the first frame scales them, even a moving one the referee gets no reading from."""
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    dice = (_die_at(6, 240.0), _die_at(3, 640.0))
+    data.save_tray(dice, (1280, 960))
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    print("last_roll after start", [d.center for d in loop.referee.last_roll])
+    loop.handle(ButtonPress(Button.ROLL))
+    print("want", loop.want_dice, [d.center for d in loop.referee.last_roll])
+    loop.handle(Frame(_two_dice_tray(40), 0.0))  # moving: no reading for the referee
+    print("after frame", [d.center for d in loop.referee.last_roll])
+    assert [d.center for d in loop.referee.last_roll] == [(120.0, 60.0), (320.0, 60.0)]
+
+
+def test_a_one_channel_frame_has_a_size_too(tmp_path: Path) -> None:
+    """A grey camera's frames are height x width only: their size is taken all the
+    same, and the remembered dice are scaled to it."""
+    from vision.types import FrameReading, FrameStatus
+
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.save_tray((_die_at(6, 240.0), _die_at(3, 640.0)), (1280, 960))
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    loop.settler = None
+    loop.handle(ButtonPress(Button.ROLL))
+    reader.reading = FrameReading(FrameStatus.REROLL, "too dark")
+    loop.handle(Frame(np.zeros((480, 640), np.uint8), 0.0))  # grey: height x width only
+    assert loop._frame_size == (640, 480)
+    assert loop.referee is not None
+    assert [d.center for d in loop.referee.last_roll] == [(120.0, 60.0), (320.0, 60.0)]
+
+
+def test_places_of_a_reading_not_counted_in_a_bigger_frame_are_scaled_too(tmp_path: Path) -> None:
+    """tray.json with only the places of a reading not counted (no throw yet): they
+    are scaled to the camera's new size as the dice of a throw are."""
+    data = DataDir(tmp_path / "data")
+    data.prepare()
+    data.save_tray((), (1280, 960), (_die_at(6, 240.0),))
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    assert loop.referee is not None and len(loop.referee.refused_roll) == 1
+    loop.handle(ButtonPress(Button.ROLL))
+    loop.handle(Frame(_two_dice_tray(40), 0.0))  # moving: no reading for the referee
+    assert [d.center for d in loop.referee.refused_roll] == [(120.0, 60.0)]
+
+
+def test_a_throw_counted_is_remembered_in_the_tray(tmp_path: Path) -> None:
+    """A throw counted is written to tray.json with the frame's size, so that after a
+    power cut the dice lying as they fell are not taken for a new throw."""
+    from vision.types import FrameReading, FrameStatus
+
+    loop, reader, texts = _synthetic_loop(tmp_path)
+    thrown = (_die_at(6, 120.0), _die_at(3, 320.0))
+    _rolled(loop, reader, FrameReading(FrameStatus.OK, "read 2 dice", thrown))
+    assert loop.referee is not None and loop.referee.last_roll == thrown
+    tray = loop.data.load_tray()
+    assert tray.dice == thrown and tray.frame == (640, 480)
