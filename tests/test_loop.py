@@ -1289,9 +1289,9 @@ def test_a_full_disk_acknowledges_nothing_and_loses_nothing(tmp_path: Path) -> N
     assert replay(loaded.header, loaded.events).state == loop.referee.game.state
 
 
-def test_a_display_that_fails_once_is_said_and_the_game_goes_on(tmp_path: Path) -> None:
-    """An I2C write that fails mid-game (a loose wire) used to escape the fault handler,
-    which tried to show "table error" on the same display, and end the loop."""
+def _flaky_display_loop(tmp_path: Path) -> tuple[TableLoop, Any, list[bool]]:
+    """A booted loop whose display fails every write (a loose I2C wire) while the
+    returned flag's one item is true."""
     import errno
 
     loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
@@ -1307,6 +1307,13 @@ def test_a_display_that_fails_once_is_said_and_the_game_goes_on(tmp_path: Path) 
         real_show(image)
 
     display.show = flaky  # type: ignore[method-assign]
+    return loop, display, fail
+
+
+def test_a_display_that_fails_once_is_said_and_the_game_goes_on(tmp_path: Path) -> None:
+    """An I2C write that fails mid-game (a loose wire) used to escape the fault handler,
+    which tried to show "table error" on the same display, and end the loop."""
+    loop, display, fail = _flaky_display_loop(tmp_path)
     shown = len(display.images)
     assert loop.handle(ButtonPress(Button.HOLD)) is True
     assert loop.handle(ButtonPress(Button.HOLD)) is True
@@ -3030,23 +3037,9 @@ def test_a_tick_shows_the_same_screen_again_after_a_display_fault(tmp_path: Path
     """The display failed (a loose I2C cable) while showing a screen: the next tick
     draws that same screen again and the fault is cleared; a working display is not
     drawn again for a screen it already shows."""
-    import errno
-
     from table.service.ports import Tick
 
-    loop, display, _ = make_loop(tmp_path, "mexico", [], BrokenReader())
-    loop.camera = None
-    loop.settler = None
-    loop.boot()
-    real_show = display.show
-    fail = [True]
-
-    def flaky(image: Image.Image) -> None:
-        if fail[0]:
-            raise OSError(errno.EREMOTEIO, "Remote I/O error")
-        real_show(image)
-
-    display.show = flaky  # type: ignore[method-assign]
+    loop, display, fail = _flaky_display_loop(tmp_path)
     loop.show(screens.Message("one", "two", "three"))
     assert loop.display_fault is not None
     fail[0] = False
