@@ -111,8 +111,14 @@ UNROLLED_TOLERANCE = 0.2
 # What to do about a frame the reader could not read for its light, its lens or a tray
 # too busy to find the dice in, rather than "roll again", which mends none of these:
 # once mended the dice are read where they lie (the frame saw no die, so none of them
-# must be thrown again), and a throw again is read as ever.
-_HINTS = {SAID_TOO_DARK: "more light", SAID_TOO_BRIGHT: "less light", SAID_BLURRED: "clean lens"}
+# must be thrown again), and a throw again is read as ever. Looked up by the reason's
+# words before any ":" (too busy goes on with how many places).
+_HINTS = {
+    SAID_TOO_DARK: "more light",
+    SAID_TOO_BRIGHT: "less light",
+    SAID_BLURRED: "clean lens",
+    SAID_TOO_BUSY: "clear tray",
+}
 
 # ---------------------------------------------------------------------------
 # Settings
@@ -685,8 +691,7 @@ class Referee:
         later = replace(self, refused_roll=_refused_since(self.refused_roll, reading.dice))
         if not reading.is_ok:
             reason = reading.reason or "the dice could not be read"
-            busy = reason.startswith(f"{SAID_TOO_BUSY}:")
-            hint = "clear tray" if busy else _HINTS.get(reason, "roll again")
+            hint = _HINTS.get(reason.partition(":")[0], "roll again")
             return later._not_counted(Refusal(reason, f"{player}: {hint}"))
         want = _dice_wanted(game)
         values = reading.values
