@@ -640,16 +640,20 @@ def test_an_oled_that_fails_mid_game_leaves_the_recording_whole(tmp_path: Path) 
 
 
 class RecordingBus(FlakyBus):
-    """A FlakyBus that keeps the commands sent (register 0x00; 0x40 is picture data)."""
+    """A FlakyBus that keeps the commands sent (register 0x00) and the picture data
+    (register 0x40)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.commands: list[int] = []
+        self.data: list[int] = []
 
     def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
         super().write_i2c_block_data(address, register, data)
         if register == 0x00:
             self.commands += data
+        elif register == 0x40:
+            self.data += data
 
 
 class Clock:
@@ -875,6 +879,28 @@ def test_an_sh1106_in_the_config_is_driven_as_an_sh1106(
     sh.show(screens.render(SCREENS[0]))
     assert set(range(0xB0, 0xB8)) <= set(bus.commands)  # each of the eight pages
     assert isinstance(open_oled(DisplayConfig()).device, ssd1306)
+
+
+def test_an_oled_mounted_upside_down_is_sent_the_screen_turned(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``display.rotate = 2`` (an OLED mounted upside down in the box) reaches the real
+    OLED: the picture it is sent is the screen turned half round. Dropped on the way, the
+    players would read every screen upside down."""
+    from table.hw.display import open_oled
+    from table.service.config import DisplayConfig
+
+    image = screens.render(SCREENS[0])
+    bus = RecordingBus()
+    _oled_on(bus, monkeypatch, tmp_path)
+    sent = []
+    for rotate, shown in ((2, image), (0, image.rotate(180))):
+        oled = open_oled(DisplayConfig(rotate=rotate))
+        bus.data = []  # the blank screen luma sends at its start
+        oled.show(shown)
+        sent.append(list(bus.data))
+    assert len(sent[0]) == 128 * 64 // 8  # one bit a pixel
+    assert sent[0] == sent[1]
 
 
 class _NothingAnswers:
