@@ -355,6 +355,7 @@ def test_reader_that_cannot_start_is_one_line(tmp_path: Path) -> None:
         ["--expect", "two", "a.jpg"],
         ["--expect", "0", "a.jpg"],
         ["--expect", "2_0", "a.jpg"],  # int() reads it as 20
+        ["--expect", "\u0663", "a.jpg"],  # an Arabic-Indic 3: int() reads it as 3
         ["--expect", "-1", "a.jpg"],
         ["--bogus", "a.jpg"],
         ["--annotate", "", "a.jpg"],  # an unset shell variable: not the current folder
@@ -822,3 +823,75 @@ def test_a_picture_wider_than_a_jpeg_can_be_is_written_shrunk(tmp_path: Path) ->
     assert cli_read._write_image(target, np.full((200, 70_000, 3), 90, np.uint8)) == ""
     written = cv2.imread(str(target))
     assert written is not None and written.shape[1] == 65_500 and written.shape[0] == 187
+
+
+# -- names, terminals and folders the tests above did not cover -------------------
+
+
+def test_a_video_named_in_capitals_is_called_a_video(tmp_path: Path) -> None:
+    """Cameras and phones name their videos in capitals (``CLIP.MOV``, ``THROW.AVI``); if
+    the suffix were matched as written, such a video would be called "not an image
+    OpenCV can read" with no word of it being a video."""
+    video = tmp_path / "throw.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    for level in (40, 80):
+        writer.write(np.full((48, 64, 3), level, np.uint8))
+    writer.release()
+    shouted = video.rename(tmp_path / "THROW.AVI")
+    code, lines, _ = run([str(shouted)], FakeReader())
+    assert code == 1
+    assert lines == [
+        f"{shouted}: error — cannot read image: a video, not a photo "
+        '(camera.source = "video:PATH" replays one)'
+    ]
+
+
+def test_a_missing_video_is_no_such_file_not_a_video(tmp_path: Path) -> None:
+    """A video's name that names no file says "no such file"; if it were called a video,
+    the user would look for the wrong mistake (a mistyped name)."""
+    missing = str(tmp_path / "throw.mp4")
+    code, lines, _ = run(["--json", missing], FakeReader())
+    assert code == 1
+    assert json.loads(lines[0])["reason"] == "cannot read image: no such file"
+
+
+def test_a_name_the_terminal_cannot_show_is_marked_not_shortened(tmp_path: Path) -> None:
+    """On a terminal without the name's characters each is shown as "?"; if they were
+    dropped, ``café.png`` would be shown as ``caf.png``, the name of another file."""
+    photo = write(tmp_path / "caf\u00e9.png", 64, 48)
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii")
+    code = cli_read.run(parse([photo]), reader=FakeReader(), out=out, err=io.StringIO())
+    out.flush()
+    assert code == 0
+    assert raw.getvalue().decode("ascii") == f"{tmp_path}/caf?.png: ok  6 3  (12 ms)\n"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc")
+def test_an_annotate_folder_that_cannot_be_written_is_a_bad_argument(tmp_path: Path) -> None:
+    """A folder that exists but takes no file (here /proc/self, which refuses even root) is
+    refused before any photo is read, exit 2; if it were not, every photo would be read
+    and each picture would fail on its own, exit 1."""
+    a = write(tmp_path / "a.png", 64, 48)
+    reader = FakeReader()
+    code, lines, err = run(["--annotate", "/proc/self", a, a], reader)
+    assert code == 2 and lines == [] and reader.calls == []
+    assert err.startswith("dicetable read: cannot use /proc/self for --annotate (")
+    assert err.count("\n") == 1
+
+
+def test_a_reader_of_the_lines_gone_stops_the_reading_without_annotate(tmp_path: Path) -> None:
+    """Without --annotate there is nothing left to do once the lines cannot be printed
+    (``| head -1``): the command stops at once (the broken pipe reaches ``dicetable``'s
+    main, which exits 0). If it went on, a folder of photos would all be read for no one,
+    and the shell would wait for it."""
+
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    files = [write(tmp_path / f"{i}.png", 64, 48) for i in range(3)]
+    reader = FakeReader()
+    with pytest.raises(BrokenPipeError):
+        cli_read.run(parse(files), reader=reader, out=Gone(), err=io.StringIO())
+    assert len(reader.calls) == 1
