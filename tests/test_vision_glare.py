@@ -77,6 +77,17 @@ def test_a_spot_beside_the_pips_is_a_reflection_whatever_the_die_is_read_as() ->
     assert glare.is_reflection(frame, CX, CY, SIDE, 3, _never)
 
 
+def test_a_spot_with_a_bright_halo_is_a_reflection() -> None:
+    """A lamp's reflection is a clipped core in a bright, not clipped, halo (220 here). The
+    halo is painted over with the spot; if it were left, it would be counted as a pip as
+    bright as the spot, and the reflection taken for a pip."""
+    frame = _die(BLACK, [(-0.28, -0.28), (0.28, 0.28)], RED)
+    centre = (round(CX + 0.25 * SIDE), round(CY - 0.2 * SIDE))
+    cv2.circle(frame, centre, 7, (220, 220, 220), -1, cv2.LINE_AA)
+    cv2.circle(frame, centre, 4, (252, 252, 252), -1, cv2.LINE_AA)
+    assert glare.is_reflection(frame, CX, CY, SIDE, 3, _never)
+
+
 def test_a_white_pip_that_clips_beside_white_pips_is_no_reflection() -> None:
     """A black 3 with white pips, the middle one clipped: its sisters are as white, so
     the clipped one may be a pip: the reading stands."""
@@ -138,6 +149,34 @@ def test_a_light_grey_die_is_left_alone() -> None:
     frame = _spot(_die(grey, [(-0.28, -0.28), (0.28, 0.28)], BLACK), 0.25, -0.2)
     assert glare.spots(frame, CX, CY, SIDE) is not None
     assert not glare.is_reflection(frame, CX, CY, SIDE, 2, _never)
+
+
+def test_a_light_die_with_no_pip_left_is_not_taken_for_a_spot() -> None:
+    """A light grey die read as 1 whose only clipped spot stands out little from its face
+    (a light face's glint): it is left alone, whatever the crop network would say of the
+    painted die; if it were not, a light die's 1 could be refused as in glare."""
+    frame = _spot(_die((190, 190, 190), [], BLACK))
+    assert glare.spots(frame, CX, CY, SIDE) is not None
+    assert not glare.is_reflection(frame, CX, CY, SIDE, 1, _answer(True))
+
+
+def test_only_a_die_read_as_1_is_taken_for_a_spot_when_no_pip_is_left() -> None:
+    """A dark die read as 3 with one clipped spot and no other pip found: only a 1 is ever
+    taken for a spot, so the reading stands, whatever the crop network would say; if it
+    did not, a die read as 3 would be refused as in glare for want of pips found."""
+    frame = _spot(_die(BLACK, [], WHITE))
+    assert not glare.is_reflection(frame, CX, CY, SIDE, 3, _answer(True))
+
+
+@pytest.mark.parametrize(
+    "colour", [(0, 255, 255), (255, 0, 255), (255, 255, 0)], ids=["yellow", "magenta", "cyan"]
+)
+def test_a_bright_coloured_pip_is_no_clipped_white(colour: tuple[int, int, int]) -> None:
+    """Clipped white is every channel at the top: a pip bright in two channels and dark in
+    the third (yellow, magenta, cyan) is no spot; if it were, a die with bright coloured
+    pips could be refused as in glare."""
+    frame = _die(BLACK, THREE, colour)
+    assert glare.spots(frame, CX, CY, SIDE) is None
 
 
 def test_spots_are_looked_for_on_the_die_only() -> None:
