@@ -2657,6 +2657,45 @@ def test_on_a_pi_gpio_that_opens_a_little_later_is_waited_for(
     assert len(refused) == 21 and clock[0] == 20.0
 
 
+def test_on_a_pi_a_button_pin_in_use_stops_the_table_at_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A button's pin held by another program does not free itself while the service
+    waits: it is said at once, not after GPIO_WAIT_S of tries, whether the first try
+    finds it or a later one (the GPIO opened late, then the pin was in use)."""
+    from table.hw import build as build_module
+    from table.hw.buttons import PinUnusable
+
+    tried: list[float] = []
+    clock = [0.0]
+
+    class PinTaken:
+        late = False  # the first try finds no GPIO yet
+
+        def __init__(self, cfg: object) -> None:
+            tried.append(clock[0])
+            if self.late and len(tried) == 1:
+                raise PermissionError(13, "Permission denied", "/dev/gpiochip0")
+            raise PinUnusable("buttons.roll = 17: GPIO17 is in use by another program")
+
+    def sleep(s: float) -> None:
+        clock[0] += s
+
+    monkeypatch.setattr("table.hw.buttons.GpioButtons", PinTaken)
+    seen_as_pi(monkeypatch, tmp_path, pi=True)
+    monkeypatch.setattr(build_module, "GPIO_WAIT_S", 20.0)
+    monkeypatch.setattr(build_module, "_gpio_sleep", sleep)
+    monkeypatch.setattr(build_module, "_gpio_clock", lambda: clock[0])
+    for late, tries in ((False, [0.0]), (True, [0.0, 1.0])):
+        PinTaken.late = late
+        tried.clear()
+        clock[0] = 0.0
+        with pytest.raises(build_module.GpioUnavailable, match="in use") as raised:
+            build_module.build(_keyboard_config(), text_out=io.StringIO())
+        assert raised.value.pin
+        assert tried == tries
+
+
 class _SetReader:
     """A reader that reads what the test says, whatever the frame shows; the dice it was
     told to expect, each read."""
