@@ -105,6 +105,27 @@ def test_hidden_files_in_a_folder_are_not_photos(tmp_path: Path) -> None:
         assert len(list(iter_frames(src))) == 2
 
 
+def test_a_photo_named_in_capitals_keeps_its_place_in_a_folder(tmp_path: Path) -> None:
+    """A photo renamed in capitals (``Throw2.png`` between ``throw1`` and ``throw3``) is
+    replayed in its place: sorted by character code, every capital name would come
+    first, and each throw would be shown another throw's photo."""
+    names = ["throw3.png", "Throw2.png", "throw1.png"]
+    _write_folder(tmp_path, names)  # throw3 at level 10, Throw2 at 20, throw1 at 30
+    with FolderSource(tmp_path) as src:
+        levels = [int(f[0, 0, 0]) for f in iter_frames(src)]
+    assert levels == [30, 20, 10]
+
+
+def test_a_folder_named_like_a_photo_is_not_a_photo(tmp_path: Path) -> None:
+    """A folder inside the replayed one whose name ends ``.png`` is no photo: taken for
+    one, its throw would be a camera fault ("is a folder, not an image")."""
+    _write_folder(tmp_path, ["a.png", "c.png"])
+    (tmp_path / "b.png").mkdir()
+    assert [p.name for p in list_images(tmp_path)] == ["a.png", "c.png"]
+    with FolderSource(tmp_path) as src:
+        assert [int(f[0, 0, 0]) for f in iter_frames(src)] == [10, 20]
+
+
 def test_folder_loop_starts_over(tmp_path: Path) -> None:
     _write_folder(tmp_path, ["a.png", "b.png"])
     with FolderSource(tmp_path, loop=True) as src:
@@ -424,6 +445,15 @@ def test_bare_path_to_image_replays_that_image(tmp_path: Path) -> None:
             src.read()
 
 
+def test_a_bare_path_to_one_image_replays_it_round_and_round_when_asked(tmp_path: Path) -> None:
+    """One photo given as the table's camera, with ``loop``: it is given again at every
+    read, not "no more images" at the second throw."""
+    path = tmp_path / "one.png"
+    cv2.imwrite(str(path), _frame(90))
+    with open_source(str(path), loop=True) as src:
+        assert [int(src.read()[0, 0, 0]) for _ in range(3)] == [90, 90, 90]
+
+
 def test_unreadable_video_is_a_camera_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.mp4"
     bad.write_bytes(b"\x00garbage" * 100)
@@ -716,6 +746,28 @@ def test_a_check_that_ends_early_is_said_once(
     ]
 
 
+def test_a_check_that_cannot_open_the_video_is_said_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The check's process could not open the video (its OpenCV another than this
+    program's): nothing is checked, and the log (the service's journal) says so rather
+    than taking the video for whole."""
+    path = tmp_path / "clip.avi"
+    path.write_bytes(b"\0garbage" * 100)
+    check = sources.VideoCheck(path)
+    try:
+        with caplog.at_level("WARNING", logger="vision.sources"):
+            assert check.damage(0) == ""  # waits until the check has ended
+        assert check.done and check.unchecked
+    finally:
+        check.stop()
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [
+        f"video:{path}: not checked for damage (its process could not open the video); "
+        "its frames are read as they decode"
+    ]
+
+
 def test_what_ffmpeg_says_of_a_damaged_video_is_told_from_other_log_lines() -> None:
     assert video_damage_said("[OPENCV:FFMPEG:16] ac-tex damaged at 5 4") == "ac-tex damaged at 5 4"
     assert video_damage_said("[mpeg4 @ 0x55f0889cc440] Error at MB: 109") == "Error at MB: 109"
@@ -743,12 +795,16 @@ def test_closed_source_refuses_to_read(tmp_path: Path) -> None:
         src.read()
 
 
-def test_a_video_closed_before_its_first_read_refuses_to_read(tmp_path: Path) -> None:
+@pytest.mark.parametrize("check_damage", [True, False])
+def test_a_video_closed_before_its_first_read_refuses_to_read(
+    tmp_path: Path, check_damage: bool
+) -> None:
     """The first frame is read when the video opens (a broken file fails then): once
-    closed, the video gives no frame, that one included."""
+    closed, the video gives no frame, that one included, whether or not it is checked
+    for damage."""
     path = tmp_path / "clip.avi"
     _write_video(path, [50, 60])
-    src = VideoFileSource(path)
+    src = VideoFileSource(path, check_damage=check_damage)
     src.close()
     with pytest.raises(CameraError, match="closed"):
         src.read()
@@ -1077,11 +1133,22 @@ def test_picamera2_that_fails_to_load_is_a_camera_error(monkeypatch: pytest.Monk
     assert "\n" not in str(info.value) and "numpy.dtype size changed" in str(info.value)
 
 
-def test_picamera_without_camera_is_a_camera_error(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "fault",
+    [
+        IndexError("list index out of range"),  # no camera on the ribbon at all
+        RuntimeError("Camera __init__ sequence did not complete."),  # found, not answering
+    ],
+)
+def test_picamera_without_camera_is_a_camera_error(
+    fault: Exception, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """picamera2 says a camera missing or not answering with an IndexError or a
+    RuntimeError: either is "no camera found", not a fault the table cannot name."""
     module = types.ModuleType("picamera2")
 
     def no_camera() -> None:
-        raise IndexError("list index out of range")
+        raise fault
 
     module.Picamera2 = no_camera  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
