@@ -1968,6 +1968,61 @@ def test_a_camera_closed_has_let_go_of_its_source() -> None:
     assert cam.source is None
 
 
+def test_a_camera_closed_while_its_source_opens_reads_nothing_from_it() -> None:
+    """The table stops while the camera's thread is opening its source: the source it
+    opens is not read (a video's read may wait on its damage check, which ``close`` could
+    not interrupt), no frame goes to a table that has stopped, and the source is let go."""
+    import threading
+
+    from table.hw.camera import SourceCamera
+
+    opening = threading.Event()
+    reads: list[str] = []
+    closed = threading.Event()
+
+    class Opened(_BlankSource):
+        def read(self) -> Any:
+            reads.append("read")
+            return super().read()
+
+        def close(self) -> None:
+            closed.set()
+
+    class OpensLate(SourceCamera):
+        def open(self) -> None:
+            if self.source is None:
+                opening.set()
+                self._stop.wait(10)  # still opening when the table stops
+                self.source = Opened()
+
+    cam = OpensLate("usb:0", fps=50)
+    q = _started(cam)
+    cam.want(True)
+    assert opening.wait(10)
+    cam.close()
+    assert cam._thread is not None and not cam._thread.is_alive()
+    assert reads == [] and closed.is_set()
+    assert all(not isinstance(e, Frame) for e in list(q.queue))
+
+
+def test_a_driver_fault_vision_did_not_name_is_said_with_its_kind() -> None:
+    """A fault of a camera's driver or binding that ``vision.sources`` does not turn into
+    a CameraError is said as a camera fault naming the camera and the kind of fault: its
+    text alone ("'main'") would not say what went wrong."""
+
+    class Faulty(_BlankSource):
+        def read(self) -> Any:
+            raise KeyError("main")
+
+    cam, q = _webcam_started(Faulty())
+    try:
+        cam.want(True)
+        event = q.get(timeout=10)
+    finally:
+        cam.close()
+    assert isinstance(event, CameraFailed) and event.reason == "usb:0: KeyError: 'main'"
+
+
 def _still_camera(kind: str, picture: Any) -> Any:
     """A live camera of ``kind`` ("usb" or "picamera") whose driver hands out ``picture``
     at every read."""
@@ -2043,6 +2098,40 @@ def test_a_dark_tray_standing_still_is_not_a_stuck_camera(
             assert isinstance(fault, CameraFailed) and "has not changed" in fault.reason
         else:
             assert fault is None, fault
+
+
+def test_a_video_whose_picture_stands_still_is_no_stuck_camera(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``video:`` replay of a clip whose frames are all alike (a still tray filmed, or
+    one picture looped): a video may repeat its frames, so they are all given as frames,
+    not said as "camera stuck?" as for a live camera whose picture froze."""
+    import cv2
+
+    from table.hw import camera as camera_module
+    from table.hw.camera import SourceCamera
+
+    monkeypatch.setattr(camera_module, "FROZEN_S", 0.0)
+    clip = tmp_path / "still.avi"
+    writer = cv2.VideoWriter(str(clip), cv2.VideoWriter.fourcc(*"MJPG"), 10, (400, 300))
+    photo = cv2.imread(str(FRAMES / "dice_63.jpg"))
+    for _ in range(4):
+        writer.write(photo)
+    writer.release()
+    cam = SourceCamera(f"video:{clip}", fps=50)
+    q = _started(cam)
+    try:
+        cam.want(True)
+        events = []
+        for _ in range(6):  # round the clip and into it again
+            events.append(q.get(timeout=10))
+            if not isinstance(events[-1], Frame):
+                break
+            cam.frame_done()
+    finally:
+        cam.close()
+    assert all(isinstance(e, Frame) for e in events), events
+    assert all(np.array_equal(e.image, events[0].image) for e in events)
 
 
 def test_after_a_pause_the_camera_keeps_its_pace(monkeypatch: pytest.MonkeyPatch) -> None:
