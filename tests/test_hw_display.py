@@ -881,6 +881,55 @@ def test_an_sh1106_in_the_config_is_driven_as_an_sh1106(
     assert isinstance(open_oled(DisplayConfig()).device, ssd1306)
 
 
+def test_stand_ins_leave_an_oled_that_answers_alone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--stand-ins`` never touches hardware, even an OLED that answers (on a Pi whose
+    service is running): the screens go to the terminal, and nothing is sent on the bus,
+    which would write over the service's screen."""
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config
+
+    bus = RecordingBus()
+    _oled_on(bus, monkeypatch, tmp_path)
+    cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"))
+    parts = build(cfg, force_stand_ins=True, text_out=io.StringIO())
+    try:
+        parts.display.show(screens.render(SCREENS[0]))
+        assert isinstance(parts.display, TerminalDisplay)
+        assert bus.writes == 0
+    finally:
+        parts.display.close()
+        if parts.camera is not None:
+            parts.camera.close()
+
+
+def test_an_oled_that_answers_and_a_png_dir_both_get_the_screens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With the OLED answering, ``--png-dir`` still records each screen: the OLED shows
+    it and the folder gets its PNG, as it does with no OLED."""
+    from table.hw.build import build
+    from table.service.config import CameraConfig, Config
+
+    bus = RecordingBus()
+    _oled_on(bus, monkeypatch, tmp_path)
+    cfg = Config(camera=CameraConfig(source=f"folder:{FRAMES}"))
+    parts = build(cfg, png_dir=tmp_path / "png", text_out=io.StringIO())
+    try:
+        image = screens.render(SCREENS[0])
+        bus.data = []
+        parts.display.show(image)
+        assert len(bus.data) == 128 * 64 // 8
+        assert parts.recorder is not None and len(parts.recorder.pngs) == 1
+        with Image.open(parts.recorder.pngs[0]) as png:
+            assert same(png, image)
+    finally:
+        parts.display.close()
+        if parts.camera is not None:
+            parts.camera.close()
+
+
 def test_an_oled_mounted_upside_down_is_sent_the_screen_turned(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
