@@ -2698,6 +2698,29 @@ def test_a_fault_that_stops_the_table_is_left_on_either_kind_of_oled(
     assert build_module.show_fault(cfg, "cannot start", "why", "fix it") is False
 
 
+@pytest.mark.parametrize("driver", ["terminal", "none"])
+def test_a_fault_is_not_drawn_on_an_oled_the_config_does_not_name(
+    driver: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``display.driver`` "terminal" or "none" the I2C bus is not the table's (another
+    device, another program may use it): a fault that stops the table is said in the
+    journal only, and no OLED is opened to draw it."""
+    from table.hw import build as build_module
+    from table.hw.display import LumaDisplay, dummy_display
+    from table.service.config import DisplayConfig, DisplayDriver
+
+    opened: list[DisplayConfig] = []
+
+    def oled(cfg: DisplayConfig) -> LumaDisplay:
+        opened.append(cfg)
+        return dummy_display()
+
+    monkeypatch.setattr(build_module, "open_oled", oled)
+    cfg = DisplayConfig(driver=DisplayDriver(driver))
+    assert build_module.show_fault(cfg, "cannot start", "why", "fix it") is False
+    assert opened == []
+
+
 def test_on_a_pi_gpio_that_opens_a_little_later_is_waited_for(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
