@@ -315,6 +315,19 @@ def test_MC_4_MC_6_mexico_hard_with_one_life_counts_a_doubled_loss_as_one() -> N
     assert _hard("mexico", three) != _hard("mexico", state)
 
 
+def test_MC_3_mexico_hard_first_player_after_its_own_21_counts_every_loss_doubled() -> None:
+    """MC-3: once a 21 was thrown this round (here by the first player itself, then
+    thrown away for a 63), every loss of the round is doubled, also where nobody after
+    throws a 21. hard stands on the 63 as the exact count says."""
+    for lives in (2, 3):
+        state = _mexico([], 0, 21, n=2, lives=lives)
+        state = played("mexico", state, Throw((2, 1)), Throw((6, 3)))
+        assert state.saw_21 and state.current == 0 and state.throws == 2
+        stand, again = _mexico_exact(state)
+        assert stand < again, (lives, stand, again)
+        assert _hard("mexico", state) == Stand(), lives
+
+
 def test_MC_6_mexico_normal_plays_its_rules_of_thumb() -> None:
     """First player: stands on a double or 21; on its second throw also on 61 or
     better. Later: stands once above the lowest pair kept so far, a tie throws again."""

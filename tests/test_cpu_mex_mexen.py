@@ -254,6 +254,46 @@ def test_MX_3_mex_easy_stands_on_61_unless_a_whim_and_sometimes_ends() -> None:
             assert decide("mex", "easy", state, FixedRandom(0.3)) == EndRound(), name
 
 
+def test_MX_3_MX_7_mex_easy_whim_is_one_time_in_five_and_ending_half_the_time() -> None:
+    """easy follows a whim exactly when its draw is below 1/5 (MX-3: the round's first
+    player, who may not end, MX-7); it ends the round exactly when its draw is below 1/2
+    and its pair is 61 or better, 61 included, on turn and as the player who threw last."""
+    sixty_one = _rank(61)
+    for name in RANK_ORDER:
+        state = _mex([], [], [name])
+        usual = Stand() if _rank(name) >= sixty_one else ThrowAgain()
+        whim = ThrowAgain() if usual == Stand() else Stand()
+        for draw in (0.0, 0.19):
+            assert decide("mex", "easy", state, FixedRandom(draw)) == whim, (name, draw)
+        for draw in (0.2, 0.3, 0.99):
+            assert decide("mex", "easy", state, FixedRandom(draw)) == usual, (name, draw)
+        if usual == Stand() and name != 21:  # MX-7 (a) open
+            state = _mex([65, 65], [], [name], n=3)
+            assert decide("mex", "easy", state, FixedRandom(0.49)) == EndRound(), name
+            assert decide("mex", "easy", state, FixedRandom(0.5)) == Stand(), name
+    last = _mex([65, 65], [61], [])  # MX-7 (b): p1 kept 61 below p0's 65
+    assert deciders("mex", last) == (1, 2)
+    assert decide("mex", "easy", last, FixedRandom(0.49), 1) == EndRound()
+    assert decide("mex", "easy", last, FixedRandom(0.5), 1) is None
+
+
+def test_MX_9_mex_a_player_outside_the_tiebreak_does_not_choose_the_counting() -> None:
+    """MX-9: only the tie-break's last player chooses the counting; p1, not tied, asked
+    anyway, lets the moment pass at every level and any whim."""
+    state = played(
+        "mex",
+        get_rules("mex").start(tuple(Player(f"p{i}") for i in range(3)), {"lives": 5}),
+        Throw((5, 4)),
+        Stand(),
+        Throw((6, 5)),
+        Throw((5, 4)),
+    )
+    assert state.phase.value == "tiebreak" and deciders("mex", state) == (2, 0)
+    for level in LEVELS:
+        for draw in (0.0, 0.99):
+            assert decide("mex", level, state, FixedRandom(draw), 1) is None, (level, draw)
+
+
 def test_MX_9_mex_tiebreak_counting_by_level() -> None:
     """The tie-break's last player is asked before its first throw: easy asks
     for pips half the time; normal and hard leave it at mex; once chosen,
@@ -451,6 +491,8 @@ def test_MN_5_mexen_easy_chases_mex_half_the_time() -> None:
     state = _mexen([], [(1, 5)])
     assert decide("mexen", "easy", state, FixedRandom(0.4)) == Hold(1)
     assert decide("mexen", "easy", state, FixedRandom(0.6)) == ThrowAgain()
+    assert decide("mexen", "easy", state, FixedRandom(0.49)) == Hold(1)  # half: below 1/2
+    assert decide("mexen", "easy", state, FixedRandom(0.5)) == ThrowAgain()
     assert decide("mexen", "easy", _mexen([], [(6, 2)]), FixedRandom(0.4)) == Hold(2)
     assert decide("mexen", "easy", _mexen([], [(6, 4)]), FixedRandom(0.0)) == ThrowAgain()
 
@@ -581,6 +623,7 @@ def _mexen_exact(state: Any, future: Fraction = Fraction(0)) -> dict[int, Fracti
         ([(2, 1), (4, 3), (6, 6)], [(5, 2)], 5),  # MN-4: one throw each after an early Mex
         ([(4, 3)], [(4, 1)], 2),
         ([(6, 5), (3, 2)], [], 3),  # before the first throw, from the previous 32
+        ([(6, 1), (6, 1)], [(6, 1)], 3),  # MN-10: last player, two earlier on the lowest 61
     ],
 )
 def test_MN_3_MN_10_mexen_hard_matches_an_exact_count(
@@ -642,6 +685,20 @@ def test_MN_8_mexen_hard_pirate_counts_its_own_doubles() -> None:
     best = min(exact, key=lambda h: exact[h])
     assert best == 1 and exact[1] < exact[0]
     assert decide("mexen", "hard", state, random.Random(0)) == Hold(1)
+
+
+def test_MN_8_mexen_hard_pays_nothing_for_another_players_pirate() -> None:
+    """MN-8: p0 is the pirate at x3; p1's doubles cost p1 nothing, so hard leaves a die
+    lying, one of the cheapest by the exact count (reckoned as the pirate, it would throw
+    both)."""
+    from table.cpu.mexen import _context
+
+    state = _mexen([(1, 1)], [(6, 4)])
+    assert state.pirate == 0 and state.multiplier == 3 and state.current == 1
+    exact = _mexen_exact(state, Fraction(_context(state)[-1]))
+    cheapest = {h for h, value in exact.items() if value == min(exact.values())}
+    assert cheapest == {4, 6}, exact  # 4 and 6 cost exactly the same here
+    assert decide("mexen", "hard", state, random.Random(0)) in {Hold(h) for h in cheapest}
 
 
 # -- contracts held by exact counts and by the API (seats, finished games)
@@ -726,6 +783,45 @@ def test_MX_7_mex_hard_ender_tied_for_the_lowest_with_many_to_come_ends() -> Non
     loss = _mex_stand(_rank(31), _rank(31), 1, 0, 14, 3, 99)
     assert loss > 1
     assert decide("mex", "hard", state, random.Random(0), 1) == EndRound()
+
+
+def test_MX_7_MX_8_mex_hard_ender_tied_for_the_lowest_shares_the_loss_and_stands() -> None:
+    """MX-7 (b), MX-8: tied with p0 on 42, one player to come, hard reckons a loss to
+    share with p0 in a tie-break: below one life, so it does not end the round, though
+    alone on 42 standing would cost more than one life."""
+    state = _mex([43, 42], [42], [], n=3)
+    assert deciders("mex", state) == (1, 2) and state.limit == 2
+    tied = _mex_stand(_rank(42), _rank(42), 1, 0, 1, 2, 12)
+    alone = _mex_stand(_rank(42), _rank(43), 1, 0, 1, 2, 12)
+    assert tied < 1 < alone, (tied, alone)
+    assert decide("mex", "hard", state, random.Random(0), 1) is None
+
+
+def test_MX_7_mex_after_the_next_players_first_throw_only_they_decide() -> None:
+    """MX-7 (b): the player who threw last may end the round only before the next
+    player's first throw; once it is thrown, only the player on turn is asked."""
+    state = _mex([54, 54], [62], [43])  # p2 has thrown once
+    assert state.current == 2 and state.throws == 1
+    assert deciders("mex", state) == (2,)
+    for level in LEVELS:
+        assert decide("mex", level, state, FixedRandom(0.0), 1) is None, level
+
+
+def test_MX_6_MX_7_mex_hard_ender_reckons_with_its_own_lives_not_the_next_players() -> None:
+    """MX-6, MX-7 (b): p2 (two lives) kept 31 below p1's 65, p3 (one life) is next. A
+    Mexx to come could cost p2 two lives, so standing costs it more than the one life of
+    ending: it ends. Reckoned with p3's one life, standing would look cheaper."""
+    rules = get_rules("mex")
+    state: Any = rules.start(tuple(Player(f"p{i}") for i in range(4)), {"lives": 2})
+    state = played("mex", state, Throw((6, 5)), Stand(), Throw((6, 4)), Throw((6, 3)))
+    state = played("mex", state, Throw((4, 3)), Throw((6, 5)), Stand(), Throw((6, 4)))
+    state = played("mex", state, Throw((4, 3)), Throw((6, 3)), Throw((6, 5)), Stand())
+    state = played("mex", state, Throw((3, 1)))
+    assert state.lives == (2, 1, 2, 1) and state.order == (1, 2, 3, 0)
+    assert state.kept == (65, 31) and deciders("mex", state) == (2, 3)
+    assert _mex_stand(_rank(31), _rank(65), 1, 0, 2, 1, 2) > 1
+    assert _mex_stand(_rank(31), _rank(65), 1, 0, 2, 1, 1) < 1
+    assert decide("mex", "hard", state, random.Random(0), 2) == EndRound()
 
 
 def test_MX_7_mex_normal_ender_tied_for_the_lowest_does_not_end() -> None:
