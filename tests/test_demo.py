@@ -355,6 +355,8 @@ def test_the_edges_of_each_step_are_steps(text: str, step: Step) -> None:
         ("throw \uff16 \uff13", "a throw is one or two dice 1-6"),
         ("throw +6 3", "a throw is one or two dice 1-6"),
         ("wait \u0663", "wait needs seconds"),
+        ("wait nan", "wait needs seconds"),
+        ("hold twice", "after hold say long or very_long"),
     ],
 )
 def test_a_step_out_of_its_range_is_refused_by_name(text: str, said: str) -> None:
@@ -372,6 +374,36 @@ def test_a_text_script_names_the_line_of_a_bad_step_counting_comments_and_blanks
     text = "# a game\n\nroll\nthrow 9\n"
     with pytest.raises(ScriptError, match=r"^line 4: 'throw 9': a throw is"):
         parse_script(text)
+
+
+def test_an_empty_step_of_a_json_script_is_named_by_its_place() -> None:
+    """A blank string in a JSON script is refused with its place in the list. If it were
+    not named, a person would have to hunt through the list for the empty one."""
+    with pytest.raises(ScriptError) as err:
+        parse_script('["roll", " ", "stop"]')
+    assert str(err.value) == "step 2: empty step"
+
+
+def test_a_text_script_counts_blank_lines_at_its_start() -> None:
+    """Blank lines before the first step count in the line a bad step is named by. If
+    they did not, the line said would be above the mistake in the file."""
+    with pytest.raises(ScriptError, match=r"^line 3: 'throw 9': a throw is"):
+        parse_script("\n\nthrow 9\n")
+
+
+def test_a_json_script_after_blank_lines_or_spaces_is_read_as_json() -> None:
+    """A JSON list that starts after a blank line or an indent is still a JSON script.
+    If it were read as lines of text, its first line ``[`` would be refused as no step."""
+    steps = parse_script('\n  ["roll", "quit"]\n')
+    assert steps == (PressStep(ButtonPress(Button.ROLL)), QuitStep())
+
+
+def test_broken_json_is_named_by_the_line_it_breaks_on() -> None:
+    """A JSON script that breaks off is said with the line where the reader stopped. If
+    it gave another number (the column), a person would look on the wrong line."""
+    with pytest.raises(ScriptError) as err:
+        parse_script('[\n"roll",\n"stop"\n')
+    assert str(err.value).startswith("not valid JSON (") and str(err.value).endswith(", line 3)")
 
 
 def test_a_script_file_with_a_bad_step_is_named_with_the_step(tmp_path: Path) -> None:
@@ -431,6 +463,25 @@ def test_a_script_closed_by_the_table_plays_no_further_step() -> None:
     script.close()
     assert got.get_nowait() == ButtonPress(Button.ROLL)
     assert got.empty()
+
+
+def test_a_script_closed_from_its_own_thread_raises_nothing_there() -> None:
+    """A close made from the script's own thread (a press that stops the table there and
+    then) lets the script end quietly. If it waited for its own thread, the close would
+    raise there, and such a stop would leave a traceback in the journal."""
+    raised: list[BaseException] = []
+    script = ScriptButtons(parse_script('["roll", "stop"]'))
+
+    def put(event: TableEvent) -> None:
+        try:
+            script.close()  # from the script's own thread, as the table's quit does
+        except Exception as exc:  # what would reach the thread's top
+            raised.append(exc)
+
+    script.start(put)
+    assert script.done.wait(10)
+    script.close()
+    assert raised == []
 
 
 def test_a_busy_table_is_waited_on_before_each_step_and_the_end_and_each_wait_is_said() -> None:
