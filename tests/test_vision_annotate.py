@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import cv2
 import numpy as np
@@ -306,3 +307,130 @@ def test_a_label_next_to_the_top_banner_goes_where_the_banner_leaves_it_visible(
     out = annotate(_frame(), reading)
     below = out[84:100, 302:312].reshape(-1, 3).astype(int)
     assert int(((below[:, 1] > 150) & (below[:, 2] < 120)).sum()) > 20, below
+
+
+def _drawn_labels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> list[tuple[str, tuple[int, int, int, int], float]]:
+    """Each label ``annotate`` draws from now on: its text, filled box and font scale."""
+    import vision.annotate as drawing
+
+    drawn: list[tuple[str, tuple[int, int, int, int], float]] = []
+    put = drawing._put_label
+
+    def recording(
+        canvas: np.ndarray,
+        text: str,
+        rect: tuple[int, int, int, int],
+        scale: float,
+        colour: tuple[int, int, int],
+    ) -> None:
+        drawn.append((text, rect, scale))
+        put(canvas, text, rect, scale, colour)
+
+    monkeypatch.setattr(drawing, "_put_label", recording)
+    return drawn
+
+
+@pytest.mark.parametrize("text", ["5", "die 2: tilted", "die 12: cut off at the frame edge"])
+@pytest.mark.parametrize("scale", [0.35, 0.78, 4.875])
+def test_a_labels_words_lie_inside_its_filled_box(text: str, scale: float) -> None:
+    """A label's words are drawn within the box filled behind them, tall letters and
+    descenders included; if not, their tops or their ends would stand on the photo,
+    where on a busy tray they cannot be read."""
+    from vision.annotate import ORANGE, _put_label
+
+    w, h = _label_size(text, scale)
+    canvas = np.full((h + 200, w + 200, 3), 128, np.uint8)
+    rect = (100, 100, 100 + w, 100 + h)
+    _put_label(canvas, text, rect, scale, ORANGE)
+    ys, xs = np.nonzero((canvas != 128).any(axis=2))
+    assert xs.min() >= 100 and xs.max() <= 100 + w and ys.min() >= 100 and ys.max() <= 100 + h
+    inside = canvas[100 : 100 + h + 1, 100 : 100 + w + 1].reshape(-1, 3)
+    assert int((inside != ORANGE).any(axis=1).sum()) > 0  # the words, in their ink
+
+
+def test_a_value_is_drawn_larger_than_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die's value is drawn in larger letters than the reason a die was not read; if
+    not, the values, what a glance at the picture is for, would be the small print."""
+    drawn = _drawn_labels(monkeypatch)
+    dice = (_square(5, 200, 240, 60), _square(None, 440, 240, 60, "tilted"))
+    annotate(_frame(), FrameReading(FrameStatus.REROLL, "die 2 is tilted", dice, 9.0))
+    (value, value_rect, value_scale), (reason, reason_rect, reason_scale) = drawn
+    assert (value, reason) == ("5", "die 2: tilted")
+    assert value_scale > reason_scale * 1.5
+    assert value_rect[3] - value_rect[1] > reason_rect[3] - reason_rect[1]
+
+
+def test_the_value_of_a_small_die_is_no_taller_than_the_die(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Small dice lie close together: a value in letters taller than its die would cover
+    the dice beside it. The label of an 18 px die is at most 18 px high."""
+    drawn = _drawn_labels(monkeypatch)
+    dice = (_square(3, 300, 240, 18), _square(4, 322, 240, 18))
+    annotate(_frame(), FrameReading(FrameStatus.OK, "", dice, 9.0))
+    assert [text for text, _, _ in drawn] == ["3", "4"]
+    for _, (_, y0, _, y1), _ in drawn:
+        assert y1 - y0 <= 18, drawn
+
+
+def test_a_row_of_dice_cut_off_alike_is_drawn_with_labels_clear_of_each_other(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In the picture itself, the labels of twelve dice cut off alike along the top edge
+    are placed again once shortened to ``die N``: no filled label box lies over another.
+    If they kept the places the long labels had, the pile would still hide them."""
+    drawn = _drawn_labels(monkeypatch)
+    dice = _refused_row(12, "cut off at the frame edge")
+    reading = FrameReading(FrameStatus.REROLL, "die 1 is cut off at the frame edge", dice, 12.0)
+    annotate(_frame(), reading)
+    assert drawn[0][0] == "die 1: cut off at the frame edge"
+    assert sum(text.startswith("die ") and ":" not in text for text, _, _ in drawn) >= 6
+    for (_, a, _), (_, b, _) in itertools.combinations(drawn, 2):
+        assert not _overlap(a, b), (a, b)
+
+
+def _banner_text_drawn(
+    monkeypatch: pytest.MonkeyPatch, frame: np.ndarray, reading: FrameReading
+) -> tuple[str, tuple[int, int], float, int]:
+    """The banner's words as ``annotate`` draws them: text, origin, scale, thickness."""
+    import vision.annotate as drawing
+
+    calls: list[tuple[str, tuple[int, int], float, int]] = []
+    put_text = cv2.putText
+
+    def recording(img: np.ndarray, text: str, org: tuple[int, int], *args: Any) -> Any:
+        _font, scale, _ink, thickness = args[:4]
+        calls.append((text, org, float(scale), int(thickness)))
+        return put_text(img, text, org, *args)
+
+    monkeypatch.setattr(drawing.cv2, "putText", recording)
+    annotate(frame, reading)
+    return calls[-1]  # the banner is drawn last, over the labels
+
+
+def test_the_whole_verdict_fits_across_the_picture(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long reason is fitted into the banner: its words end inside the picture. If they
+    ran past the right edge, the end of why the throw was refused would be lost."""
+    reason = "die 2 is unclear (pips and shape disagree), die 1 is touching another die"
+    reading = FrameReading(FrameStatus.REROLL, reason, (), 125.0)
+    frame = _frame(240, 320)
+    text, (x, _), scale, thickness = _banner_text_drawn(monkeypatch, frame, reading)
+    width = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)[0][0]
+    assert x >= 0 and x + width <= 320, (text, scale)
+    assert text.startswith("REROLL - die 2")
+
+
+@pytest.mark.parametrize(("shape", "tall"), [((480, 640, 3), 15), ((3000, 4000, 3), 90)])
+def test_the_banner_words_grow_with_the_picture(
+    monkeypatch: pytest.MonkeyPatch, shape: tuple[int, int, int], tall: int
+) -> None:
+    """The banner's capitals are some 18 px high on a 480 px photo and six times that on a
+    3000 px one; if they were much smaller, the verdict could not be read at a glance."""
+    reading = FrameReading(FrameStatus.OK, "", (_square(4, 100, 300, 40),), 9.0)
+    frame = np.full(shape, 128, np.uint8)
+    text, _, scale, thickness = _banner_text_drawn(monkeypatch, frame, reading)
+    assert text == "OK 4  (9 ms)"
+    (_, height), _ = cv2.getTextSize("OK", cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
+    assert height >= tall, (scale, height)
