@@ -434,3 +434,43 @@ def test_the_banner_words_grow_with_the_picture(
     assert text == "OK 4  (9 ms)"
     (_, height), _ = cv2.getTextSize("OK", cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
     assert height >= tall, (scale, height)
+
+
+def _luminance(bgr: Any) -> float:
+    """Relative luminance of an sRGB colour given as B, G, R (WCAG 2)."""
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in bgr / 255.0]
+    return 0.0722 * lin[0] + 0.7152 * lin[1] + 0.2126 * lin[2]
+
+
+@pytest.mark.parametrize("fill", ["GREEN", "ORANGE", "RED"])
+def test_a_labels_words_stand_out_from_its_fill(fill: str) -> None:
+    """The words on a value's green label and a reason's orange one (and on a label of
+    the banner's red) stand out from their fill by a contrast of at least 4.5:1 (WCAG's
+    for small text): white on the green was 2.2:1, hard to read at arm's length."""
+    import vision.annotate as drawing
+
+    colour = getattr(drawing, fill)
+    w, h = _label_size("die 2: tilted", 1.5)
+    canvas = np.zeros((h + 1, w + 1, 3), np.uint8)
+    drawing._put_label(canvas, "die 2: tilted", (0, 0, w, h), 1.5, colour)
+    pixels = canvas.reshape(-1, 3).astype(float)
+    far = np.abs(pixels - np.array(colour, float)).sum(axis=1)
+    ink = pixels[int(np.argmax(far))]  # the words' core, in their ink
+    lighter, darker = sorted((_luminance(ink), _luminance(np.array(colour, float))))[::-1]
+    assert (lighter + 0.05) / (darker + 0.05) >= 4.5, (fill, ink)
+
+
+@pytest.mark.parametrize("ok", [True, False])
+def test_the_banners_words_stand_out_from_it(ok: bool) -> None:
+    """The verdict on the banner, green over an ok throw and red over a refused one,
+    stands out from the banner by a contrast of at least 4.5:1."""
+    dice = (_square(5, 200, 300, 60),) if ok else (_square(None, 200, 300, 60, "tilted"),)
+    status = FrameStatus.OK if ok else FrameStatus.REROLL
+    reading = FrameReading(status, "" if ok else "die 1 is tilted", dice, 9.0)
+    out = annotate(_frame(), reading)
+    band = out[:12].reshape(-1, 3).astype(float)  # the banner's top rows, above the words
+    fill = np.median(band, axis=0)
+    rows = out[:40].reshape(-1, 3).astype(float)
+    ink = rows[int(np.argmax(np.abs(rows - fill).sum(axis=1)))]
+    lighter, darker = sorted((_luminance(ink), _luminance(fill)))[::-1]
+    assert (lighter + 0.05) / (darker + 0.05) >= 4.5, (ok, fill, ink)
