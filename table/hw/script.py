@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,14 +164,12 @@ class ScriptButtons:
         on_throw: ThrowSink | None = None,
         quit_at_end: bool = True,
         step_timeout_s: float = 30.0,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.steps = tuple(steps)
         self.wait_idle = wait_idle
         self.on_throw = on_throw
         self.quit_at_end = quit_at_end
         self.step_timeout_s = step_timeout_s
-        self.sleep = sleep
         self.note: Callable[[str], None] | None = None
         """Told when the table was still busy after ``step_timeout_s`` (the run's stderr)."""
         self._stop = threading.Event()
