@@ -92,6 +92,8 @@ def test_frames_to_replay_are_looked_for_at_the_start(
     assert "no frames in it" in capsys.readouterr().err
     assert main(["run", "--stand-ins", *data, "--frames", str(empty / "notes.txt")]) == 2
     assert "notes.txt: not a folder" in capsys.readouterr().err
+    assert main(["run", "--stand-ins", *data, "--frames", str(tmp_path / "mistyped")]) == 2
+    assert "mistyped: no such folder" in capsys.readouterr().err  # not "not a folder"
     assert main(["demo", "--out", str(tmp_path / "demo"), "--frames", str(empty)]) == 2
     assert "no frames in it" in capsys.readouterr().err
     assert not (tmp_path / "data").exists() and not (tmp_path / "demo").exists()
