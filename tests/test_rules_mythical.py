@@ -665,3 +665,116 @@ def test_MY_3_a_refused_bid_names_a_player_on_one_line() -> None:
         assert isinstance(refused, Refused)
         assert refused.reason.isprintable(), refused.reason
         assert '"Ann\\nBob"' in refused.reason or '"Cid\\u001b[2J"' in refused.reason
+
+
+# ---------------------------------------------------------------------------
+# Gaps found by changing the rules by hand (mutants): each test below fails with one
+
+
+def test_MY_1_default_bag_number_faces_are_those_of_rules_md() -> None:
+    """MY-1 [choice]: the number dice's faces as RULES.md lists them, every kind."""
+    faces = {k.name: k.faces for k in DEFAULT_BAG.kinds}
+    assert faces == {
+        "minotaur": ("minotaur",) * 4 + (FLAG, FLAG),
+        "griffin": ("griffin",) * 4 + (FLAG, FLAG),
+        "mermaid": ("mermaid",) * 4 + (FLAG, FLAG),
+        "red": (5, 5, 6, 6, 7, 7),
+        "yellow": (3, 3, 4, 4, 5, 5),
+        "purple": (1, 1, 2, 2, 3, 3),
+        "grey": (FLAG, FLAG, FLAG, 1, 1, 7),
+    }
+    # and a roll is judged by them: a yellow 6 or a purple 4 is refused
+    g = play(2, [bids(Ann=0, Bob=0), roll("yellow", 6)])
+    assert last_reason(g) == "mythical: a yellow die has no face 6 (its faces: 3, 4, 5)"
+    g = play(2, [bids(Ann=0, Bob=0), roll("purple", 4)])
+    assert last_reason(g) == "mythical: a purple die has no face 4 (its faces: 1, 2, 3)"
+
+
+def test_MY_1_a_third_mermaid_is_refused_saying_both_were_rolled() -> None:
+    """MY-1: the bag holds two mermaids; the third of a round is refused, and the reason
+    speaks of both dice, not of "the only mermaid die"."""
+    g = play(3, [bids(Ann=0, Bob=0, Cid=0), c("mermaid"), c("mermaid"), c("mermaid")])
+    assert last_reason(g) == (
+        "mythical: all 2 mermaid dice in the bag were already rolled in round 1"
+    )
+    assert g.view()["dice_left"]["mermaid"] == 0
+    assert g.turn is not None and g.turn.player == "Cid"
+
+
+def test_MY_2_round_one_is_led_by_seat_one_from_the_start() -> None:
+    """MY-2: while round 1 is being bid, the view already names seat 1 as its leader."""
+    for n in (2, 3, 6):
+        g = Game.start(header(n))
+        assert g.view()["leader"] == "Ann"
+        assert g.view()["turn"] == {"player": None, "phase": "bids", "trick": 0}
+
+
+def test_MY_2_rounds_option_below_one_is_refused() -> None:
+    """MY-2: any 1-8 rounds may be set; 0 rounds is not a game and is refused."""
+    with pytest.raises(SetupError, match="rounds"):
+        Game.start(header(2, rounds=0))
+    with pytest.raises(SetupError, match="rounds"):
+        Game.start(header(3, rounds=-1))
+    assert Game.start(header(2, rounds=1)).view()["rounds"] == 1
+
+
+def test_MY_8_a_bonus_of_a_round_whose_bid_was_missed_is_not_paid_later() -> None:
+    """MY-8: the bonus earned in a trick counts only for its own round's bid; it is not
+    carried into the next round, where the same player meets their bid."""
+    r1 = [bids(Ann=0, Bob=0), c("minotaur"), c("mermaid")]  # Bob: +50 earned, bid 0 missed
+    r2 = [bids(Ann=0, Bob=1), roll("red", 7), roll("red", 5), roll("red", 5), roll("red", 6)]
+    g = play(2, [*r1, *r2], rounds=2)
+    assert g.refused == ()
+    v = g.view()
+    # round 2: Bob led and took trick 1, Ann took trick 2; Bob met his bid of 1
+    assert v["last_round"]["tricks_won"] == {"Ann": 1, "Bob": 1}
+    assert v["last_round"]["bonuses"] == {"Ann": 0, "Bob": 0}
+    assert v["last_round"]["scores"] == {"Ann": -20, "Bob": 20}
+    # totals: round 1 gave Ann +10 and Bob -10 (his bonus lost with his bid missed)
+    assert [p["points"] for p in v["players"]] == [-10, 10]
+
+
+def test_E_1_the_rules_refuse_every_event_after_the_end_as_game_over() -> None:
+    """E-1: after the last round (or end_game) the rules themselves, called without the
+    Game wrapper (as a simulator does), refuse every event with "game over", bids
+    included."""
+    over = one_trick([roll("red", 7), roll("red", 5)], {"Ann": 1, "Bob": 0}).state
+    ended = RULES.apply(RULES.start((Player("Ann"), Player("Bob")), {"rounds": 2}), EndGame())
+    for state in (over, ended):
+        assert isinstance(state, MythicalState) and state.phase is Phase.OVER
+        for ev in (Bids((("Ann", 0), ("Bob", 0))), Roll("red", 5), EndGame()):
+            assert RULES.apply(state, ev) == Refused("game over"), ev
+
+
+@pytest.mark.parametrize(("die", "face"), [("red", 7.0), ("grey", 1.0), ("yellow", 5.0)])
+def test_MY_1_a_number_face_given_as_a_float_is_refused(die: str, face: float) -> None:
+    """MY-1: a face is a whole number or a name. 7.0 equals the red die's 7 in Python,
+    but a roll of it, accepted, would be logged as a line no later start could read."""
+    g = play(2, [bids(Ann=0, Bob=0)])
+    g2, refused = g.apply(Roll(die, face))  # type: ignore[arg-type]  # what a caller may pass
+    assert isinstance(refused, Refused)
+    assert g2.state == g.state and g2.view()["trick"] == []
+
+
+def test_MY_4_view_lists_the_rolls_of_the_trick_so_far() -> None:
+    """MY-4: the display sees each roll of the trick as it is made, in order."""
+    g = play(3, [bids(Ann=1, Bob=0, Cid=0), roll("red", 6)], rounds=2)
+    assert g.view()["trick"] == [{"player": "Ann", "die": "red", "face": 6}]
+    g, _ = g.apply(parse_event(c("griffin")))
+    assert g.view()["trick"] == [
+        {"player": "Ann", "die": "red", "face": 6},
+        {"player": "Bob", "die": "griffin", "face": "griffin"},
+    ]
+    g, _ = g.apply(parse_event(flag()))  # the trick is full: a new one starts, empty
+    assert g.view()["trick"] == []
+    assert len(g.view()["last_trick"]["rolls"]) == 3
+
+
+def test_MY_6_last_trick_keeps_its_round_once_the_next_round_starts() -> None:
+    """MY-6: after a round's last trick the view's last_trick still says which round and
+    trick it was, while ``round`` has moved on to the next one."""
+    g = play(2, [bids(Ann=0, Bob=1), roll("red", 5), roll("red", 6)], rounds=3)
+    v = g.view()
+    assert v["round"] == 2 and v["turn"]["phase"] == "bids"
+    assert (v["last_trick"]["round"], v["last_trick"]["trick"]) == (1, 1)
+    assert v["last_round"]["round"] == 1
