@@ -155,3 +155,69 @@ def test_a_fine_and_a_coarse_find_in_one_place_are_both_kept_for_the_reader() ->
     rival = Spot(400.0, 259.0, 71.0, 0.57)
     small = Spot(390.0, 248.0, 43.0, 0.34)
     assert suppress([small, rival, coarse]) == [coarse, rival, small]
+
+
+class _FakeNet:
+    """Stands in for the locator network on a ``frame_w`` wide frame: given an input ``w``
+    pixels wide, its maps hold the finds listed under ``w`` (frame x, y, size, heat) as
+    the network would draw them (cell, sub-cell offset, log size in cells)."""
+
+    def __init__(
+        self, frame_w: int, finds: dict[int, list[tuple[float, float, float, float]]]
+    ) -> None:
+        self.frame_w = frame_w
+        self.finds = finds
+        self.shape: tuple[int, ...] = (1, 3, 16, 16)
+        self.widths: list[int] = []
+
+    def setInput(self, blob: np.ndarray) -> None:  # noqa: N802 (cv2.dnn's name)
+        self.shape = blob.shape
+
+    def forward(self) -> np.ndarray:
+        _, _, h, w = self.shape
+        self.widths.append(w)
+        out = np.zeros((1, 4, h // 4, w // 4), np.float32)
+        s = w / self.frame_w
+        for fx, fy, size, heat in self.finds.get(w, []):
+            gx, gy = fx * s / 4, fy * s / 4
+            out[0, :, int(gy), int(gx)] = (heat, gx - int(gx), gy - int(gy), np.log(size * s / 4))
+        return out
+
+
+def _places(spots: list[Spot]) -> list[tuple[int, int, bool]]:
+    return sorted((round(s.x), round(s.y), s.coarse) for s in spots)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "closer"),
+    [((80.0, 80.0, 30.0), False), ((80.0, 30.0, 30.0), True), ((30.0, 30.0, 30.0), True)],
+)
+def test_a_wide_frame_is_looked_at_closer_unless_most_sure_finds_are_big_enough(
+    sizes: tuple[float, ...], closer: bool
+) -> None:
+    """A 1280 px frame is first looked at as a 640 px one; its sure finds' middle size
+    (not the smallest, not the biggest) decides: at least 13 of that look's pixels (65 of
+    the frame's) and that look is the fine pass, else a look at 512 px is. Either way the
+    finds come back at their places in the frame."""
+    probe = [(200.0 + 300 * i, 300.0, size, 0.9) for i, size in enumerate(sizes)]
+    close = [(900.0, 700.0, 30.0, 0.9)]
+    loc = Locator()
+    loc.net = _FakeNet(1280, {256: probe, 512: close})
+    spots = loc.find(np.full((960, 1280, 3), 128, np.uint8))
+    expect = close if closer else probe
+    assert _places(spots) == sorted((round(x), round(y), False) for x, y, _, _ in expect)
+    assert loc.net.widths[0] == 256 and (512 in loc.net.widths) == closer
+
+
+def test_the_closer_looks_size_limit_is_in_its_own_pixels() -> None:
+    """In the closer (512 px) look at a 1280 px frame, a find over 46 of its pixels
+    across (here 150 frame px, 60 of its own) is too big for the fine pass and dropped:
+    the coarse pass reads it. Kept, it would stand as a rival to the coarse find."""
+    small_sure = [(200.0, 200.0, 30.0, 0.9)]  # 6 px in the 640 px look: look closer
+    fine = [(300.0, 300.0, 30.0, 0.9), (800.0, 500.0, 150.0, 0.8)]
+    coarse = [(800.0, 500.0, 150.0, 0.6)]
+    loc = Locator()
+    loc.net = _FakeNet(1280, {256: small_sure, 512: fine, 128: coarse})
+    spots = loc.find(np.full((960, 1280, 3), 128, np.uint8))
+    assert _places(spots) == [(300, 300, False), (800, 500, True)]
+    assert [round(s.size) for s in sorted(spots, key=lambda s: s.x)] == [30, 150]
