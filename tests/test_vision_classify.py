@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import photo_like
+from vision import locate
 from vision.classify import (
     CROP_SIDE,
     MODEL_PATH,
@@ -21,6 +22,7 @@ from vision.classify import (
     crop,
     input_norm,
     input_stem,
+    network_input,
     softmax,
     to_input,
     unfold3,
@@ -219,3 +221,38 @@ def test_each_network_gets_its_crops_normalised_as_its_json_says(tmp_path: Path)
     assert not np.allclose(
         Classifier(MODEL_PATH).probabilities(dim), Classifier(model).probabilities(dim), atol=1e-3
     )
+
+
+def test_softmax_is_taken_crop_by_crop() -> None:
+    """Each crop's probabilities are its own: a crop with huge logits in the same batch
+    does not make another's vanish into NaN, which would be read as no value at all."""
+    z = np.array([[1000.0, 0, 0, 0, 0, 0, 0], [0.0, 6.0, 0, 0, 0, 0, 0]], np.float32)
+    p = softmax(z)
+    assert np.all(np.isfinite(p))
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-5)
+    assert int(np.argmax(p[1])) == 1
+    assert np.allclose(p[1], softmax(z[1:])[0], atol=1e-6)
+
+
+def test_a_plain_network_whose_json_says_unfolded_is_refused(tmp_path: Path) -> None:
+    """A network without the unfolded input (the locator's file stands in for one) whose
+    .json says "unfolded" would be run on 27 channels: refused, naming the file."""
+    model = tmp_path / "c.onnx"
+    shutil.copy(locate.MODEL_PATH, model)
+    assert input_stem(model) == "plain"  # no .json: plain, and the network agrees
+    model.with_suffix(".json").write_text(json.dumps({"stem": "unfolded"}))
+    with pytest.raises(ValueError, match="input is not the unfolded one") as caught:
+        Classifier(model)
+    assert str(caught.value).startswith(f"{model}: its .json says stem 'unfolded'")
+
+
+def test_only_an_unfolded_network_gets_its_input_unfolded() -> None:
+    """A plain network gets the crops normalised, three colours; an unfolded one the
+    same unfolded into 27 channels."""
+    c = _crops(2)
+    plain = network_input(c, "per_crop", "plain")
+    assert plain.shape == (2, 3, CROP_SIDE, CROP_SIDE)
+    assert np.array_equal(plain, to_input(c, "per_crop"))
+    unfolded = network_input(c, "per_crop", "unfolded")
+    assert unfolded.shape == (2, 27, CROP_SIDE, CROP_SIDE)
+    assert np.array_equal(unfolded, unfold3(to_input(c, "per_crop")))
