@@ -267,25 +267,10 @@ def test_a_refused_die_is_labelled_with_its_number_in_the_picture(
     "die 2 is tilted"); if not, with several dice the picture would not show which one
     the verdict means. It was ``?2 tilted``, and ``?1 unclear`` beside a die showing one
     pip read as "perhaps a 1"."""
-    import vision.annotate as drawing
-
-    texts: list[str] = []
-    put = drawing._put_label
-
-    def recording(
-        canvas: np.ndarray,
-        text: str,
-        rect: tuple[int, int, int, int],
-        scale: float,
-        colour: tuple[int, int, int],
-    ) -> None:
-        texts.append(text)
-        put(canvas, text, rect, scale, colour)
-
-    monkeypatch.setattr(drawing, "_put_label", recording)
+    drawn = _drawn_labels(monkeypatch)
     dice = (_square(5, 200, 240, 60), _square(None, 440, 240, 60, "tilted"))
     annotate(_frame(), FrameReading(FrameStatus.REROLL, "die 2 is tilted", dice, 9.0))
-    assert texts == ["5", "die 2: tilted"]
+    assert [text for text, _, _ in drawn] == ["5", "die 2: tilted"]
 
 
 def test_the_banner_shows_its_text_in_a_contrasting_ink() -> None:

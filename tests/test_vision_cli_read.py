@@ -368,14 +368,20 @@ def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str
     assert "usage: dicetable read" in capsys.readouterr().err
 
 
-def test_text_output_survives_a_terminal_without_unicode(tmp_path: Path) -> None:
-    tall = write(tmp_path / "tall.png", 48, 64)
+def _on_an_ascii_terminal(files: list[str]) -> str:
+    """What ``dicetable read FILES`` prints to a terminal that takes ASCII only."""
     raw = io.BytesIO()
     out = io.TextIOWrapper(raw, encoding="ascii")
-    code = cli_read.run(parse([tall]), reader=FakeReader(), out=out, err=io.StringIO())
+    code = cli_read.run(parse(files), reader=FakeReader(), out=out, err=io.StringIO())
     out.flush()
     assert code == 0
-    assert raw.getvalue().decode("ascii") == f"{tall}: reroll - die 2 is tilted  [5 ?]  (40 ms)\n"
+    return raw.getvalue().decode("ascii")
+
+
+def test_text_output_survives_a_terminal_without_unicode(tmp_path: Path) -> None:
+    tall = write(tmp_path / "tall.png", 48, 64)
+    said = _on_an_ascii_terminal([tall])
+    assert said == f"{tall}: reroll - die 2 is tilted  [5 ?]  (40 ms)\n"
 
 
 # -- through the real command -------------------------------------------------
@@ -859,12 +865,7 @@ def test_a_name_the_terminal_cannot_show_is_marked_not_shortened(tmp_path: Path)
     """On a terminal without the name's characters each is shown as "?"; if they were
     dropped, ``café.png`` would be shown as ``caf.png``, the name of another file."""
     photo = write(tmp_path / "caf\u00e9.png", 64, 48)
-    raw = io.BytesIO()
-    out = io.TextIOWrapper(raw, encoding="ascii")
-    code = cli_read.run(parse([photo]), reader=FakeReader(), out=out, err=io.StringIO())
-    out.flush()
-    assert code == 0
-    assert raw.getvalue().decode("ascii") == f"{tmp_path}/caf?.png: ok  6 3  (12 ms)\n"
+    assert _on_an_ascii_terminal([photo]) == f"{tmp_path}/caf?.png: ok  6 3  (12 ms)\n"
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc")
