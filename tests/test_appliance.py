@@ -68,6 +68,81 @@ def test_a_watchdog_interval_that_is_no_number_turns_the_watchdog_off() -> None:
     assert SystemdNotifier({"WATCHDOG_USEC": "\u00b2"}).watchdog_interval is None
 
 
+def test_an_abstract_notify_socket_is_reached_by_its_at_name(tmp_path: Path) -> None:
+    """systemd may name an abstract socket (``@name``, a NUL byte first on the wire); if
+    the "@" were kept, or the NUL left out, no message would reach systemd and the
+    watchdog would restart a healthy table."""
+    name = f"dicetable-test-{os.getpid()}-{tmp_path.name}"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind("\0" + name)
+    sock.settimeout(5)
+    try:
+        n = SystemdNotifier({"NOTIFY_SOCKET": f"@{name}"})
+        assert n.enabled
+        n.ready()
+        n.close()
+        assert sock.recv(1024).decode() == "READY=1"
+    finally:
+        sock.close()
+
+
+def test_a_notify_socket_named_by_a_relative_path_is_not_used(
+    notify_socket: socket.socket, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``$NOTIFY_SOCKET`` is an absolute path or an ``@name``; anything else is not
+    systemd's, and the notifier stays off rather than write to a file of that name in
+    whatever folder the table was started from."""
+    monkeypatch.chdir(tmp_path)
+    n = SystemdNotifier({"NOTIFY_SOCKET": "notify"})
+    assert not n.enabled
+    n.ready()
+    notify_socket.setblocking(False)  # a datagram sent is queued before sendto returns
+    with pytest.raises(BlockingIOError):
+        notify_socket.recv(1024)
+
+
+def test_extend_timeout_is_said_in_microseconds(
+    notify_socket: socket.socket, tmp_path: Path
+) -> None:
+    """EXTEND_TIMEOUT_USEC= counts microseconds: in any other unit a service waiting for
+    its data folder would be killed for starting too slowly, or never."""
+    n = SystemdNotifier({"NOTIFY_SOCKET": str(tmp_path / "notify")})
+    n.extend_timeout(15)
+    n.extend_timeout(0.25)
+    n.close()
+    got = [notify_socket.recv(1024).decode() for _ in range(2)]
+    assert got == ["EXTEND_TIMEOUT_USEC=15000000", "EXTEND_TIMEOUT_USEC=250000"]
+
+
+def test_a_status_naming_a_player_beyond_ascii_is_sent_as_utf8(
+    notify_socket: socket.socket, tmp_path: Path
+) -> None:
+    """Players are named as people are (Zoë, Jürgen): such a status is sent whole, in
+    UTF-8; refused, it would raise in the main loop and stop the table."""
+    n = SystemdNotifier({"NOTIFY_SOCKET": str(tmp_path / "notify")})
+    n.status("mex round 1: Zoë throw 1/3")
+    n.close()
+    assert notify_socket.recv(1024).decode("utf-8") == "STATUS=mex round 1: Zoë throw 1/3"
+
+
+def test_the_notifier_speaks_again_once_the_socket_is_back(tmp_path: Path) -> None:
+    """A send that fails (systemd re-executing, its socket briefly gone) drops the
+    notifier's socket; the next message opens a new one. If the closed socket were kept,
+    every later WATCHDOG=1 would fail unheard and systemd would restart the table."""
+    path = tmp_path / "notify"
+    n = SystemdNotifier({"NOTIFY_SOCKET": str(path)})
+    n.watchdog()  # no socket there yet: lost, and nothing raised
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(path))
+    sock.settimeout(5)
+    try:
+        n.watchdog()
+        n.close()
+        assert sock.recv(1024).decode() == "WATCHDOG=1"
+    finally:
+        sock.close()
+
+
 def _unit_text() -> str:
     return UNIT.read_text()
 
