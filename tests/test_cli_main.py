@@ -200,3 +200,118 @@ def test_read_help_gives_its_exit_status(capsys: pytest.CaptureFixture[str]) -> 
         "exit status: 0 when every image was read (a reroll, with its reason, is a reading)" in said
     )
     assert "1 when an image could not be read" in said and "2 for wrong arguments" in said
+
+
+def test_dicetable_itself_tells_its_version_and_its_commands(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``dicetable --version`` and ``dicetable -h`` are answered by dicetable itself: if
+    either were taken for an option misplaced before a command, a person asking what is
+    installed, or what it can do, would be told off instead."""
+    from table import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"dicetable {__version__}\n"
+    for ask in ("-h", "--help"):
+        assert main([ask]) == 0
+        said = capsys.readouterr()
+        assert said.err == ""
+        assert all(command in said.out for command in ("replay", "read", "run", "demo"))
+
+
+@pytest.mark.parametrize("argv", [[], ["play"], ["play", "--json"]])
+def test_no_command_or_an_unknown_one_is_exit_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing or mistyped command is a wrong argument (exit 2, said on standard
+    error), never a success a script would go on from, nor a traceback."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: dicetable ") and "Traceback" not in err
+    if argv:
+        assert "invalid choice: 'play'" in err
+
+
+def test_a_command_that_cannot_be_loaded_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module missing from the install (OpenCV for ``read``) is said in one line with
+    exit 2, not a traceback of the import."""
+    import importlib
+
+    def missing(name: str) -> None:
+        raise ImportError("No module named 'cv2'")
+
+    monkeypatch.setattr(importlib, "import_module", missing)
+    assert main(["read", "x.jpg"]) == 2
+    assert capsys.readouterr().err == "dicetable read: cannot start (No module named 'cv2')\n"
+
+
+@pytest.mark.parametrize(
+    ("fault", "code", "said"),
+    [
+        (BrokenPipeError(errno.EPIPE, "Broken pipe"), 0, ""),
+        (
+            FileNotFoundError(errno.ENOENT, "No such file or directory", "/games/g.json"),
+            1,
+            "dicetable replay: No such file or directory: /games/g.json\n",
+        ),
+        (ValueError("boom"), 1, "dicetable replay: internal error: ValueError: boom\n"),
+        (KeyboardInterrupt(), 130, "dicetable replay: stopped\n"),
+    ],
+    ids=["broken-pipe", "os-error", "bug", "ctrl-c"],
+)
+def test_what_ends_a_command_is_one_line_and_its_exit_status(
+    fault: BaseException,
+    code: int,
+    said: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reader gone (``| head``) is no failure; the machine's refusal names the file; a
+    bug is one line with its type; Ctrl-C is 130. Each without a traceback."""
+    import table.replay
+
+    def fails(args: object) -> int:
+        raise fault
+
+    monkeypatch.delenv("DICETABLE_DEBUG", raising=False)
+    monkeypatch.setattr(table.replay, "run", fails)
+    assert main(["replay", "g.json"]) == code
+    assert capsys.readouterr().err == said
+
+
+@pytest.mark.parametrize(
+    "fault", [ValueError("boom"), OSError(errno.EIO, "Input/output error")], ids=["bug", "os"]
+)
+def test_dicetable_debug_shows_the_traceback_before_the_line(
+    fault: Exception, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``DICETABLE_DEBUG=1`` is for developers: the traceback, then the usual line."""
+    import table.replay
+
+    def fails(args: object) -> int:
+        raise fault
+
+    monkeypatch.setenv("DICETABLE_DEBUG", "1")
+    monkeypatch.setattr(table.replay, "run", fails)
+    assert main(["replay", "g.json"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):")
+    assert err.splitlines()[-1].startswith("dicetable replay: ")
+
+
+def test_closed_standard_error_keeps_standard_output_clean(tmp_path: Path) -> None:
+    """Run with standard error closed (``2>&-``), the one-line error goes nowhere: not
+    into standard output, where it would be read as the command's answer."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        ["bash", "-c", '"$0" -m table replay "$1" 2>&-', sys.executable, tmp_path / "nope.json"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
