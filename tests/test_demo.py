@@ -290,6 +290,81 @@ def test_a_demo_with_show_prints_each_screen_as_text(
     assert "+-----" not in capsys.readouterr().out
 
 
+def test_the_games_asked_for_are_played_in_that_order_and_an_unknown_one_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--games "mexen, mex"`` (a space after the comma) plays those two in that order;
+    a name with no demo is refused in one line, exit 2, before any game is played or any
+    folder made."""
+    played: list[str] = []
+
+    def play(rules: str, *args: object, **kwargs: object) -> DemoResult:
+        played.append(rules)
+        return _result(rules, {"over": True, "players": [], "winner": "P1"})
+
+    monkeypatch.setattr(demo, "play", play)
+    out = tmp_path / "o"
+    assert main(["demo", "--out", str(out), "--games", "mex,yahtzee"]) == 2
+    assert capsys.readouterr().err == (
+        "dicetable demo: no demo for 'yahtzee' (demos: mex, mexico, mexen)\n"
+    )
+    assert played == [] and not out.exists()
+    assert main(["demo", "--out", str(out), "--games", "mexen, mex"]) == 0
+    assert played == ["mexen", "mex"]
+
+
+def test_an_output_folder_that_is_a_file_is_refused_before_any_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--out`` naming a file is said in one line, exit 2, and no game is played: each
+    would fail on the same folder."""
+    played: list[str] = []
+
+    def play(rules: str, *args: object, **kwargs: object) -> DemoResult:
+        played.append(rules)
+        raise AssertionError("no game is to be played")
+
+    monkeypatch.setattr(demo, "play", play)
+    out = tmp_path / "notes.txt"
+    out.write_text("mine")
+    assert main(["demo", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"dicetable demo: cannot write to {out} (Not a directory)\n"
+    assert played == [] and out.read_text() == "mine"
+
+
+def test_a_dangling_link_where_a_demo_folder_goes_is_refused(tmp_path: Path) -> None:
+    """A link that leads nowhere in the demo folder's place is not a demo's output: the
+    demo refuses it (and says why) rather than fail on it as a disk fault."""
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "mex").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(DemoError, match="is not a demo's output"):
+        play("mex", tmp_path / "o")
+    assert not (tmp_path / "nowhere").exists()
+    assert (tmp_path / "o" / "mex").is_symlink()
+
+
+def test_a_demo_on_a_pi_replays_its_photos_and_leaves_the_camera_and_oled_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a Pi the camera and the OLED are the service's: the demo still plays on its
+    replayed photos and draws its screens to files. If it took the hardware, its throws
+    would be read off the real table and its screens drawn over the service's."""
+    import table.hw.build
+
+    opened: list[object] = []
+
+    def open_oled(cfg: object) -> object:
+        opened.append(cfg)
+        raise AssertionError("the demo opened the OLED")
+
+    monkeypatch.setattr(table.hw.build, "_on_a_pi", lambda: True)
+    monkeypatch.setattr(table.hw.build, "_has_picamera", lambda: True)
+    monkeypatch.setattr(table.hw.build, "open_oled", open_oled)
+    result = play("mexen", tmp_path / "o")
+    assert opened == []
+    assert result.over and result.pngs > 0 and result.errors == ()
+
+
 # -- the script a demo plays: its steps read, and played in order
 
 
