@@ -1591,3 +1591,28 @@ def test_a_start_fault_of_several_lines_is_said_on_one(
         "dicetable run: the pip reader cannot start "
         "(RuntimeError: OpenCV(5.1.0) net.cpp:7:\\n error: (-2) no backend)\n"
     ), err
+
+
+@pytest.mark.parametrize(("cpu_dice", "by_hand"), [("table", True), ("software", False)])
+def test_the_configs_cpu_dice_reaches_the_table(
+    cpu_dice: str, by_hand: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[table] cpu_dice = "table"`` (a person throws real dice for the CPU players) is
+    what the running table does: lost on the way, the table would throw for them in
+    software while the dice lay in the tray unread."""
+    from table.cli import main
+    from table.service import loop as loop_module
+
+    made: list[bool] = []
+
+    class Recorded(loop_module.TableLoop):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            made.append(kwargs["cpu_dice_by_hand"])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(loop_module, "TableLoop", Recorded)
+    conf = tmp_path / "dicetable.toml"
+    conf.write_text(f'[table]\ncpu_dice = "{cpu_dice}"\n\n[display]\ndriver = "none"\n')
+    argv = ["run", "--stand-ins", "--config", str(conf), "--data", str(tmp_path / "data")]
+    assert main([*argv, "--seconds", "0.2"]) == 0
+    assert made == [by_hand]
