@@ -1616,3 +1616,29 @@ def test_the_configs_cpu_dice_reaches_the_table(
     argv = ["run", "--stand-ins", "--config", str(conf), "--data", str(tmp_path / "data")]
     assert main([*argv, "--seconds", "0.2"]) == 0
     assert made == [by_hand]
+
+
+def test_keyboard_play_throws_as_the_running_table_wants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``dicetable run`` off a Pi makes up a throw per ROLL; it asks the running table
+    what to throw (one die in a mexen tie-break, MN-10; the die left lying kept, MN-5).
+    Not asked, it would throw two new dice every time, and a held die would be moved."""
+    from table.cli import main
+    from table.hw import build as build_module
+    from table.service.loop import TableLoop
+
+    made: list[build_module.RandomThrows] = []
+
+    class Recorded(build_module.RandomThrows):
+        def __init__(self, seed: int | None = None) -> None:
+            made.append(self)
+            super().__init__(seed)
+
+    monkeypatch.setattr(build_module, "RandomThrows", Recorded)
+    argv = ["run", "--stand-ins", "--data", str(tmp_path / "data"), "--seconds", "0.2"]
+    assert main(argv) == 0
+    assert len(made) == 1 and made[0].ask is not None
+    asked = made[0].ask
+    assert isinstance(getattr(asked, "__self__", None), TableLoop)
+    assert getattr(asked, "__func__", None) is TableLoop.dice_wanted
