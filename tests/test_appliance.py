@@ -1642,3 +1642,16 @@ def test_keyboard_play_throws_as_the_running_table_wants(
     asked = made[0].ask
     assert isinstance(getattr(asked, "__self__", None), TableLoop)
     assert getattr(asked, "__func__", None) is TableLoop.dice_wanted
+
+
+def test_a_run_with_stand_ins_says_what_stands_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Off a Pi, ``dicetable run`` says in one line what stands in for the hardware: a
+    person at a laptop learns that the keys are the buttons and the photos the camera."""
+    from table.cli import main
+
+    argv = ["run", "--stand-ins", "--data", str(tmp_path / "data"), "--seconds", "0.2"]
+    assert main(argv) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "keyboard buttons" in line]
+    assert len(said) == 1 and said[0].startswith("dicetable: camera replays frames from ")
