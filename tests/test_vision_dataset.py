@@ -5,14 +5,26 @@ from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import RunPython
 
-from vision.dataset import DatasetError, Part, in_part, load_set
+from vision.dataset import (
+    SETS,
+    DatasetError,
+    LabelledDie,
+    LabelledImage,
+    Part,
+    default_data_dir,
+    in_part,
+    load_set,
+)
 
 N = 400
+DATA = default_data_dir()  # ../shared/data/dice, or $DICETABLE_SHARED
+PARTS: tuple[Part, ...] = ("all", "tune", "heldout", "fit", "calib", "half")
 
 
 def _part(part: Part) -> set[int]:
@@ -40,6 +52,71 @@ def test_half_is_two_thirds_of_fit_and_never_calibration_or_heldout() -> None:
     assert 3 * len(half) == 2 * len(_part("fit"))
 
 
+def _manifest(tmp_path: Path, entries: list[dict[str, object]]) -> Path:
+    (tmp_path / "byler_d6").mkdir()
+    (tmp_path / "byler_d6" / "manifest.json").write_text(
+        json.dumps({"images": entries}), encoding="utf-8"
+    )
+    return tmp_path
+
+
+def test_a_set_is_split_by_the_index_of_each_image_in_file_name_order(tmp_path: Path) -> None:
+    """The manifest lists the images in any order; the split is of the file names sorted."""
+    names = [f"images/p{i:02d}.jpg" for i in range(17)]
+    listed = names[9:] + names[:9][::-1]
+    data = _manifest(tmp_path, [{"file": n, "width": 9, "height": 9, "dice": []} for n in listed])
+
+    def got(part: Part) -> list[int]:
+        return [int(img.name[1:3]) for img in load_set("byler_d6", part, data)]
+
+    assert got("all") == list(range(17))
+    assert got("tune") == [0, 2, 4, 6, 8, 10, 12, 14, 16]
+    assert got("heldout") == [1, 3, 5, 7, 9, 11, 13, 15]
+    assert got("calib") == [6, 14]
+    assert got("fit") == [0, 2, 4, 8, 10, 12, 16]
+    assert got("half") == [0, 4, 8, 12, 16]
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"shared photos not found at {DATA}")
+@pytest.mark.parametrize("set_name", SETS)
+def test_no_tuning_part_of_the_photos_shares_an_image_with_the_held_out_part(
+    set_name: str,
+) -> None:
+    """On the real sets, by file: every part used for tuning or training ("tune", "fit",
+    "calib", "half") lies in the tuning part, away from the held-out part, and the
+    tuning and held-out parts together are every photo, each once."""
+    files = {p: [img.path for img in load_set(set_name, p, DATA)] for p in PARTS}
+    for p, paths in files.items():
+        assert len(set(paths)) == len(paths), p
+    every = set(files["all"])
+    held = set(files["heldout"])
+    for p in ("tune", "fit", "calib", "half"):
+        assert set(files[p]).isdisjoint(held), p
+        assert set(files[p]) <= set(files["tune"]), p
+    assert set(files["tune"]) | held == every
+    assert set(files["fit"]) | set(files["calib"]) == set(files["tune"])
+    assert len(files["tune"]) - len(held) in (0, 1)
+    assert files["all"] == sorted(every, key=lambda p: str(p.relative_to(DATA / set_name)))
+
+
+def test_a_manifest_is_read_as_the_readme_describes_it(tmp_path: Path) -> None:
+    die = {"value": 6, "bbox": [10, 20, 50, 80.5]}
+    data = _manifest(
+        tmp_path, [{"file": "images/a.jpg", "width": 640, "height": 480, "dice": [die]}]
+    )
+    (img,) = load_set("byler_d6", "all", data)
+    assert img == LabelledImage(
+        "byler_d6",
+        data / "byler_d6" / "images" / "a.jpg",
+        640,
+        480,
+        (LabelledDie(6, (10.0, 20.0, 50.0, 80.5)),),
+    )
+    assert img.dice[0].center == (30.0, 50.25)
+    assert not img.pip_boxes
+    assert replace(img, set_name="matteo_webcam").pip_boxes
+
+
 # Without the labelled photos (no ../shared beside the repository, DICETABLE_SHARED set
 # wrong) or with a broken manifest, the benchmark scripts say so in one line and exit 2;
 # they ended in a FileNotFoundError or IndexError traceback.
@@ -63,6 +140,8 @@ def test_missing_photos_are_a_dataset_error_naming_the_manifest(tmp_path: Path) 
         # box of three numbers, and scored a value of 7 as a die no reader could read
         '{"images": [{"file": "a.jpg", "width": 9, "height": 9,'
         ' "dice": [{"value": 7, "bbox": [0, 0, 5, 5]}]}]}',
+        '{"images": [{"file": "a.jpg", "width": 9, "height": 9,'
+        ' "dice": [{"value": 0, "bbox": [0, 0, 5, 5]}]}]}',
         '{"images": [{"file": "a.jpg", "width": 9, "height": 9,'
         ' "dice": [{"value": 3, "bbox": [0, 0, 5]}]}]}',
         '{"images": [{"file": "a.jpg", "width": 9, "height": 9,'
@@ -274,3 +353,11 @@ def test_a_closed_pipe_with_an_output_of_no_file_of_its_own_ends_quietly(
         raise BrokenPipeError
 
     assert with_photos("x", run, None) == 0
+
+
+@pytest.mark.parametrize("part", ["tuning", "held-out", "Tune", ""])
+def test_a_part_of_no_such_name_is_refused(part: str) -> None:
+    """A misspelt part is refused by name: it was taken for "fit" without a word, and a
+    test asking for "tuning" read the 75 fit photos for the 99 it described."""
+    with pytest.raises(ValueError, match="no part .* of a set"):
+        in_part(6, part)  # type: ignore[arg-type]  # what a caller may misspell

@@ -400,12 +400,12 @@ def test_negatives_of_the_tuning_photos_dark_tray_light_pips_are_read(
 def test_tuning_photos_enlarged_or_framed_twice_as_wide_read_nearly_as_taken(
     set_name: str,
 ) -> None:
-    """The reader works from the measured die size: the tuning photos enlarged to twice
-    their size, or framed by tray to twice their width (dice half as big in the frame),
-    read nearly as taken: at most 1 % of the dice fewer right or more refused, none more
-    wrong."""
+    """The reader works from the measured die size: the tuning photos the networks were
+    fitted on (the "fit" part of "tune") enlarged to twice their size, or framed by tray
+    to twice their width (dice half as big in the frame), read nearly as taken: at most
+    1 % of the dice fewer right or more refused, none more wrong."""
     reader = PipReader()
-    images = load_set(set_name, "tuning", DATA)
+    images = load_set(set_name, "fit", DATA)
     taken, _, _ = run(reader, images, _same)
     one_percent = math.ceil(taken.dice / 100)
     for name, alter in (("enlarged", rescaled(2.0)), ("framed", framed(2.0))):

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -105,7 +105,10 @@ def in_part(index: int, part: Part) -> bool:
         return index % 8 == 6
     if part == "half":
         return index % 4 == 0
-    return index % 2 == 0 and index % 8 != 6  # "fit"
+    if part == "fit":
+        return index % 2 == 0 and index % 8 != 6
+    # A misspelt part ("tuning", "held-out") was taken for "fit", without a word.
+    raise ValueError(f"no part {part!r} of a set (parts: {', '.join(get_args(Part))})")
 
 
 def _die(d: Any) -> LabelledDie:
