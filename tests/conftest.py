@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -84,6 +85,23 @@ HOLD = ButtonPress(Button.HOLD)
 STOP = ButtonPress(Button.STOP)
 STOP_LONG = ButtonPress(Button.STOP, Press.LONG)
 STOP_VERY_LONG = ButtonPress(Button.STOP, Press.VERY_LONG)
+
+
+def close_parts(parts: Any) -> None:
+    """Let go of what ``table.hw.build.build`` opened: the display and the camera."""
+    parts.display.close()
+    if parts.camera is not None:
+        parts.camera.close()
+
+
+def write_manifest(root: Path, entries: list[dict[str, Any]], set_name: str = "byler_d6") -> Path:
+    """A labelled set's ``manifest.json`` under ``root`` listing ``entries``, as the data
+    README gives it; ``root``, to be given as the data folder."""
+    (root / set_name).mkdir(parents=True, exist_ok=True)
+    (root / set_name / "manifest.json").write_text(
+        json.dumps({"images": entries}), encoding="utf-8"
+    )
+    return root
 
 
 def played(rules_name: str, state: Any, *events: Any) -> Any:

@@ -1593,6 +1593,15 @@ def test_a_start_fault_of_several_lines_is_said_on_one(
     ), err
 
 
+def _runs_briefly(tmp_path: Path, *extra: str) -> None:
+    """``dicetable run --stand-ins`` on a data folder in ``tmp_path`` for a fifth of a
+    second, ending well."""
+    from table.cli import main
+
+    argv = ["run", "--stand-ins", "--data", str(tmp_path / "data"), *extra, "--seconds", "0.2"]
+    assert main(argv) == 0
+
+
 @pytest.mark.parametrize(("cpu_dice", "by_hand"), [("table", True), ("software", False)])
 def test_the_configs_cpu_dice_reaches_the_table(
     cpu_dice: str, by_hand: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -1600,7 +1609,6 @@ def test_the_configs_cpu_dice_reaches_the_table(
     """``[table] cpu_dice = "table"`` (a person throws real dice for the CPU players) is
     what the running table does: lost on the way, the table would throw for them in
     software while the dice lay in the tray unread."""
-    from table.cli import main
     from table.service import loop as loop_module
 
     made: list[bool] = []
@@ -1613,8 +1621,7 @@ def test_the_configs_cpu_dice_reaches_the_table(
     monkeypatch.setattr(loop_module, "TableLoop", Recorded)
     conf = tmp_path / "dicetable.toml"
     conf.write_text(f'[table]\ncpu_dice = "{cpu_dice}"\n\n[display]\ndriver = "none"\n')
-    argv = ["run", "--stand-ins", "--config", str(conf), "--data", str(tmp_path / "data")]
-    assert main([*argv, "--seconds", "0.2"]) == 0
+    _runs_briefly(tmp_path, "--config", str(conf))
     assert made == [by_hand]
 
 
@@ -1624,7 +1631,6 @@ def test_keyboard_play_throws_as_the_running_table_wants(
     """``dicetable run`` off a Pi makes up a throw per ROLL; it asks the running table
     what to throw (one die in a mexen tie-break, MN-10; the die left lying kept, MN-5).
     Not asked, it would throw two new dice every time, and a held die would be moved."""
-    from table.cli import main
     from table.hw import build as build_module
     from table.service.loop import TableLoop
 
@@ -1636,8 +1642,7 @@ def test_keyboard_play_throws_as_the_running_table_wants(
             super().__init__(seed)
 
     monkeypatch.setattr(build_module, "RandomThrows", Recorded)
-    argv = ["run", "--stand-ins", "--data", str(tmp_path / "data"), "--seconds", "0.2"]
-    assert main(argv) == 0
+    _runs_briefly(tmp_path)
     assert len(made) == 1 and made[0].ask is not None
     asked = made[0].ask
     assert isinstance(getattr(asked, "__self__", None), TableLoop)
@@ -1649,9 +1654,6 @@ def test_a_run_with_stand_ins_says_what_stands_in(
 ) -> None:
     """Off a Pi, ``dicetable run`` says in one line what stands in for the hardware: a
     person at a laptop learns that the keys are the buttons and the photos the camera."""
-    from table.cli import main
-
-    argv = ["run", "--stand-ins", "--data", str(tmp_path / "data"), "--seconds", "0.2"]
-    assert main(argv) == 0
+    _runs_briefly(tmp_path)
     said = [line for line in capsys.readouterr().err.splitlines() if "keyboard buttons" in line]
     assert len(said) == 1 and said[0].startswith("dicetable: camera replays frames from ")

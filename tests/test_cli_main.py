@@ -247,6 +247,16 @@ def test_a_command_that_cannot_be_loaded_is_one_line_and_exit_2(
     assert capsys.readouterr().err == "dicetable read: cannot start (No module named 'cv2')\n"
 
 
+def _replay_ends_with(fault: BaseException, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``dicetable replay`` raising ``fault`` from inside the command."""
+    import table.replay
+
+    def fails(args: object) -> int:
+        raise fault
+
+    monkeypatch.setattr(table.replay, "run", fails)
+
+
 @pytest.mark.parametrize(
     ("fault", "code", "said"),
     [
@@ -270,13 +280,8 @@ def test_what_ends_a_command_is_one_line_and_its_exit_status(
 ) -> None:
     """A reader gone (``| head``) is no failure; the machine's refusal names the file; a
     bug is one line with its type; Ctrl-C is 130. Each without a traceback."""
-    import table.replay
-
-    def fails(args: object) -> int:
-        raise fault
-
     monkeypatch.delenv("DICETABLE_DEBUG", raising=False)
-    monkeypatch.setattr(table.replay, "run", fails)
+    _replay_ends_with(fault, monkeypatch)
     assert main(["replay", "g.json"]) == code
     assert capsys.readouterr().err == said
 
@@ -288,13 +293,8 @@ def test_dicetable_debug_shows_the_traceback_before_the_line(
     fault: Exception, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``DICETABLE_DEBUG=1`` is for developers: the traceback, then the usual line."""
-    import table.replay
-
-    def fails(args: object) -> int:
-        raise fault
-
     monkeypatch.setenv("DICETABLE_DEBUG", "1")
-    monkeypatch.setattr(table.replay, "run", fails)
+    _replay_ends_with(fault, monkeypatch)
     assert main(["replay", "g.json"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("Traceback (most recent call last):")

@@ -15,16 +15,9 @@ from table.hw.build import TeeDisplay
 from table.hw.display import NullDisplay, TerminalDisplay, dummy_display
 from table.service import screens
 from table.service.ports import DISPLAY_SIZE
-from tests.conftest import seen_as_pi
+from tests.conftest import close_parts, seen_as_pi
 
 FRAMES = Path(__file__).resolve().parents[1] / "table" / "data" / "frames"
-
-
-def _close_parts(parts: Any) -> None:
-    """Let go of what ``build`` opened: the display and the camera."""
-    parts.display.close()
-    if parts.camera is not None:
-        parts.camera.close()
 
 
 SCREENS: list[screens.Screen] = [
@@ -228,7 +221,7 @@ def test_the_note_says_why_the_gpio_buttons_are_not_used(monkeypatch: pytest.Mon
             "keyboard buttons" in parts.summary
         )
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 class _NoDeviceOnTheBus:
@@ -264,7 +257,7 @@ def test_a_missing_oled_is_named_in_the_note(
         assert f"display: no {tmp_path / 'i2c-1'} for the ssd1306 (is I2C on?" in parts.summary
         assert "display in the terminal" in parts.summary
     finally:
-        _close_parts(parts)
+        close_parts(parts)
     # the bus is there, nothing answers at the address configured
     (tmp_path / "i2c-1").touch()
     monkeypatch.setattr("luma.core.interface.serial.i2c", _NoDeviceOnTheBus)
@@ -278,7 +271,7 @@ def test_a_missing_oled_is_named_in_the_note(
         )
         assert "\n" not in parts.summary
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 @pytest.mark.parametrize(
@@ -504,7 +497,7 @@ def test_a_webcam_is_asked_for_the_frame_size_and_mains_in_the_config(
         parts.camera.open()
         assert opened == [("2", (640, 480), 60)]
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_on_a_pi_without_picamera2_the_camera_fault_is_shown_not_replaced(
@@ -740,7 +733,7 @@ def test_an_oled_missing_at_the_start_on_a_pi_is_tried_again_not_printed(
         assert isinstance(parts.display, OledDisplay)
         assert "not answering" in parts.summary and "tried again every 5 s" in parts.summary
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
     clock = Clock()
     oled = OledDisplay(parts.display.cfg, clock=clock, retry_s=5.0)
@@ -897,7 +890,7 @@ def test_stand_ins_leave_an_oled_that_answers_alone(
         assert isinstance(parts.display, TerminalDisplay)
         assert bus.writes == 0
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_an_oled_that_answers_and_a_png_dir_both_get_the_screens(
@@ -921,7 +914,7 @@ def test_an_oled_that_answers_and_a_png_dir_both_get_the_screens(
         with Image.open(parts.recorder.pngs[0]) as png:
             assert same(png, image)
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_an_oled_mounted_upside_down_is_sent_the_screen_turned(

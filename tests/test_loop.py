@@ -35,7 +35,7 @@ from table.service.ports import (
 )
 from table.service.referee import Settings
 from table.service.resume import DataDir
-from tests.conftest import damaged_inside, seen_as_pi
+from tests.conftest import close_parts, damaged_inside, seen_as_pi
 
 FRAMES = Path(__file__).resolve().parents[1] / "table" / "data" / "frames"
 
@@ -2218,12 +2218,6 @@ def _gpio_fails(monkeypatch: pytest.MonkeyPatch, error: Exception) -> list[objec
     return tried
 
 
-def _close_parts(parts: Any) -> None:
-    parts.display.close()
-    if parts.camera is not None:
-        parts.camera.close()
-
-
 def _build_on_a_laptop(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
@@ -2285,7 +2279,7 @@ def test_the_same_seed_picks_the_same_random_throws(
             assert scripted is not None and scripted.pick is not None
             throws.append([scripted.pick() for _ in range(12)])
         finally:
-            _close_parts(parts)
+            close_parts(parts)
     assert throws[0] == throws[1]
 
 
@@ -2319,7 +2313,7 @@ def test_stand_ins_show_replayed_photos_in_place_of_a_webcam_the_config_names(
         assert "camera replays frames from" in parts.summary
         assert opened == []
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_a_pi_camera_is_used_off_a_pi_where_picamera2_is_installed_at_the_size_configured(
@@ -2346,7 +2340,7 @@ def test_a_pi_camera_is_used_off_a_pi_where_picamera2_is_installed_at_the_size_c
         assert parts.camera.mains_hz == 60
         assert "replays" not in parts.summary and "no camera" not in parts.summary
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_the_pi_camera_is_opened_with_the_sharpness_and_mains_configured(
@@ -2394,7 +2388,7 @@ def test_stand_ins_never_try_the_gpio_buttons(
         assert tried == []
         assert "keyboard buttons (" in parts.summary
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_off_a_pi_a_button_pin_that_cannot_be_had_is_named_in_the_note(
@@ -2417,7 +2411,7 @@ def test_off_a_pi_a_button_pin_that_cannot_be_had_is_named_in_the_note(
         assert f"pin {why}: keyboard buttons (" in parts.summary
         assert "no GPIO here" not in parts.summary
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_a_gpio_fault_without_gpiozero_warnings_is_named_by_its_error(
@@ -2438,7 +2432,7 @@ def test_a_gpio_fault_without_gpiozero_warnings_is_named_by_its_error(
             in parts.summary
         )
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_on_a_pi_buttons_that_stop_the_table_let_go_of_the_camera_opened(
@@ -2499,7 +2493,7 @@ def test_an_oled_missing_off_a_pi_prints_the_screens_and_still_records_them(
         assert "ROLL to start" in out.getvalue()
         assert [p.name for p in parts.recorder.pngs] == ["frame_0001.png"]
     finally:
-        _close_parts(parts)
+        close_parts(parts)
     assert gif.is_file()
 
 
@@ -2526,7 +2520,7 @@ def test_a_working_oled_and_a_recording_both_get_every_screen(
         assert parts.recorder is not None and parts.recorder.shown == 1
         assert "display" not in parts.summary and out.getvalue() == ""
     finally:
-        _close_parts(parts)
+        close_parts(parts)
     with Image.open(gif) as anim:
         assert anim.n_frames == 1
 
@@ -2553,7 +2547,7 @@ def test_a_display_set_to_none_records_the_screens_asked_for_and_prints_nothing(
         assert out.getvalue() == "" and "display in the terminal" not in parts.summary
         assert [p.name for p in parts.recorder.pngs] == ["frame_0001.png"]
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_a_scripts_throw_is_the_photo_the_replayed_camera_shows(
@@ -2588,7 +2582,7 @@ def test_a_scripts_throw_is_the_photo_the_replayed_camera_shows(
         assert isinstance(frame, Frame)
         assert np.array_equal(frame.image, scripted.image_for((6, 3)))
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_a_script_of_presses_only_says_nothing_of_unused_throws(
@@ -2607,7 +2601,7 @@ def test_a_script_of_presses_only_says_nothing_of_unused_throws(
         assert "throws" not in parts.summary
         assert parts.summary == "buttons from a script (2 steps)"
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 def test_a_frames_folder_given_is_the_one_the_camera_replays(
@@ -2632,7 +2626,7 @@ def test_a_frames_folder_given_is_the_one_the_camera_replays(
         assert f"camera replays frames from {own} (a random throw per ROLL)" in parts.summary
         assert scripted.image_for((3, 6)) is not None
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 @pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
@@ -2662,7 +2656,7 @@ def test_an_oled_in_the_config_is_opened_with_its_own_settings(
         assert _bits(oleds[0].device.image) == _bits(picture) and out.getvalue() == ""
         assert "display" not in parts.summary
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
 
 @pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
@@ -2721,6 +2715,23 @@ def test_a_fault_is_not_drawn_on_an_oled_the_config_does_not_name(
     assert opened == []
 
 
+def _pi_gpio_clock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[float]:
+    """A Pi whose GPIO is waited for GPIO_WAIT_S = 20 s on a made-up clock: ``clock[0]``,
+    moved on by each sleep between tries."""
+    from table.hw import build as build_module
+
+    clock = [0.0]
+
+    def sleep(s: float) -> None:
+        clock[0] += s
+
+    seen_as_pi(monkeypatch, tmp_path, pi=True)
+    monkeypatch.setattr(build_module, "GPIO_WAIT_S", 20.0)
+    monkeypatch.setattr(build_module, "_gpio_sleep", sleep)
+    monkeypatch.setattr(build_module, "_gpio_clock", lambda: clock[0])
+    return clock
+
+
 def test_on_a_pi_gpio_that_opens_a_little_later_is_waited_for(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -2731,7 +2742,7 @@ def test_on_a_pi_gpio_that_opens_a_little_later_is_waited_for(
     from table.hw import build as build_module
 
     tried: list[float] = []
-    clock = [0.0]
+    clock = _pi_gpio_clock(monkeypatch, tmp_path)
 
     class LateGpio:
         def __init__(self, cfg: object) -> None:
@@ -2744,21 +2755,13 @@ def test_on_a_pi_gpio_that_opens_a_little_later_is_waited_for(
         def close(self) -> None: ...
 
     monkeypatch.setattr("table.hw.buttons.GpioButtons", LateGpio)
-    seen_as_pi(monkeypatch, tmp_path, pi=True)
-    monkeypatch.setattr(build_module, "GPIO_WAIT_S", 20.0)
-
-    def sleep(s: float) -> None:
-        clock[0] += s
-
-    monkeypatch.setattr(build_module, "_gpio_sleep", sleep)
-    monkeypatch.setattr(build_module, "_gpio_clock", lambda: clock[0])
     parts = build_module.build(_keyboard_config(), text_out=io.StringIO())
     try:
         assert isinstance(parts.buttons, LateGpio)
         assert tried == [0.0, 1.0, 2.0]
         assert "GPIO buttons ready at try 3" in parts.summary
     finally:
-        _close_parts(parts)
+        close_parts(parts)
 
     # GPIO that never opens: tried for GPIO_WAIT_S, then the table stops as before
     tried.clear()
@@ -2779,7 +2782,7 @@ def test_on_a_pi_a_button_pin_in_use_stops_the_table_at_once(
     from table.hw.buttons import PinUnusable
 
     tried: list[float] = []
-    clock = [0.0]
+    clock = _pi_gpio_clock(monkeypatch, tmp_path)
 
     class PinTaken:
         late = False  # the first try finds no GPIO yet
@@ -2790,14 +2793,7 @@ def test_on_a_pi_a_button_pin_in_use_stops_the_table_at_once(
                 raise PermissionError(13, "Permission denied", "/dev/gpiochip0")
             raise PinUnusable("buttons.roll = 17: GPIO17 is in use by another program")
 
-    def sleep(s: float) -> None:
-        clock[0] += s
-
     monkeypatch.setattr("table.hw.buttons.GpioButtons", PinTaken)
-    seen_as_pi(monkeypatch, tmp_path, pi=True)
-    monkeypatch.setattr(build_module, "GPIO_WAIT_S", 20.0)
-    monkeypatch.setattr(build_module, "_gpio_sleep", sleep)
-    monkeypatch.setattr(build_module, "_gpio_clock", lambda: clock[0])
     for late, tries in ((False, [0.0]), (True, [0.0, 1.0])):
         PinTaken.late = late
         tried.clear()

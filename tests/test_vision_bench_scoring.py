@@ -4,11 +4,11 @@ so each rule of the scoring is pinned here on small made-up labelled images."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import write_manifest
 from vision import bench
 from vision.bench import Score, grown, holds, pct, report, run_set, score_image
 from vision.dataset import LabelledDie, LabelledImage
@@ -139,7 +139,6 @@ class _Stub:
 def test_run_set_reads_the_held_out_images_and_scores_each_first_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "byler_d6").mkdir()
     entries = [
         {
             "file": f"images/{n}.png",
@@ -149,9 +148,7 @@ def test_run_set_reads_the_held_out_images_and_scores_each_first_reading(
         }
         for n in "abcde"
     ]
-    (tmp_path / "byler_d6" / "manifest.json").write_text(
-        json.dumps({"images": entries}), encoding="utf-8"
-    )
+    write_manifest(tmp_path, entries)
     monkeypatch.setenv("DICETABLE_SHARED", str(tmp_path))
     read: list[str] = []
 

@@ -4,13 +4,13 @@ or thresholds ever reaches the held-out images."""
 from __future__ import annotations
 
 import importlib
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import RunPython
 
+from tests.conftest import write_manifest
 from vision.dataset import (
     SETS,
     DatasetError,
@@ -52,19 +52,13 @@ def test_half_is_two_thirds_of_fit_and_never_calibration_or_heldout() -> None:
     assert 3 * len(half) == 2 * len(_part("fit"))
 
 
-def _manifest(tmp_path: Path, entries: list[dict[str, object]]) -> Path:
-    (tmp_path / "byler_d6").mkdir()
-    (tmp_path / "byler_d6" / "manifest.json").write_text(
-        json.dumps({"images": entries}), encoding="utf-8"
-    )
-    return tmp_path
-
-
 def test_a_set_is_split_by_the_index_of_each_image_in_file_name_order(tmp_path: Path) -> None:
     """The manifest lists the images in any order; the split is of the file names sorted."""
     names = [f"images/p{i:02d}.jpg" for i in range(17)]
     listed = names[9:] + names[:9][::-1]
-    data = _manifest(tmp_path, [{"file": n, "width": 9, "height": 9, "dice": []} for n in listed])
+    data = write_manifest(
+        tmp_path, [{"file": n, "width": 9, "height": 9, "dice": []} for n in listed]
+    )
 
     def got(part: Part) -> list[int]:
         return [int(img.name[1:3]) for img in load_set("byler_d6", part, data)]
@@ -101,7 +95,7 @@ def test_no_tuning_part_of_the_photos_shares_an_image_with_the_held_out_part(
 
 def test_a_manifest_is_read_as_the_readme_describes_it(tmp_path: Path) -> None:
     die = {"value": 6, "bbox": [10, 20, 50, 80.5]}
-    data = _manifest(
+    data = write_manifest(
         tmp_path, [{"file": "images/a.jpg", "width": 640, "height": 480, "dice": [die]}]
     )
     (img,) = load_set("byler_d6", "all", data)
@@ -122,7 +116,7 @@ def test_a_manifest_is_read_as_the_readme_describes_it(tmp_path: Path) -> None:
 # they ended in a FileNotFoundError or IndexError traceback.
 
 
-def test_missing_photos_are_a_dataset_error_naming_the_manifest(tmp_path: Path) -> None:
+def test_missing_photos_are_a_dataset_error_naming_thewrite_manifest(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match=r"no labelled photos at .*byler_d6.manifest\.json"):
         load_set("byler_d6", "tune", tmp_path)
 
@@ -170,11 +164,7 @@ def test_scripts_without_photos_print_one_line_and_exit_2(
 def test_bench_reports_a_set_whose_part_has_no_image(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "byler_d6").mkdir()
-    entry = {"file": "images/a.jpg", "width": 9, "height": 9, "dice": []}
-    (tmp_path / "byler_d6" / "manifest.json").write_text(
-        json.dumps({"images": [entry]}), encoding="utf-8"
-    )
+    write_manifest(tmp_path, [{"file": "images/a.jpg", "width": 9, "height": 9, "dice": []}])
     monkeypatch.setenv("DICETABLE_SHARED", str(tmp_path))
     from vision import bench
 
@@ -190,11 +180,7 @@ def test_output_into_a_closed_pipe_ends_quietly(module: str, tmp_path: Path) -> 
     import subprocess
     import sys
 
-    (tmp_path / "byler_d6").mkdir()
-    entry = {"file": "images/a.jpg", "width": 9, "height": 9, "dice": []}
-    (tmp_path / "byler_d6" / "manifest.json").write_text(
-        json.dumps({"images": [entry]}), encoding="utf-8"
-    )
+    write_manifest(tmp_path, [{"file": "images/a.jpg", "width": 9, "height": 9, "dice": []}])
     args = ["byler_d6", "--no-big"] if module == "bench" else ["byler_d6"]
     child = subprocess.Popen(
         [sys.executable, "-m", f"vision.{module}", *args],
@@ -233,9 +219,7 @@ def test_bench_reads_a_photo_as_dicetable_read_does(tmp_path: Path, run_python: 
     entries = [
         {"file": f"images/{n}", "width": 40, "height": 30, "dice": []} for n in (name, bad.name)
     ]
-    (tmp_path / "byler_d6" / "manifest.json").write_text(
-        json.dumps({"images": entries}), encoding="utf-8"
-    )
+    write_manifest(tmp_path, entries)
     code = (
         "from vision.dataset import DatasetError, load_set\n"
         "for img in sorted(load_set('byler_d6', 'all'), key=lambda i: i.name != 'missing.png'):\n"
@@ -300,11 +284,7 @@ def test_bench_refuses_an_unknown_set_before_reading_any(
 ) -> None:
     """A misspelt second set was found out only after the first had been read and reported
     (minutes, on the full photos), and the run then ended with exit 2."""
-    (tmp_path / "byler_d6").mkdir()
-    entry = {"file": "images/a.jpg", "width": 9, "height": 9, "dice": []}
-    (tmp_path / "byler_d6" / "manifest.json").write_text(
-        json.dumps({"images": [entry]}), encoding="utf-8"
-    )
+    write_manifest(tmp_path, [{"file": "images/a.jpg", "width": 9, "height": 9, "dice": []}])
     monkeypatch.setenv("DICETABLE_SHARED", str(tmp_path))
     from vision import bench
 
