@@ -1246,3 +1246,14 @@ def test_simulate_progress_bar_is_cleared_once(monkeypatch: pytest.MonkeyPatch) 
     assert cleared.endswith("\r")
     progress.close()
     assert stream.getvalue() == cleared
+
+
+def test_simulate_an_option_word_is_taken_without_the_spaces_around_it() -> None:
+    """``--option "variant= extreme"`` is the extreme variant (MN-12), as ``" lives =2"`` is two
+    lives: it was refused with '" extreme" is not allowed'."""
+    from table.cpu.simulate import parse_setup
+
+    setup = parse_setup(
+        _simulate_args(rules="mexen", option=["variant= extreme ", "rounds=2", "stake=sips"])
+    )
+    assert setup.options["variant"] == "extreme" and setup.options["stake"] == "sips"

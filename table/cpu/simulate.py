@@ -187,7 +187,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _option_value(text: str) -> OptionValue:
-    low = text.strip().lower()
+    """A value as typed after ``=``; spaces around it are no part of it (as around the
+    key, and as ``int`` and the yes/no words already took them)."""
+    text = text.strip()
+    low = text.lower()
     if low in ("true", "on", "yes"):
         return True
     if low in ("false", "off", "no"):
