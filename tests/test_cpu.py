@@ -456,6 +456,7 @@ def test_simulate_smoke(capsys: pytest.CaptureFixture[str]) -> None:
         ["--rules", "mexico", "--players", "cpu:godlike,cpu:easy", "--games", "5"],
         ["--rules", "mexico", "--players", "ann,cpu:easy", "--games", "5"],
         ["--rules", "mexico", "--players", "cpu:hard", "--games", "5"],
+        ["--rules", "mexico", "--players", "bot:hard,cpu:easy", "--games", "5"],
         ["--rules", "mexico", "--players", "cpu:hard,cpu:easy", "--games", "0"],
         ["--rules", "mexico", "--players", "cpu:hard,cpu:easy", "--games", "many"],
         [
@@ -1248,6 +1249,56 @@ def test_simulate_progress_bar_is_cleared_once(monkeypatch: pytest.MonkeyPatch) 
     assert stream.getvalue() == cleared
 
 
+def test_wilson_interval_of_no_games_is_every_rate() -> None:
+    """With no game played nothing is known of a win rate: its interval is all of [0, 1]."""
+    from table.cpu.simulate import Interval
+
+    assert wilson(0, 0) == Interval(0.0, 1.0)
+
+
+@pytest.mark.parametrize("word", ["false", "off", "no", "NO", " no "])
+def test_simulate_option_no_off_false_are_false(word: str) -> None:
+    """``--option double_on_21=no`` (or off, false, in any case, spaces around it) switches
+    an option that is on by default off."""
+    from table.cpu.simulate import parse_setup
+
+    setup = parse_setup(_simulate_args(rules="mexico", option=["double_on_21=" + word]))
+    assert setup.options["double_on_21"] is False
+
+
+@pytest.mark.parametrize(
+    ("games", "message"),
+    [
+        ("²", "--games: '²' is not an integer"),  # a digit to str.isdigit, not to int()
+        (" " + "9" * 5000, "--games: a number of 5000 digits is too long"),
+        ("1" + "0" * 25, "--games: at most 1000000000, got a number of 26 digits"),
+    ],
+)
+def test_simulate_a_count_that_is_no_number_or_too_big_says_which(games: str, message: str) -> None:
+    """A superscript two is not a number of games; a very long number is named by its
+    digits, also after a space, and a count past 20 digits is not printed whole."""
+    from table.cpu.simulate import UsageError, parse_setup
+
+    with pytest.raises(UsageError) as raised:
+        parse_setup(_simulate_args(games))
+    assert str(raised.value) == message
+
+
+def test_simulate_takes_spaces_around_seats_and_option_keys_and_a_negative_seed() -> None:
+    """``--players "cpu:hard, cpu:easy"``, ``--option " lives =2"`` and ``--seed -5`` are
+    what they say: a person types spaces after commas, and any integer seeds a run."""
+    from table.cpu.base import Level
+    from table.cpu.simulate import parse_setup
+
+    setup = parse_setup(
+        _simulate_args(
+            rules="mexico", seed="-5", players="cpu:hard, cpu:easy", option=[" lives =2"]
+        )
+    )
+    assert setup.levels == (Level.HARD, Level.EASY)
+    assert setup.options["lives"] == 2 and setup.seed == -5
+
+
 def test_simulate_an_option_word_is_taken_without_the_spaces_around_it() -> None:
     """``--option "variant= extreme"`` is the extreme variant (MN-12), as ``" lives =2"`` is two
     lives: it was refused with '" extreme" is not allowed'."""
@@ -1257,3 +1308,125 @@ def test_simulate_an_option_word_is_taken_without_the_spaces_around_it() -> None
         _simulate_args(rules="mexen", option=["variant= extreme ", "rounds=2", "stake=sips"])
     )
     assert setup.options["variant"] == "extreme" and setup.options["stake"] == "sips"
+
+
+def test_simulate_mexen_with_a_limit_alone_ends() -> None:
+    """A mexen game ends by a round count or by a limit (MN-11): a limit alone is enough."""
+    from table.cpu.simulate import parse_setup, simulate
+
+    setup = parse_setup(_simulate_args(rules="mexen", games="2", option=["limit=3"]))
+    totals, _ = simulate(setup)
+    assert totals.games == 2
+
+
+def test_simulate_breakdown_of_a_short_run_covers_the_games_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--breakdown`` with fewer games than it keeps covers the games there were, and the
+    time it compares the rules' own time with is that of the games it replays, not the
+    run's (on a processor clock that ticks one second a reading here)."""
+    from table.cpu import simulate as sim
+
+    ticks = iter(range(100))
+    monkeypatch.setattr(sim.time, "process_time", lambda: float(next(ticks)))
+    monkeypatch.setattr(sim, "BREAKDOWN_GAMES", 2)
+    totals, timing = sim.simulate(sim.parse_setup(_simulate_args("4", breakdown=True)))
+    assert timing.breakdown is not None
+    # readings: start 0, after game 2: 1, end of the run 2, replay 3 to 4
+    assert (timing.total, timing.breakdown.played, timing.breakdown.rules) == (2.0, 1.0, 1.0)
+    assert timing.breakdown.games == 2 and 0 < timing.breakdown.events < totals.events
+
+    monkeypatch.setattr(sim, "BREAKDOWN_GAMES", 2000)
+    ticks = iter(range(100))
+    _, timing = sim.simulate(sim.parse_setup(_simulate_args("3", breakdown=True)))
+    assert timing.breakdown is not None
+    assert timing.breakdown.games == 3 and timing.breakdown.played == 1.0
+    _, timing = sim.simulate(sim.parse_setup(_simulate_args("3")))
+    assert timing.breakdown is None  # nothing replayed, no breakdown line
+
+
+def test_simulate_each_seat_plays_at_its_own_players_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The players' order in the seats is drawn for each game: the levels the strategy
+    plays each seat at are drawn with it, so hard always plays as hard."""
+    from table.cpu import simulate as sim
+
+    seen: list[tuple[list[str | None], list[str]]] = []
+    real = sim.play_game
+
+    def record(rules: Any, strategy: Any, seats: Any, levels: Any, *rest: Any) -> Any:
+        seen.append(([p.cpu for p in seats], [lv.value for lv in levels]))
+        return real(rules, strategy, seats, levels, *rest)
+
+    monkeypatch.setattr(sim, "play_game", record)
+    sim.simulate(sim.parse_setup(_simulate_args("30", players="cpu:hard,cpu:normal,cpu:easy")))
+    assert len({tuple(cpus) for cpus, _ in seen}) > 1  # the orders differ
+    assert all(cpus == levels for cpus, levels in seen), seen
+
+
+def test_simulate_counts_each_win_for_its_player() -> None:
+    """Wins are counted for the player who won, whatever seat they had: two easy players
+    in 40 games both win some, and every game has its winner."""
+    from table.cpu.simulate import parse_setup, simulate
+
+    totals, _ = simulate(parse_setup(_simulate_args("40", rules="mexico", seed="2")))
+    assert all(wins > 0 for wins in totals.wins), totals.wins
+    assert sum(totals.wins) + totals.no_winner == 40
+
+
+def test_simulate_counts_each_games_rounds() -> None:
+    """Mexico with three lives, two players and no doubled loss lasts three rounds at least
+    (MC-2: a round's loser loses one life): the mean rounds count every game's rounds."""
+    from table.cpu.simulate import parse_setup, simulate
+
+    setup = parse_setup(
+        _simulate_args(rules="mexico", games="10", option=["double_on_21=no", "lives=3"])
+    )
+    totals, _ = simulate(setup)
+    assert totals.rounds >= 3 * totals.games
+
+
+def test_simulate_report_lines_show_options_rates_and_the_breakdown_only_when_asked() -> None:
+    """The report's numbers, each of its own whole: options as the rules take them (``-``
+    for none, true in lower case), a win rate in per cent, the rules' time per event of the
+    replayed games; a breakdown line only after ``--breakdown``."""
+    import dataclasses
+
+    from table.cpu.simulate import Breakdown, GameResult, Timing, Totals, parse_setup, report
+
+    totals = Totals(2)
+    for winner in (0, 1, 1, 1):
+        totals.add(GameResult(winner, False, 3, 30))
+    plain = parse_setup(_simulate_args(games="4"))
+    lines = report(plain, totals, Timing(1.0)).splitlines()
+    assert lines[0] == "mex: 2 players, 4 games, seed 0, options lives=12 max_throws=3"
+    none = report(dataclasses.replace(plain, options={}), totals, Timing(1.0)).splitlines()
+    assert none[0] == "mex: 2 players, 4 games, seed 0, options -"
+    assert lines[2].split()[:3] == ["easy#1", "1", "25.00%"]
+    assert lines[3].split()[:3] == ["easy#2", "3", "75.00%"]
+    assert not any("breakdown" in line for line in lines)
+
+    on = parse_setup(_simulate_args(rules="mexico", games="4", option=["double_on_21=yes"]))
+    lines = report(on, totals, Timing(1.0, Breakdown(2, 50, 0.5, 0.0001))).splitlines()
+    assert "double_on_21=true" in lines[0].split()
+    assert lines[-1].startswith(
+        "breakdown over the first 2 games: rules engine alone 20,000 games/s (2.00 us/event), 0%"
+    ), lines[-1]
+
+
+def test_progress_waits_its_interval_and_says_the_time_left() -> None:
+    """Nothing is shown before the first interval has passed; then the rate so far and the
+    time the games left take at that rate."""
+    import io
+
+    from table.cpu.simulate import Progress
+
+    stream = io.StringIO()
+    progress = Progress(100, stream)
+    progress(1)
+    assert stream.getvalue() == ""
+    progress.started -= 10.0  # ten seconds ago
+    progress.shown -= 10.0
+    progress(50)
+    assert stream.getvalue() == "simulate: 50/100 games, 5/s, 10 s left\n"
