@@ -424,3 +424,64 @@ def test_in_view_keeps_only_labels_clear_of_the_frames_edges() -> None:
     cut_bottom = LabelledDie(5, (50.0, 70.0, 80.0, 100.0))
     near_right = LabelledDie(6, (160.0, 10.0, 197.5, 40.0))  # 2.5 px from the edge: cut
     assert in_view((inside, cut_left, cut_bottom, near_right), frame) == (inside,)
+
+
+def test_each_pixel_alteration_changes_the_light_as_its_line_says() -> None:
+    """The lines' names are the measurement's claims: the frame's colours swapped, its
+    negative, corners darkened by 1 - 0.45 r^2, a point smeared over 9 px in a row, blurred
+    by a sigma of 1.2, JPEG at quality 35. Labels stay as they were."""
+    die = (LabelledDie(5, (2.0, 3.0, 12.0, 13.0)),)
+    f = np.zeros((41, 61, 3), np.uint8)
+    f[..., 0], f[..., 1], f[..., 2] = 10, 20, 30
+
+    def altered(name: str, frame: np.ndarray) -> np.ndarray:
+        g, same = ALTERATIONS[name](frame, die, 0)
+        assert same == die, name
+        return g
+
+    assert tuple(altered("red/blue swapped", f)[5, 5]) == (30, 20, 10)
+    assert tuple(altered("negative", f)[5, 5]) == (245, 235, 225)
+
+    grey = np.full((101, 201, 3), 200, np.uint8)
+    dark = altered("dark corners", grey)[..., 0].astype(int)
+    # r = 1 at the middle of each side (0.55 of the light), r^2 = 2 in the corners (0.1)
+    assert abs(dark[50, 100] - 200) <= 1
+    for y, x in ((50, 0), (50, 200), (0, 100), (100, 100)):
+        assert abs(dark[y, x] - 0.55 * 200) <= 3, (y, x, dark[y, x])
+    assert abs(dark[0, 0] - 0.1 * 200) <= 3, dark[0, 0]
+
+    point = np.zeros((41, 61, 3), np.uint8)
+    point[:, 30, :] = 225  # a bright column
+    row = altered("motion 9 px", point)[20, :, 0].astype(int)
+    assert np.flatnonzero(row).tolist() == list(range(26, 35)) and set(row[26:35]) == {25}
+
+    dot = np.zeros((41, 41, 3), np.uint8)
+    dot[20, 20] = 255
+    spread = altered("blurred 1.2", dot)[20, :, 0].astype(float)
+    xs = np.arange(41) - 20
+    sigma = math.sqrt(float((spread * xs * xs).sum() / spread.sum()))
+    assert abs(sigma - 1.2) < 0.15, sigma
+
+    noisy = np.random.default_rng(4).integers(0, 256, (48, 64, 3), np.uint8)
+    ok, buf = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 35])
+    assert ok and np.array_equal(altered("jpeg 35", noisy), cv2.imdecode(buf, cv2.IMREAD_COLOR))
+
+
+def test_a_framed_photo_is_the_photo_itself_in_a_border_of_its_edge_colour() -> None:
+    """``framed(2)``: the photo unchanged in the middle of a frame twice as wide and high,
+    the border its edge's median colour with a little noise (0-5 added)."""
+    f = np.full((40, 60, 3), (120, 130, 140), np.uint8)
+    f[10:30, 20:40] = 255
+    g, _ = framed(2.0)(f, (), 7)
+    assert g.shape == (80, 120, 3)
+    assert np.array_equal(g[20:60, 30:90], f)
+    border = g[:20].astype(int) - np.array([120, 130, 140])
+    assert border.min() >= 0 and border.max() <= 5 and border.max() > 0
+
+
+def test_a_turned_label_keeps_its_width_and_its_height() -> None:
+    """A 17-degree turn moves a 30 x 10 label's centre and keeps it 30 x 10."""
+    f = np.zeros((100, 120, 3), np.uint8)
+    (moved,) = turned(17.0)(f, (LabelledDie(2, (40.0, 40.0, 70.0, 50.0)),), 0)[1]
+    x0, y0, x1, y1 = moved.bbox
+    assert np.allclose((x1 - x0, y1 - y0), (30.0, 10.0))
