@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -820,6 +821,36 @@ def test_a_reader_of_the_lines_gone_leaves_no_picture_unwritten(tmp_path: Path) 
         err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0 and err == b""
     assert sorted(p.name for p in out.iterdir()) == [f"p{i}.read.jpg" for i in range(1, 5)]
+
+
+class _Gone(io.StringIO):
+    """Standard output whose reader has gone (``| head -1``), with no file of its own."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+@pytest.mark.parametrize("output", ["no file of its own", "a pipe with no reader"])
+def test_once_the_lines_reader_has_gone_error_lines_do_not_stop_the_pictures(
+    tmp_path: Path, output: str
+) -> None:
+    """With --annotate, the pictures asked for are written after the lines' reader has
+    gone; a photo that cannot be read after that (its error line goes nowhere too) must
+    not stop the pictures of the photos after it."""
+    first = write(tmp_path / "in" / "a.png", 64, 48)
+    last = write(tmp_path / "in" / "c.png", 64, 48)
+    missing = str(tmp_path / "in" / "b.png")
+    out_dir = tmp_path / "out"
+    args = parse([first, missing, last, "--annotate", str(out_dir)])
+    if output == "no file of its own":
+        code = cli_read.run(args, reader=FakeReader(), out=_Gone(), err=io.StringIO())
+    else:
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        with os.fdopen(write_end, "w") as pipe:
+            code = cli_read.run(args, reader=FakeReader(), out=pipe, err=io.StringIO())
+    assert code == 1  # the photo that was missing
+    assert sorted(p.name for p in out_dir.iterdir()) == ["a.read.jpg", "c.read.jpg"]
 
 
 def test_a_picture_wider_than_a_jpeg_can_be_is_written_shrunk(tmp_path: Path) -> None:

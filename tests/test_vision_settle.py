@@ -980,6 +980,7 @@ def test_an_empty_frame_is_a_value_error_naming_it() -> None:
             r"expected an HxW, HxWx3 or HxWx4 image, got shape \(480, 640, 1\)",
         ),
         ((1, 480, 640, 3), np.uint8, r"got shape \(1, 480, 640, 3\)"),
+        ((48, 64, 3, 1), np.uint8, r"got shape \(48, 64, 3, 1\)"),
         ((480, 640, 3), np.bool_, "expected a uint8 image, got bool"),
         ((480, 640, 3), np.int64, "expected a uint8 image, got int64"),
         ((480, 640, 3), np.uint16, "expected a uint8 image, got uint16"),
