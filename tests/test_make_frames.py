@@ -7,14 +7,17 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
+from table.hw.camera import SPOT_A, SPOT_B
 from table.service.make_frames import (
     BACKGROUND,
     DEFAULT_OUT,
+    JPEG_QUALITY,
     MAX_BOARD_DIFF,
     Readers,
     all_throws,
@@ -25,8 +28,10 @@ from table.service.make_frames import (
     main,
     margin,
     reads_as,
+    recorded,
 )
-from vision.compose import MARGIN, DieCrop, ring_colour
+from tests.conftest import photo_like, write_manifest
+from vision.compose import MARGIN, DieCrop, as_saved, ring_colour
 from vision.dataset import default_data_dir, load_set
 from vision.types import DieReading, FrameReading, FrameStatus
 
@@ -60,11 +65,21 @@ def _moved_box() -> str:
     return json.dumps(data)
 
 
+def _a_seven_for_the_six() -> str:
+    data = json.loads((DEFAULT_OUT / "SOURCES.json").read_text())
+    data["dice"]["7"] = data["dice"].pop("6")
+    return json.dumps(data)
+
+
 @needs_photos
 @pytest.mark.parametrize(
     "text, words",
     [
         ("{", "cannot use"),
+        (None, "cannot use"),  # no such file
+        ("[]", "cannot use"),
+        ("{}", "cannot use"),
+        (_a_seven_for_the_six(), "each of 1-6"),
         (
             '{"dice": {"1": {"file": "byler_d6/images/x.jpg", "bbox": [0, 0, 9, 9]}}}',
             "each of 1-6",
@@ -73,10 +88,11 @@ def _moved_box() -> str:
     ],
 )
 def test_a_sources_file_that_cannot_be_followed_is_one_line(
-    tmp_path: Path, text: str, words: str
+    tmp_path: Path, text: str | None, words: str
 ) -> None:
     bad = tmp_path / "SOURCES.json"
-    bad.write_text(text)
+    if text is not None:
+        bad.write_text(text)
     with pytest.raises(SystemExit, match=words):
         _make_from(bad, tmp_path / "out")
     assert not (tmp_path / "out").exists()
@@ -146,6 +162,8 @@ def test_frames_that_cannot_be_written_are_one_line_not_success(tmp_path: Path, 
         _make_from(DEFAULT_OUT / "SOURCES.json", out)
     said = str(info.value)
     assert said.startswith(f"make_frames: cannot write to {out}") and "\n" not in said
+    if where != "out is a file":
+        assert f"({out / 'dice_63.jpg'}: " in said  # the frame not written is named
 
 
 @pytest.mark.parametrize("kind", ["missing", "empty"])
@@ -374,3 +392,290 @@ def test_a_value_with_no_crop_that_reads_stops_choosing_with_one_line(
     _fake_choosing(monkeypatch, full, misread)
     with pytest.raises(SystemExit, match=words):
         choose(Path("unused"), log=io.StringIO())
+
+
+# -- drawn photos: what make_frames does with the labels, without the reader
+
+
+def _uniform_photos(
+    tmp_path: Path, photos: dict[str, tuple[tuple[int, int, int], list[Any]]]
+) -> Path:
+    """A dice folder whose byler_d6 photos are each one board colour (BGR) throughout,
+    labelled with the dice given (value, box) though none is drawn: a crop's ring of board
+    is exactly its photo's colour."""
+    root = tmp_path / "dice"
+    entries = []
+    for name, (colour, dice) in photos.items():
+        path = root / "byler_d6" / "images" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(path), np.full((300, 300, 3), colour, np.uint8))
+        labels = [{"value": v, "bbox": list(box)} for v, box in dice]
+        entries.append({"file": f"images/{name}", "width": 300, "height": 300, "dice": labels})
+    return write_manifest(root, entries)
+
+
+def test_a_candidate_has_no_die_in_its_crop_and_a_board_of_the_background_colour(
+    tmp_path: Path,
+) -> None:
+    """The board a die lay on is compared with the board the frames are made on (the
+    one given), colour by colour: the nearest first, a board of another colour left out.
+    The crop around a die reaches out by its longer side, so a neighbour beside a tall
+    die is in its crop: that die is left out, the neighbour (whose crop stays clear)
+    kept."""
+    board_bgr = (200, 100, 50)
+    dice = _uniform_photos(
+        tmp_path,
+        {
+            "tall.png": (board_bgr, [(2, (40, 40, 60, 80)), (5, (70, 40, 90, 60))]),
+            "near.png": ((200, 100, 60), [(2, (100, 100, 140, 140))]),
+            "other.png": ((120, 100, 50), [(2, (100, 100, 140, 140))]),
+            "same.png": (board_bgr, [(2, (100, 100, 140, 140))]),
+        },
+    )
+    board = np.full((30, 40, 3), board_bgr, np.uint8)
+    cands = candidates(dice, board=board)
+    assert {v: [c.file for c in cs] for v, cs in cands.items() if cs} == {
+        2: ["images/same.png", "images/near.png"],
+        5: ["images/tall.png"],
+    }
+
+
+def test_the_readers_read_the_frame_as_saved_with_each_other_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--also-models: each folder is a reader of its own, with the networks found there
+    in place of the shipped ones (the others kept); every reader reads the frame as it
+    will be read back from its JPEG file, not the picture before coding."""
+    import vision.classify
+    import vision.locate
+    import vision.reader
+
+    seen: list[np.ndarray] = []
+
+    class Reader:
+        def __init__(self) -> None:
+            self.locator: object = "shipped locator"
+            self.classifier: object = "shipped classifier"
+
+        def read(self, frame: np.ndarray) -> str:
+            seen.append(frame)
+            return "read"
+
+    monkeypatch.setattr(vision.reader, "PipReader", Reader)
+    monkeypatch.setattr(vision.locate, "Locator", lambda path: ("locator", path))
+    monkeypatch.setattr(vision.classify, "Classifier", lambda path: ("classifier", path))
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "classifier.onnx").write_bytes(b"")
+    (b / "locator.onnx").write_bytes(b"")
+    readers = Readers([a, b])
+    assert [(r.locator, r.classifier) for r in readers.readers] == [
+        ("shipped locator", "shipped classifier"),
+        ("shipped locator", ("classifier", a / "classifier.onnx")),
+        (("locator", b / "locator.onnx"), "shipped classifier"),
+    ]
+    frame = photo_like(60, 80)
+    assert readers.read(frame) == ["read"] * 3
+    saved = as_saved(frame, JPEG_QUALITY)
+    assert not np.array_equal(saved, frame)
+    assert all(np.array_equal(s, saved) for s in seen) and len(seen) == 3
+
+
+def test_a_crop_must_read_right_at_both_places_its_value_lies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A value lies at SPOT_A, and the second die of a double at SPOT_B: a crop is read
+    alone at both, misread at either is not taken, and the surest is the one whose
+    weaker place is read most surely."""
+    import table.service.make_frames as mf
+
+    sure = {f"{v}a": 0.9 for v in range(1, 7)} | {"3b": 0.9, "3c": 0.9}
+    _fake_choosing(monkeypatch, sure, set())
+    at = {
+        ("3a", SPOT_A[3]): 0.99, ("3a", SPOT_B[3]): -1.0,
+        ("3b", SPOT_A[3]): 0.6, ("3b", SPOT_B[3]): 0.95,
+        ("3c", SPOT_A[3]): 0.8, ("3c", SPOT_B[3]): 0.7,
+    }  # fmt: skip
+    monkeypatch.setattr(mf, "paste", lambda base, die, center: (die.file, center))
+    monkeypatch.setattr(mf, "margin", lambda r, frame, dice: at.get(frame, 0.9))
+    log = io.StringIO()
+    assert choose(Path("unused"), log=log)[3].file == "3c"
+    assert "value 3: 2 of 3 crops read right alone" in log.getvalue().splitlines()
+
+
+def _drawn_dice(tmp_path: Path) -> tuple[Path, dict[int, tuple[float, ...]]]:
+    """A dice folder of drawn photos: the background photo (an empty board) and
+    ``images/row.png``, a row of dice 1-6 and a second 2 below the 3, labelled to
+    0.01 px; with the six boxes of the row, by value."""
+    root = tmp_path / "dice"
+    images = root / "byler_d6" / "images"
+    images.mkdir(parents=True)
+    board = np.full((480, 640, 3), (190, 200, 205), np.uint8)
+    cv2.imwrite(str(root / "byler_d6" / BACKGROUND), board)
+    boxes = {v: (30.04 + 100 * (v - 1), 100.03, 72.01 + 100 * (v - 1), 142.02) for v in range(1, 7)}
+    second_two = (230.04, 300.03, 272.01, 342.02)
+    photo = board.copy()
+    for x0, y0, x1, y1 in [*boxes.values(), second_two]:
+        cv2.rectangle(photo, (int(x0), int(y0)), (int(x1), int(y1)), (250, 250, 250), -1)
+    cv2.imwrite(str(images / "row.png"), photo)
+    labels = [{"value": v, "bbox": list(b)} for v, b in boxes.items()]
+    labels.append({"value": 2, "bbox": list(second_two)})
+    write_manifest(root, [{"file": "images/row.png", "width": 640, "height": 480, "dice": labels}])
+    return root, boxes
+
+
+def _sources_naming(tmp_path: Path, boxes: dict[int, tuple[float, ...]], file: str) -> Path:
+    """A SOURCES.json naming, for each value, ``file`` and its box rounded to 0.1 px."""
+    dice = {str(v): {"file": file, "bbox": [round(x, 1) for x in b]} for v, b in boxes.items()}
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps({"dice": dice}))
+    return path
+
+
+def test_recorded_crops_are_cut_at_their_labels_exact_boxes(tmp_path: Path) -> None:
+    """SOURCES.json keeps each box rounded to 0.1 px; the crop is cut again at the box of
+    the label it rounds, not at the rounded one (a frame cut a fraction of a pixel off is
+    not the shipped frame)."""
+    dice, boxes = _drawn_dice(tmp_path)
+    chosen = recorded(dice, _sources_naming(tmp_path, boxes, "byler_d6/images/row.png"))
+    assert {v: (c.value, c.file, c.bbox) for v, c in chosen.items()} == {
+        v: (v, "images/row.png", box) for v, box in boxes.items()
+    }
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ("the 3 named at the second 2", "no labelled 3 at [230.0, 300.0, 272.0, 342.0]"),
+        ("the 3 in a photo not labelled", "no labelled 3 at [230.0, 100.0, 272.0, 142.0] in "),
+        ("the 3 named 0.3 px off", "no labelled 3 at [230.3, 100.0, 272.0, 142.0]"),
+    ],
+)
+def test_a_recorded_die_is_a_labelled_die_of_that_value_in_that_photo(
+    tmp_path: Path, change: str, words: str
+) -> None:
+    """Each die SOURCES.json names must be a label of its value in the photo named, at the
+    box named (to its rounding): a box of another value's die, of no labelled photo, or
+    not a label's box is one line, never frames with some other die in them."""
+    dice, boxes = _drawn_dice(tmp_path)
+    sources = _sources_naming(tmp_path, boxes, "byler_d6/images/row.png")
+    data = json.loads(sources.read_text())
+    three = data["dice"]["3"]
+    if change == "the 3 named at the second 2":
+        three["bbox"] = [230.0, 300.0, 272.0, 342.0]
+    elif change == "the 3 in a photo not labelled":
+        three["file"] = "byler_d6/images/IMG_20191208_112554.jpg"
+    else:
+        three["bbox"][0] = 230.3
+    sources.write_text(json.dumps(data))
+    with pytest.raises(SystemExit) as info:
+        main(["--dice", str(dice), "--out", str(tmp_path / "out"), "--sources", str(sources)])
+    assert str(info.value).startswith(f"make_frames: {words}") and "\n" not in str(info.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_frames_made_from_sources_record_them_and_are_made_again_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """make_frames writes the 28 frames and a SOURCES.json (one JSON document, a line
+    end at its end) naming the background and each die's photo and box to 0.1 px, into
+    --out (made, with any folders above it); the frames made again from that SOURCES.json
+    are the same files."""
+    dice, boxes = _drawn_dice(tmp_path)
+    out = tmp_path / "made" / "frames"
+    named = _sources_naming(tmp_path, boxes, "byler_d6/images/row.png")
+    assert main(["--dice", str(dice), "--out", str(out), "--sources", str(named)]) == 0
+    assert capsys.readouterr().out == f"wrote 28 frames to {out}\n"
+    text = (out / "SOURCES.json").read_text()
+    assert text.endswith("}\n")
+    written = json.loads(text)
+    assert written["background"] == {"file": f"byler_d6/{BACKGROUND}", "box": [0, 0, 400, 300]}
+    assert written["dice"] == json.loads(named.read_text())["dice"]
+    frames = sorted(p.name for p in out.glob("*.jpg"))
+    assert len(frames) == 28 and "empty.jpg" in frames and "dice_63.jpg" in frames
+    again = tmp_path / "again"
+    assert (
+        main(["--dice", str(dice), "--out", str(again), "--sources", str(out / "SOURCES.json")])
+        == 0
+    )
+    for name in frames:
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("made", ["nothing", "byler_d6 without manifest.json"])
+def test_a_dice_folder_without_the_photos_is_one_line_and_exit_2(
+    tmp_path: Path, made: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--dice naming a folder without byler_d6's labelled photos (a wrong
+    DICETABLE_SHARED) says where it looked and exits 2, writing nothing."""
+    dice = tmp_path / "dice"
+    if made != "nothing":
+        (dice / "byler_d6" / "images").mkdir(parents=True)
+    sources = str(DEFAULT_OUT / "SOURCES.json")
+    assert main(["--dice", str(dice), "--out", str(tmp_path / "out"), "--sources", sources]) == 2
+    assert capsys.readouterr().err == f"make_frames: no byler_d6 photos under {dice}\n"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "networks", [["locator.onnx"], ["classifier.onnx"], ["locator.onnx", "classifier.onnx"]]
+)
+def test_also_models_folders_reach_the_choosing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, networks: list[str]
+) -> None:
+    """A folder with either network (or both) is taken, and the crops are chosen to suit
+    the readers made with it, each folder given."""
+    import table.service.make_frames as mf
+
+    given: list[object] = []
+
+    def choose(dice_dir: Path, log: object = None, also_models: object = None) -> object:
+        given.append(also_models)
+        raise SystemExit("stopped")
+
+    monkeypatch.setattr(mf, "choose", choose)
+    folders = [tmp_path / "m1", tmp_path / "m2"]
+    for folder in folders:
+        folder.mkdir()
+        for name in networks:
+            (folder / name).write_bytes(b"")
+    dice = write_manifest(tmp_path / "dice", [])
+    argv = ["--dice", str(dice), "--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit, match="stopped"):
+        main([*argv, "--also-models", str(folders[0]), "--also-models", str(folders[1])])
+    assert given == [folders]
+
+
+def test_a_frame_the_coder_cannot_make_is_one_line_and_nothing_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A frame the JPEG coder refuses stops make_frames with one line before any file
+    is written: never a folder with some of the frames and the old rest."""
+    import table.service.make_frames as mf
+
+    def refuse(frame: np.ndarray, quality: int) -> bytes:
+        raise ValueError("JPEG encoding failed")
+
+    monkeypatch.setattr(mf, "encode_jpeg", refuse)
+    dice, boxes = _drawn_dice(tmp_path)
+    named = _sources_naming(tmp_path, boxes, "byler_d6/images/row.png")
+    with pytest.raises(SystemExit, match="^make_frames: JPEG encoding failed$"):
+        main(["--dice", str(dice), "--out", str(tmp_path / "out"), "--sources", str(named)])
+    assert not (tmp_path / "out").exists()
+
+
+def test_margin_is_one_when_every_die_is_read_with_full_confidence() -> None:
+    """The lowest confidence of dice all read with confidence 1 is 1: the surest a crop
+    can be, not a crop to try last."""
+    frame = np.zeros((2, 2, 3), np.uint8)
+    assert margin(_Readers(_reading((4,), 1.0), _reading((4,), 1.0)), frame, (4,)) == 1.0
+
+
+def test_a_crop_read_right_however_unsurely_can_be_chosen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only a crop misread alone (margin -1) is never taken: one read right at the least
+    confidence is still a crop that reads, better than stopping with no frames."""
+    _fake_choosing(monkeypatch, {f"{v}a": 0.9 for v in range(1, 7)} | {"4a": 0.0}, set())
+    assert choose(Path("unused"), log=io.StringIO())[4].file == "4a"
