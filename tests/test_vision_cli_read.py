@@ -927,3 +927,22 @@ def test_a_reader_of_the_lines_gone_stops_the_reading_without_annotate(tmp_path:
     with pytest.raises(BrokenPipeError):
         cli_read.run(parse(files), reader=reader, out=Gone(), err=io.StringIO())
     assert len(reader.calls) == 1
+
+
+def test_a_reader_gone_before_an_error_line_leaves_no_picture_unwritten(tmp_path: Path) -> None:
+    """With --annotate, the pictures asked for are written after the lines' reader has
+    gone (``| head -1``). When the first line that cannot be printed is an error line (a
+    missing photo first), the broken pipe must not end the run before the pictures of
+    the photos after it are written."""
+
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    missing = str(tmp_path / "in" / "a.png")
+    photo = write(tmp_path / "in" / "b.png", 64, 48)
+    out_dir = tmp_path / "out"
+    args = parse([missing, photo, "--annotate", str(out_dir)])
+    code = cli_read.run(args, reader=FakeReader(), out=Gone(), err=io.StringIO())
+    assert code == 1  # the photo that was missing
+    assert [p.name for p in out_dir.iterdir()] == ["b.read.jpg"]

@@ -233,13 +233,26 @@ def run(
             _emit(stderr, f"dicetable read: cannot start the pip reader ({why})")
             return 1
 
+    def say(line: str) -> None:
+        """``line`` on standard output. Once the reader of the lines has gone (| head -1):
+        without --annotate there is no more to do; with it, the pictures asked for are
+        still written (it stopped at the first, exit 0), and no more lines are printed,
+        whether the first line lost was a reading or an error."""
+        nonlocal stdout
+        try:
+            _emit(stdout, line)
+        except BrokenPipeError:
+            if annotate_dir is None:
+                raise
+            stdout = send_nowhere(stdout)
+
     failed = False
     inputs = _inputs(list(args.images))
     taken = {real_path(f) for f, why_not in inputs if not why_not}
     for file, why_not in inputs:
         if why_not:
             failed = True
-            _emit(stdout, _error_line(file, why_not, args.json))
+            say(_error_line(file, why_not, args.json))
             continue
         said: list[str] = []
         try:
@@ -250,32 +263,24 @@ def run(
             why = str(exc).removeprefix(f"{Path(file)}: ")
             if why.startswith("not an image") and Path(file).suffix.lower() in VIDEO_SUFFIXES:
                 why = 'a video, not a photo (camera.source = "video:PATH" replays one)'
-            _emit(stdout, _error_line(file, f"cannot read image: {why}", args.json))
+            say(_error_line(file, f"cannot read image: {why}", args.json))
             continue
         damage = damage_said(said)
         if damage:  # decoded, but not as taken: dice may be missing or half drawn
             failed = True
-            _emit(stdout, _error_line(file, f"cannot read image: damaged ({damage})", args.json))
+            say(_error_line(file, f"cannot read image: damaged ({damage})", args.json))
             continue
         try:
             reading = reader.read(image, expect=args.expect)
         except Exception as exc:  # the reader failing on one photo must not stop the rest
             failed = True
             why = f"reader failed: {type(exc).__name__}: {exc}"
-            _emit(stdout, _error_line(file, why, args.json))
+            say(_error_line(file, why, args.json))
             continue
-        try:
-            if args.json:
-                _emit(stdout, json.dumps({"file": file, **reading.to_json()}))
-            else:
-                _emit(stdout, _text_line(file, reading))
-        except BrokenPipeError:
-            # The reader of the lines has gone (| head -1). Without --annotate there is no
-            # more to do; with it, the pictures asked for are still written (it stopped
-            # at the first, exit 0), and no more lines are printed.
-            if annotate_dir is None:
-                raise
-            stdout = send_nowhere(stdout)
+        if args.json:
+            say(json.dumps({"file": file, **reading.to_json()}))
+        else:
+            say(_text_line(file, reading))
         if annotate_dir is not None:
             target, numbered = _annotated_path(annotate_dir, file, taken)
             # a numbered copy's banner names its input as given, to tell it from the first
