@@ -210,8 +210,14 @@ def recorded(dice_dir: Path, sources_file: Path) -> dict[int, DieCrop]:
         dice = {
             int(v): (str(d["file"]), [float(x) for x in d["bbox"]]) for v, d in data["dice"].items()
         }
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        # AttributeError: "dice" not a table of values ('list' object has no ... 'items')
         raise SystemExit(f"make_frames: cannot use {sources_file}: {exc}") from None
+    short = [v for v, (_, box) in sorted(dice.items()) if len(box) != 4]
+    if short:
+        raise SystemExit(
+            f"make_frames: cannot use {sources_file}: the {short[0]}'s bbox is not 4 numbers"
+        )
     if sorted(dice) != [1, 2, 3, 4, 5, 6]:
         raise SystemExit(f"make_frames: {sources_file} does not name a die for each of 1-6")
     root = dice_dir / "byler_d6"
