@@ -372,3 +372,26 @@ def test_an_idle_process_that_used_no_cpu_is_a_figure(
     _main_with(monkeypatch, [], [], 0.0)
     out = capsys.readouterr().out.splitlines()
     assert out[-1] == "idle CPU of dicetable run (menu, 10 s): 0.00 % of one core"
+
+
+@pytest.mark.parametrize("presses", [1, 3])
+def test_the_throws_are_timed_in_mexico_whatever_the_number_of_presses(presses: int) -> None:
+    """The timed HOLD presses step round the menu's rule sets; the game the throws are
+    timed in is still mexico, the rules the simulated table is set up with. After 3 (7,
+    11, ... 59) presses it was mythical, whose rounds open with bids: no throw was ever
+    made, and the bench printed "no throw was read"."""
+    from table.service import bench
+
+    loops: list[Any] = []
+    real_table = bench.simulated_table
+
+    def table(tmp: Path) -> tuple[Any, Any, Any]:
+        made = real_table(tmp)
+        loops.append(made[0])
+        return made
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bench, "simulated_table", table)
+        press_ms, rest_ms = bench.measure_loop(presses, 2)
+    assert len(press_ms) == presses and len(rest_ms) == 2
+    assert loops[0].referee.game.rules.name == "mexico"

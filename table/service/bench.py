@@ -33,7 +33,7 @@ from table.service import screens
 from table.service.config import Config
 from table.service.loop import TableLoop, vision_parts
 from table.service.ports import Button, ButtonPress, Frame, Put
-from table.service.referee import Settings
+from table.service.referee import MENU_RULES, Settings
 from table.service.resume import DataDir
 
 
@@ -113,6 +113,7 @@ def measure_loop(presses: int, throws: int) -> tuple[list[float], list[float]]:
         if not loop.wait_idle(30):
             raise RuntimeError("the table did not start")
         press_ms = [press(loop, probe, Button.HOLD) for _ in range(presses)]
+        back_to_mexico(loop, probe)
         start_game(loop, probe)
         rest_ms: list[float] = []
         pairs = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
@@ -132,6 +133,18 @@ def measure_loop(presses: int, throws: int) -> tuple[list[float], list[float]]:
         loop.stop("bench done")
         runner.join(10)
         return press_ms, rest_ms
+
+
+def back_to_mexico(loop: TableLoop, probe: Probe) -> None:
+    """HOLD (untimed) round the menu's rule sets to mexico, the rules the table was set up
+    with: the timed presses may have left it at any, and a mythical game never throws
+    (its rounds open with bids), so no throw would be timed."""
+    for _ in range(len(MENU_RULES)):
+        shown = probe.last_screen
+        if not isinstance(shown, screens.Menu) or shown.item == "mexico":
+            return
+        press(loop, probe, Button.HOLD)
+    raise RuntimeError("the menu did not come back to mexico")
 
 
 def start_game(loop: TableLoop, probe: Probe) -> None:
