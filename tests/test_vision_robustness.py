@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.bench import Score
 from vision.dataset import LabelledDie, LabelledImage, default_data_dir, load_set
 from vision.reader import PipReader
 from vision.robustness import (
@@ -485,3 +486,43 @@ def test_a_turned_label_keeps_its_width_and_its_height() -> None:
     (moved,) = turned(17.0)(f, (LabelledDie(2, (40.0, 40.0, 70.0, 50.0)),), 0)[1]
     x0, y0, x1, y1 = moved.bbox
     assert np.allclose((x1 - x0, y1 - y0), (30.0, 10.0))
+
+
+class _ScriptedReader:
+    """Reads each frame as the next of the readings it was given."""
+
+    def __init__(self, readings: list[FrameReading]) -> None:
+        self.readings = iter(readings)
+
+    def read(self, frame: np.ndarray, expect: int | None = None) -> FrameReading:
+        return next(self.readings)
+
+
+def _die_at(value: int, x: float, y: float) -> DieReading:
+    return DieReading(value, (x, y), ((x, y), (20.0, 20.0), 0.0), 0.99)
+
+
+def test_wrong_readings_count_in_ok_frames_only_and_an_extra_die_miscounts(
+    tmp_path: Path,
+) -> None:
+    """The line's "in ok frames" counts the wrong readings a table would take as a throw:
+    not those in a frame read ``reroll``. "ok frames miscounted" counts a frame read ``ok``
+    with a die too many as it does one with a die missed. "whole in view" scores the same
+    readings against the dice clear of the frame's edges only."""
+    path = tmp_path / "f.png"
+    cv2.imwrite(str(path), np.zeros((60, 100, 3), np.uint8))
+    in_view = LabelledDie(4, (20.0, 20.0, 40.0, 40.0))
+    at_edge = LabelledDie(2, (0.0, 20.0, 15.0, 40.0))
+    images = [LabelledImage("test", path, 100, 60, (in_view, at_edge))] * 3
+    edge_die = _die_at(2, 7.5, 30.0)
+    readings = [
+        FrameReading(FrameStatus.OK, "", (_die_at(5, 30, 30), edge_die), 1.0),  # wrong, ok
+        FrameReading(FrameStatus.REROLL, "die 2", (_die_at(5, 30, 30), edge_die), 1.0),
+        FrameReading(FrameStatus.OK, "", (_die_at(4, 30, 30), edge_die, _die_at(3, 70, 30)), 1.0),
+    ]
+    whole = Score()
+    reader: Any = _ScriptedReader(readings)
+    sc, wrong_in_ok, miscounted = run(reader, images, ALTERATIONS["as taken"], whole)
+    assert (sc.dice, sc.right, sc.wrong, sc.extra) == (6, 4, 2, 1)
+    assert (wrong_in_ok, miscounted) == (1, 1)
+    assert (whole.dice, whole.right, whole.wrong) == (3, 1, 2)
