@@ -526,3 +526,19 @@ def test_wrong_readings_count_in_ok_frames_only_and_an_extra_die_miscounts(
     assert (sc.dice, sc.right, sc.wrong, sc.extra) == (6, 4, 2, 1)
     assert (wrong_in_ok, miscounted) == (1, 1)
     assert (whole.dice, whole.right, whole.wrong) == (3, 1, 2)
+
+
+@pytest.mark.parametrize("box", [(2, 2, 18, 18), (0, 30, 12, 50)])
+def test_a_wide_lens_moves_a_corner_die_s_label_with_it_and_clips_it_to_the_frame(
+    box: tuple[int, int, int, int],
+) -> None:
+    """Near a corner the lens moves a die most, and a die at the edge is pushed partly out
+    of the frame: its label is the box round the die where it now shows, clipped to the
+    frame."""
+    x0, y0, x1, y1 = box
+    f = np.zeros((60, 100, 3), np.uint8)
+    f[y0:y1, x0:x1] = 255
+    g, moved = wide_lens(0.6)(f, (LabelledDie(3, (float(x0), float(y0), float(x1), float(y1))),), 0)
+    (die,) = moved
+    assert die.bbox[0] >= 0.0 and die.bbox[2] <= 100.0 and die.bbox[3] <= 60.0
+    assert np.allclose(die.bbox, _white_box(g), atol=1.5), (die.bbox, _white_box(g))
