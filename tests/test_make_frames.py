@@ -65,6 +65,12 @@ def _moved_box() -> str:
     return json.dumps(data)
 
 
+def _a_box_of_three_numbers() -> str:
+    data = json.loads((DEFAULT_OUT / "SOURCES.json").read_text())
+    data["dice"]["1"]["bbox"] = data["dice"]["1"]["bbox"][:3]
+    return json.dumps(data)
+
+
 def _a_seven_for_the_six() -> str:
     data = json.loads((DEFAULT_OUT / "SOURCES.json").read_text())
     data["dice"]["7"] = data["dice"].pop("6")
@@ -79,6 +85,12 @@ def _a_seven_for_the_six() -> str:
         (None, "cannot use"),  # no such file
         ("[]", "cannot use"),
         ("{}", "cannot use"),
+        # "dice" no table of values: a list stopped with an AttributeError traceback
+        ('{"dice": []}', "cannot use"),
+        ('{"dice": null}', "cannot use"),
+        ('{"dice": "x"}', "cannot use"),
+        # a zip() ValueError traceback once compared with the photo's label of a 1
+        (_a_box_of_three_numbers(), "cannot use .*the 1's bbox is not 4 numbers"),
         (_a_seven_for_the_six(), "each of 1-6"),
         (
             '{"dice": {"1": {"file": "byler_d6/images/x.jpg", "bbox": [0, 0, 9, 9]}}}',
@@ -679,33 +691,3 @@ def test_a_crop_read_right_however_unsurely_can_be_chosen(
     confidence is still a crop that reads, better than stopping with no frames."""
     _fake_choosing(monkeypatch, {f"{v}a": 0.9 for v in range(1, 7)} | {"4a": 0.0}, set())
     assert choose(Path("unused"), log=io.StringIO())[4].file == "4a"
-
-
-@pytest.mark.parametrize("dice", [[], None, "x"])
-def test_a_sources_file_whose_dice_are_no_table_is_one_line(tmp_path: Path, dice: object) -> None:
-    """SOURCES.json with "dice" a list, null or a string is one line, "cannot use": a
-    list stopped with an AttributeError traceback ('list' object has no attribute 'items')."""
-    root = write_manifest(tmp_path / "dice", [])
-    sources = tmp_path / "SOURCES.json"
-    sources.write_text(json.dumps({"dice": dice}))
-    with pytest.raises(SystemExit, match="^make_frames: cannot use"):
-        main(["--dice", str(root), "--out", str(tmp_path / "out"), "--sources", str(sources)])
-
-
-def test_a_recorded_box_of_three_numbers_is_one_line(tmp_path: Path) -> None:
-    """A "bbox" of other than four numbers is one line: for a value the photo has a label
-    of, it stopped with "ValueError: zip() argument 2 is shorter than argument 1" (a
-    traceback)."""
-    label = {"value": 1, "bbox": [10.0, 10.0, 50.0, 50.0]}
-    entry = {"file": "images/x.png", "width": 640, "height": 480, "dice": [label]}
-    root = write_manifest(tmp_path / "dice", [entry])
-    named = {
-        str(v): {"file": "byler_d6/images/x.png", "bbox": [10, 10, 50, 50]} for v in range(1, 7)
-    }
-    named["1"]["bbox"] = [10, 10, 50]
-    sources = tmp_path / "SOURCES.json"
-    sources.write_text(json.dumps({"dice": named}))
-    with pytest.raises(
-        SystemExit, match="^make_frames: cannot use .*the 1's bbox is not 4 numbers"
-    ):
-        main(["--dice", str(root), "--out", str(tmp_path / "out"), "--sources", str(sources)])
