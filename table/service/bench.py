@@ -74,6 +74,9 @@ class TimedCamera(ScriptedCamera):
         super().start(timed)
 
 
+RULES = "mexico"  # the rules the simulated table plays
+
+
 def simulated_table(tmp: Path) -> tuple[TableLoop, Probe, TimedCamera]:
     cfg = Config()
     reader, settler = vision_parts(cfg.camera.settle_frames)
@@ -82,7 +85,7 @@ def simulated_table(tmp: Path) -> tuple[TableLoop, Probe, TimedCamera]:
     data = DataDir(tmp)
     loop = TableLoop(
         data=data,
-        settings=Settings.from_json({"rules": "mexico", "players": 2}),
+        settings=Settings.from_json({"rules": RULES, "players": 2}),
         buttons=None,
         display=NullDisplay(),
         camera=camera,
@@ -113,7 +116,7 @@ def measure_loop(presses: int, throws: int) -> tuple[list[float], list[float]]:
         if not loop.wait_idle(30):
             raise RuntimeError("the table did not start")
         press_ms = [press(loop, probe, Button.HOLD) for _ in range(presses)]
-        back_to_mexico(loop, probe)
+        back_to_the_rules(loop, probe)
         start_game(loop, probe)
         rest_ms: list[float] = []
         pairs = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
@@ -135,16 +138,16 @@ def measure_loop(presses: int, throws: int) -> tuple[list[float], list[float]]:
         return press_ms, rest_ms
 
 
-def back_to_mexico(loop: TableLoop, probe: Probe) -> None:
-    """HOLD (untimed) round the menu's rule sets to mexico, the rules the table was set up
-    with: the timed presses may have left it at any, and a mythical game never throws
+def back_to_the_rules(loop: TableLoop, probe: Probe) -> None:
+    """HOLD (untimed) round the menu's rule sets to ``RULES``, the rules the table was set
+    up with: the timed presses may have left it at any, and a mythical game never throws
     (its rounds open with bids), so no throw would be timed."""
     for _ in range(len(MENU_RULES)):
         shown = probe.last_screen
-        if not isinstance(shown, screens.Menu) or shown.item == "mexico":
+        if not isinstance(shown, screens.Menu) or shown.item == RULES:
             return
         press(loop, probe, Button.HOLD)
-    raise RuntimeError("the menu did not come back to mexico")
+    raise RuntimeError(f"the menu did not come back to {RULES}")
 
 
 def start_game(loop: TableLoop, probe: Probe) -> None:
