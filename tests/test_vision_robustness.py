@@ -312,12 +312,18 @@ def test_every_alteration_keeps_the_frame_an_image() -> None:
     assert np.array_equal(noisy(f, dice, 3)[0], noisy(f, dice, 3)[0])
 
 
-class _MergingReader:
-    """Reads the two dice of a frame as one, between them, right value, ``ok``."""
+class _ScriptedReader:
+    """Reads each frame as the next of the readings it was given."""
+
+    def __init__(self, readings: list[FrameReading]) -> None:
+        self.readings = iter(readings)
 
     def read(self, frame: np.ndarray, expect: int | None = None) -> FrameReading:
-        die = DieReading(4, (30.0, 30.0), ((30.0, 30.0), (20.0, 20.0), 0.0), 0.99)
-        return FrameReading(FrameStatus.OK, "", (die,), 1.0)
+        return next(self.readings)
+
+
+def _die_at(value: int, x: float, y: float) -> DieReading:
+    return DieReading(value, (x, y), ((x, y), (20.0, 20.0), 0.0), 0.99)
 
 
 def test_ok_frames_that_miss_a_die_are_counted_apart_from_wrong_ones(tmp_path: Path) -> None:
@@ -327,7 +333,8 @@ def test_ok_frames_that_miss_a_die_are_counted_apart_from_wrong_ones(tmp_path: P
     cv2.imwrite(str(path), np.zeros((60, 100, 3), np.uint8))
     dice = (LabelledDie(4, (20.0, 20.0, 40.0, 40.0)), LabelledDie(2, (60.0, 20.0, 80.0, 40.0)))
     images = [LabelledImage("test", path, 100, 60, dice)]
-    reader: Any = _MergingReader()
+    merged = FrameReading(FrameStatus.OK, "", (_die_at(4, 30.0, 30.0),), 1.0)  # between them
+    reader: Any = _ScriptedReader([merged])
     sc, wrong_in_ok, miscounted = run(reader, images, ALTERATIONS["as taken"])
     assert (sc.right, sc.wrong, sc.missed, wrong_in_ok, miscounted) == (1, 0, 1, 0, 1)
 
@@ -486,20 +493,6 @@ def test_a_turned_label_keeps_its_width_and_its_height() -> None:
     (moved,) = turned(17.0)(f, (LabelledDie(2, (40.0, 40.0, 70.0, 50.0)),), 0)[1]
     x0, y0, x1, y1 = moved.bbox
     assert np.allclose((x1 - x0, y1 - y0), (30.0, 10.0))
-
-
-class _ScriptedReader:
-    """Reads each frame as the next of the readings it was given."""
-
-    def __init__(self, readings: list[FrameReading]) -> None:
-        self.readings = iter(readings)
-
-    def read(self, frame: np.ndarray, expect: int | None = None) -> FrameReading:
-        return next(self.readings)
-
-
-def _die_at(value: int, x: float, y: float) -> DieReading:
-    return DieReading(value, (x, y), ((x, y), (20.0, 20.0), 0.0), 0.99)
 
 
 def test_wrong_readings_count_in_ok_frames_only_and_an_extra_die_miscounts(
